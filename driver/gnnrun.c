@@ -1,0 +1,508 @@
+/*
+ * gnnrun: run a model on a graph and inputs from .npy files, with weights
+ * from safetensors, and write its outputs as float32 .npy; in the spirit
+ * of IREE's iree-run-module.
+ *
+ *	gnnrun MODEL.gnn --graph EDGE_INDEX.npy --input x=X.npy
+ *	       --weights W.safetensors --output OUT.npy [--engine=interp]
+ *
+ * The number of nodes comes from the node inputs (the tensor inputs whose
+ * declared shape shares the graph's node dim), so isolated trailing nodes
+ * count.  Every problem with the inputs is reported by name, all of them
+ * before giving up; outputs are written atomically and only on success,
+ * so a failed run never leaves or clobbers an output file.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/frontend.h"
+#include "ir/interp.h"
+#include "passes/passes.h"
+#include "runtime/gnnrt.h"
+
+enum { MaxIO = 16 };
+
+typedef struct Opts {
+	const char *model;       /* path */
+	const char *fnname;      /* --model-name */
+	const char *graph;
+	const char *batch;
+	const char *weights;
+	const char *inname[MaxIO], *infile[MaxIO];
+	int nin;
+	const char *out[MaxIO];
+	int nout;
+	const char *engine;
+	int olevel;
+	const char *incdir[64];
+	int nincdir;
+	int64_t numnodes;        /* --num-nodes, -1: from inputs */
+} Opts;
+
+static int nerr;
+
+static void
+err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("gnnrun: error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	nerr++;
+}
+
+static void
+usage(FILE *f)
+{
+	fputs("usage: gnnrun MODEL.gnn --graph EDGE_INDEX.npy --input NAME=FILE.npy ...\n"
+	      "              [--weights W.safetensors] --output OUT.npy ... [options]\n"
+	      "options:\n"
+	      "  --graph FILE        edge_index, int32 or int64 [2, E] (row 0 source, row 1 target)\n"
+	      "  --batch FILE        node-to-graph ids for a batched graph[N, E, B] input\n"
+	      "  --num-nodes N       node count when no node input fixes it\n"
+	      "  --input NAME=FILE   a tensor input of the model, by name\n"
+	      "  --weights FILE      parameters by PyG state_dict name\n"
+	      "  --output FILE       one per model output, written as float32 .npy\n"
+	      "  --model-name NAME   which model of the file (default: the first)\n"
+	      "  --engine=interp     the reference interpreter (float64)\n"
+	      "  -O0, -O2            optimization level of the compiled IR (default -O2)\n"
+	      "  -I DIR              search DIR for imports\n", f);
+}
+
+/* --- arrays as interpreter values -------------------------------------- */
+
+static bool
+todouble(const gnn_array *a, double *out)
+{
+	int64_t i, n = gnn_array_numel(a);
+
+	for (i = 0; i < n; i++)
+		switch (a->dtype) {
+		case GNN_F32: out[i] = ((const float *)a->data)[i]; break;
+		case GNN_F64: out[i] = ((const double *)a->data)[i]; break;
+		case GNN_I32: out[i] = ((const int32_t *)a->data)[i]; break;
+		case GNN_I64: out[i] = (double)((const int64_t *)a->data)[i]; break;
+		case GNN_BOOL: out[i] = ((const uint8_t *)a->data)[i] != 0; break;
+		case GNN_U8: out[i] = ((const uint8_t *)a->data)[i]; break;
+		default: return false;
+		}
+	return true;
+}
+
+/* Is the array's dtype acceptable for an IR dtype?  Floats take any
+ * float array (widened exactly); integers need integers. */
+static bool
+dtypeok(int irdt, gnn_dtype dt)
+{
+	if (dtypeisfloat(irdt))
+		return dt == GNN_F32 || dt == GNN_F64;
+	if (dtypeisint(irdt))
+		return dt == GNN_I32 || dt == GNN_I64;
+	if (irdt == DBool)
+		return dt == GNN_BOOL;
+	return false;
+}
+
+static bool
+totensor(const gnn_array *a, int irdt, ITensor *t)
+{
+	int64_t n = gnn_array_numel(a);
+	int k;
+
+	if (a->rank > MaxRank)
+		return false;
+	t->dtype = irdt;
+	t->rank = a->rank;
+	for (k = 0; k < a->rank; k++)
+		t->shape[k] = a->shape[k];
+	t->data = malloc((n ? n : 1) * sizeof(double));
+	if (!t->data)
+		return false;
+	return todouble(a, t->data);
+}
+
+static void
+shapestr(char *buf, size_t n, const int64_t *shape, int rank)
+{
+	size_t len = snprintf(buf, n, "[");
+	int k;
+
+	for (k = 0; k < rank && len < n; k++)
+		len += snprintf(buf + len, n - len, "%s%lld", k ? ", " : "", (long long)shape[k]);
+	if (len < n)
+		snprintf(buf + len, n - len, "]");
+}
+
+/* --- weights ---------------------------------------------------------------- */
+
+typedef struct Weights {
+	gnn_safetensors *st;
+	Fn *fn;
+} Weights;
+
+static bool
+getparam(void *ud, const char *name, ITensor *t)
+{
+	Weights *w = ud;
+	gnn_array a;
+	int i;
+
+	if (!w->st || (i = gnn_st_find(w->st, name)) < 0 || gnn_st_get(w->st, i, &a) != GNN_OK)
+		return false;
+	/* checkweights() already matched dtypes against the declarations */
+	return totensor(&a, a.dtype == GNN_I64 || a.dtype == GNN_I32 ? DI64 : DF32, t);
+}
+
+/* Check the file against the model's params: each one present with the
+ * declared dtype and shape, nothing unexpected.  Reports every problem. */
+static void
+checkweights(Weights *w)
+{
+	Fn *fn = w->fn;
+	gnn_array a;
+	char want[256], got[128];
+	const char *name;
+	int i, k, j, n;
+	bool bad, found;
+
+	for (i = 0; i < fn->nins; i++) {
+		Ins *in = &fn->ins[i];
+		Type t = fn->val[in->to].type;
+		if (in->op != Oparam)
+			continue;
+		name = attrstr(in, "name");
+		if (!w->st || (k = gnn_st_find(w->st, name)) < 0) {
+			err("missing parameter '%s' (%s)", name, w->st ? "not in the weights file" : "no --weights given");
+			continue;
+		}
+		if (gnn_st_get(w->st, k, &a) != GNN_OK) {
+			err("parameter '%s': %s", name, gnn_errmsg());
+			continue;
+		}
+		snprinttype(want, sizeof want, fn->mod, t);
+		bad = a.rank != t.rank;
+		for (j = 0; !bad && j < t.rank; j++)
+			bad = a.shape[j] != dimconstval(t.dim[j]);
+		shapestr(got, sizeof got, a.shape, a.rank);
+		if (bad)
+			err("parameter '%s': expected shape %s, the weights file has %s %s", name, want, gnn_dtype_name(a.dtype), got);
+		else if (!dtypeok(t.dtype, a.dtype) || (t.dtype == DF32 && a.dtype != GNN_F32))
+			err("parameter '%s': expected %s, the weights file has %s %s", name, want, gnn_dtype_name(a.dtype), got);
+	}
+	n = w->st ? gnn_st_count(w->st) : 0;
+	for (k = 0; k < n; k++) {
+		name = gnn_st_name(w->st, k);
+		found = false;
+		for (i = 0; i < fn->nins && !found; i++)
+			found = fn->ins[i].op == Oparam && strcmp(attrstr(&fn->ins[i], "name"), name) == 0;
+		if (!found)
+			err("unexpected parameter '%s' in the weights file: model %s has no such parameter", name, fn->name);
+	}
+}
+
+/* --- the graph ----------------------------------------------------------- */
+
+static bool
+loadgraph(const Opts *o, int64_t nnode, IGraph *g)
+{
+	gnn_array a, b = {0};
+	int64_t e, i, v;
+
+	if (gnn_npy_read(o->graph, &a) != GNN_OK) {
+		err("%s", gnn_errmsg());
+		return false;
+	}
+	if (a.rank != 2 || a.shape[0] != 2 || (a.dtype != GNN_I64 && a.dtype != GNN_I32)) {
+		char s[128];
+		shapestr(s, sizeof s, a.shape, a.rank);
+		err("%s: edge_index must be int32 or int64 of shape [2, E], got %s %s", o->graph, gnn_dtype_name(a.dtype), s);
+		gnn_array_free(&a);
+		return false;
+	}
+	e = a.shape[1];
+	memset(g, 0, sizeof *g);
+	g->nedge = e;
+	g->src = malloc((e ? e : 1) * sizeof(int64_t));
+	g->dst = malloc((e ? e : 1) * sizeof(int64_t));
+	if (!g->src || !g->dst) {
+		err("out of memory for %lld edges", (long long)e);
+		gnn_array_free(&a);
+		return false;
+	}
+	for (i = 0; i < 2 * e; i++) {
+		v = a.dtype == GNN_I64 ? ((int64_t *)a.data)[i] : ((int32_t *)a.data)[i];
+		(i < e ? g->src : g->dst)[i % (e ? e : 1)] = v;
+	}
+	gnn_array_free(&a);
+	if (nnode < 0) {
+		nnode = 0;
+		for (i = 0; i < e; i++) {
+			if (g->src[i] + 1 > nnode)
+				nnode = g->src[i] + 1;
+			if (g->dst[i] + 1 > nnode)
+				nnode = g->dst[i] + 1;
+		}
+	}
+	g->nnode = nnode;
+	for (i = 0; i < e; i++)
+		if (g->src[i] < 0 || g->src[i] >= nnode || g->dst[i] < 0 || g->dst[i] >= nnode) {
+			err("%s: edge %lld (%lld -> %lld) is out of range for %lld nodes", o->graph, (long long)i,
+			    (long long)g->src[i], (long long)g->dst[i], (long long)nnode);
+			return false;
+		}
+	g->ngraph = 1;
+	if (o->batch) {
+		if (gnn_npy_read(o->batch, &b) != GNN_OK) {
+			err("%s", gnn_errmsg());
+			return false;
+		}
+		if (b.rank != 1 || b.shape[0] != nnode || (b.dtype != GNN_I64 && b.dtype != GNN_I32)) {
+			err("%s: batch must be an integer vector of %lld entries", o->batch, (long long)nnode);
+			gnn_array_free(&b);
+			return false;
+		}
+		g->batch = malloc((nnode ? nnode : 1) * sizeof(int64_t));
+		g->ngraph = 0;
+		for (i = 0; g->batch && i < nnode; i++) {
+			v = b.dtype == GNN_I64 ? ((int64_t *)b.data)[i] : ((int32_t *)b.data)[i];
+			if (v < 0) {
+				err("%s: negative graph id at node %lld", o->batch, (long long)i);
+				gnn_array_free(&b);
+				return false;
+			}
+			g->batch[i] = v;
+			if (v + 1 > g->ngraph)
+				g->ngraph = v + 1;
+		}
+		gnn_array_free(&b);
+	}
+	return true;
+}
+
+/* --- main ------------------------------------------------------------------ */
+
+static bool
+parseargs(int argc, char **argv, Opts *o)
+{
+	int i;
+	char *eq;
+	const char *a, *v;
+
+	*o = (Opts){.engine = "interp", .olevel = 2, .numnodes = -1};
+	for (i = 1; i < argc; i++) {
+		a = argv[i];
+#define VALUE(flag) ((strncmp(a, flag "=", sizeof flag) == 0) ? a + sizeof flag : \
+	(strcmp(a, flag) == 0 && i + 1 < argc) ? argv[++i] : NULL)
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			usage(stdout);
+			exit(0);
+		} else if ((v = VALUE("--graph")))
+			o->graph = v;
+		else if ((v = VALUE("--batch")))
+			o->batch = v;
+		else if ((v = VALUE("--weights")))
+			o->weights = v;
+		else if ((v = VALUE("--engine")))
+			o->engine = v;
+		else if ((v = VALUE("--model-name")))
+			o->fnname = v;
+		else if ((v = VALUE("--num-nodes"))) {
+			char *end;
+			errno = 0;
+			o->numnodes = strtoll(v, &end, 10);
+			if (*end || errno || o->numnodes < 0) {
+				err("--num-nodes takes a non-negative integer, not '%s'", v);
+				return false;
+			}
+		} else if ((v = VALUE("--input"))) {
+			if (!(eq = strchr(v, '=')) || eq == v || !eq[1]) {
+				err("--input takes NAME=FILE.npy, not '%s'", v);
+				return false;
+			}
+			if (o->nin == MaxIO) {
+				err("too many inputs");
+				return false;
+			}
+			o->inname[o->nin] = strndup(v, eq - v);
+			o->infile[o->nin++] = eq + 1;
+		} else if ((v = VALUE("--output"))) {
+			if (o->nout == MaxIO) {
+				err("too many outputs");
+				return false;
+			}
+			o->out[o->nout++] = v;
+		} else if (strcmp(a, "-O0") == 0)
+			o->olevel = 0;
+		else if (strcmp(a, "-O1") == 0 || strcmp(a, "-O2") == 0)
+			o->olevel = 2;
+		else if (strncmp(a, "-I", 2) == 0 && (a[2] || i + 1 < argc)) {
+			if (o->nincdir < 64)
+				o->incdir[o->nincdir++] = a[2] ? a + 2 : argv[++i];
+		} else if (a[0] == '-' && a[1]) {
+			err("unknown option '%s' (see --help)", a);
+			return false;
+		} else if (o->model) {
+			err("more than one model file: '%s' and '%s'", o->model, a);
+			return false;
+		} else
+			o->model = a;
+#undef VALUE
+	}
+	if (!o->model)
+		err("no model file given (see --help)");
+	else if (!o->graph)
+		err("no --graph given");
+	else if (strcmp(o->engine, "interp") != 0)
+		err("engine '%s' is not available; this build has --engine=interp", o->engine);
+	return nerr == 0;
+}
+
+/* The node count: from a tensor input that shares the graph's node dim. */
+static int64_t
+nodecount(Fn *fn, Ref garg, const IValue *in, const bool *have)
+{
+	Dim n = fn->val[garg].type.dim[0];
+	int i, k;
+
+	for (i = 0; i < fn->narg; i++) {
+		Type t = fn->val[fn->arg[i]].type;
+		if (t.kind != TTensor || !have[i])
+			continue;
+		for (k = 0; k < t.rank; k++)
+			if (t.dim[k] == n && k < in[i].t.rank)
+				return in[i].t.shape[k];
+	}
+	return -1;
+}
+
+int
+main(int argc, char **argv)
+{
+	Opts o;
+	FrontOpts fo = {0};
+	PassOpts po = {0};
+	Mod *m = NULL;
+	Fn *fn;
+	Weights w = {0};
+	IValue args[MaxIO] = {{0}};
+	bool have[MaxIO] = {0}, used[MaxIO] = {0};
+	IRun run = {0};
+	gnn_array a;
+	int i, k, rc = 1;
+	int64_t nnode;
+
+	if (!parseargs(argc, argv, &o))
+		return 1;
+	fo.incdir = o.incdir;
+	fo.nincdir = o.nincdir;
+	if (!(m = compilefile(o.model, &fo)))
+		return 1;
+	for (fn = m->fn; fn && o.fnname && strcmp(fn->name, o.fnname) != 0; fn = fn->link)
+		;
+	if (!fn) {
+		err(o.fnname ? "%s has no model '%s'" : "%s defines no model", o.model, o.fnname);
+		goto out;
+	}
+	po.olevel = o.olevel;
+	if (runpasses(m, &po) != 0)
+		goto out;
+	if (fn->narg > MaxIO || fn->nret > MaxIO) {
+		err("model %s has too many inputs or outputs for gnnrun", fn->name);
+		goto out;
+	}
+	/* tensor inputs by name */
+	for (i = 0; i < fn->narg; i++) {
+		Val *v = &fn->val[fn->arg[i]];
+		if (v->type.kind == TGraph)
+			continue;
+		for (k = 0; k < o.nin; k++)
+			if (strcmp(o.inname[k], v->name) == 0)
+				break;
+		if (k == o.nin) {
+			err("missing input '%s' of model %s (give --input %s=FILE.npy)", v->name, fn->name, v->name);
+			continue;
+		}
+		used[k] = true;
+		if (gnn_npy_read(o.infile[k], &a) != GNN_OK) {
+			err("input '%s': %s", v->name, gnn_errmsg());
+			continue;
+		}
+		if (!dtypeok(v->type.dtype, a.dtype)) {
+			err("input '%s': %s holds %s, the model takes %s", v->name, o.infile[k], gnn_dtype_name(a.dtype), dtypename(v->type.dtype));
+		} else if (a.rank != v->type.rank) {
+			char s[128], t[256];
+			shapestr(s, sizeof s, a.shape, a.rank);
+			snprinttype(t, sizeof t, m, v->type);
+			err("input '%s': %s has shape %s, the model takes %s", v->name, o.infile[k], s, t);
+		} else if (!totensor(&a, v->type.dtype, &args[i].t)) {
+			err("input '%s': out of memory", v->name);
+		} else {
+			args[i].kind = TTensor;
+			have[i] = true;
+		}
+		gnn_array_free(&a);
+	}
+	for (k = 0; k < o.nin; k++)
+		if (!used[k])
+			err("model %s has no input '%s'", fn->name, o.inname[k]);
+	if (o.nout != fn->nret)
+		err("model %s has %d output%s; give --output for each (got %d)", fn->name, fn->nret, fn->nret == 1 ? "" : "s", o.nout);
+	if (o.weights && gnn_st_open(o.weights, &w.st) != GNN_OK)
+		err("%s", gnn_errmsg());
+	w.fn = fn;
+	if (nerr == 0)
+		checkweights(&w);
+	if (nerr)
+		goto out;
+	for (i = 0; i < fn->narg; i++) {
+		if (fn->val[fn->arg[i]].type.kind != TGraph)
+			continue;
+		nnode = o.numnodes >= 0 ? o.numnodes : nodecount(fn, fn->arg[i], args, have);
+		args[i].kind = TGraph;
+		have[i] = true;
+		if (!loadgraph(&o, nnode, &args[i].g))
+			goto out;
+	}
+	run.fn = fn;
+	run.args = args;
+	run.param = getparam;
+	run.ud = &w;
+	run.outs = calloc(fn->nret, sizeof(IValue));
+	if (interp(&run) != 0) {
+		err("%s", run.err);
+		goto out;
+	}
+	for (i = 0; i < fn->nret; i++) {
+		ITensor *t = &run.outs[i].t;
+		int64_t n = 1, j;
+		float *f;
+		a = (gnn_array){.dtype = GNN_F32, .rank = t->rank};
+		for (k = 0; k < t->rank; k++)
+			n *= a.shape[k] = t->shape[k];
+		f = malloc((n ? n : 1) * sizeof(float));
+		for (j = 0; f && j < n; j++)
+			f[j] = (float)t->data[j];
+		a.data = f;
+		a.nbytes = n * sizeof(float);
+		if (!f || gnn_npy_write(o.out[i], &a) != GNN_OK)
+			err("%s", f ? gnn_errmsg() : "out of memory");
+		free(f);
+	}
+	rc = nerr ? 1 : 0;
+out:
+	for (i = 0; i < MaxIO; i++)
+		if (have[i])
+			ivaluefree(&args[i]);
+	if (run.outs)
+		for (i = 0; i < fn->nret; i++)
+			ivaluefree(&run.outs[i]);
+	free(run.outs);
+	gnn_st_close(w.st);
+	freemod(m);
+	return rc;
+}

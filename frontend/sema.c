@@ -1,0 +1,1336 @@
+/*
+ * Semantic analysis and lowering: statements, expressions, layer
+ * instantiation and the models themselves.
+ *
+ * 1. A model's signature creates its size symbols (N, E, ...) and the IR
+ *    function's inputs.
+ * 2. Its body runs statement by statement.  `layer x = L(...)` evaluates
+ *    L's body with the constructor arguments bound (params become `param`
+ *    instructions named by their path, nested layers recurse); `if` and
+ *    `for` run at compile time; assignments bind names (SSA by
+ *    construction: a reassigned name just binds a new value).
+ * 3. A call of a layer instance inlines its forward: formals are matched
+ *    against the actual types, names in the formal shapes that are not
+ *    yet bound (N, E) bind to the actual sizes, and the declared return
+ *    type is checked at the return.
+ *
+ * Errors are reported where they occur, with notes naming the layer
+ * instantiations and calls that led there; evaluation goes on with a
+ * poison value (CNone) so that one run reports several independent
+ * errors without cascades.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sema.h"
+
+Sema S;
+
+enum { MaxDepth = 48, MaxUnroll = 10000 };
+
+void
+serror(Loc l, const char *fmt, ...)
+{
+	va_list ap;
+	int i;
+
+	va_start(ap, fmt);
+	verrorat(l, fmt, ap);
+	va_end(ap);
+	for (i = S.nframe - 1; i >= 0; i--)
+		if (S.frame[i].loc.file)
+			noteat(S.frame[i].loc, "%s", S.frame[i].what);
+}
+
+static void
+pushframe(const char *fmt, const char *name, Loc l)
+{
+	char buf[256];
+
+	if (S.nframe < (int)(sizeof S.frame / sizeof S.frame[0])) {
+		snprintf(buf, sizeof buf, fmt, name);
+		S.frame[S.nframe].what = arena_strdup(S.arena, buf);
+		S.frame[S.nframe].loc = l;
+	}
+	S.nframe++;
+}
+
+static void
+popframe(void)
+{
+	S.nframe--;
+}
+
+void
+tystr(char *buf, size_t n, Type t)
+{
+	snprinttype(buf, n, S.mod, t);
+}
+
+const char *
+kindname(const CVal *v)
+{
+	static const char *names[] = {
+		[CNone] = "error", [CInt] = "int", [CFloat] = "float", [CBool] = "bool",
+		[CStr] = "string", [CList] = "list", [CDimv] = "size", [CSpec] = "layer constructor",
+		[CInst] = "layer", [CArr] = "layer array", [CTensor] = "tensor", [CGraph] = "graph",
+	};
+	return names[v->kind];
+}
+
+CVal
+tensorval(Ref r)
+{
+	CVal v = {.kind = CNone};
+
+	if (r == RNone)
+		return v;
+	v.ref = r;
+	v.kind = valtype(S.fn, r).kind == TGraph ? CGraph : CTensor;
+	return v;
+}
+
+Type
+vtype(CVal v)
+{
+	return valtype(S.fn, v.ref);
+}
+
+/* scopes ------------------------------------------------------------------ */
+
+void
+bind(Scope *sc, const char *name, CVal v, int how, Loc l)
+{
+	Binding *b;
+
+	for (b = sc->head; b; b = b->next)
+		if (strcmp(b->name, name) == 0) {
+			b->v = v;
+			b->how = how;
+			b->loc = l;
+			return;
+		}
+	b = arena_alloc(S.arena, sizeof *b);
+	*b = (Binding){name, v, how, l, sc->head};
+	sc->head = b;
+}
+
+static Binding *
+findlocal(Scope *sc, const char *name)
+{
+	Binding *b;
+
+	for (b = sc->head; b; b = b->next)
+		if (strcmp(b->name, name) == 0)
+			return b;
+	return NULL;
+}
+
+bool
+binding(Ctx *c, const char *name, CVal *v)
+{
+	Scope *sc;
+	Binding *b;
+
+	for (sc = c->sc; sc; sc = sc->parent)
+		if ((b = findlocal(sc, name))) {
+			*v = b->v;
+			return true;
+		}
+	return false;
+}
+
+/* compile-time values ------------------------------------------------------ */
+
+static bool
+isnum(const CVal *v)
+{
+	return v->kind == CInt || v->kind == CFloat;
+}
+
+static double
+numval(const CVal *v)
+{
+	return v->kind == CInt ? (double)v->i : v->f;
+}
+
+static CVal
+mkint(int64_t i)
+{
+	return (CVal){.kind = CInt, .i = i};
+}
+
+static CVal
+mkbool(bool b)
+{
+	return (CVal){.kind = CBool, .i = b};
+}
+
+static CVal
+mkfloat(double f)
+{
+	return (CVal){.kind = CFloat, .f = f};
+}
+
+static CVal
+mkdim(Dim d)
+{
+	return (CVal){.kind = CDimv, .dim = d};
+}
+
+static const CVal none = {.kind = CNone};
+
+bool
+todim(Ctx *c, CVal v, Loc l, Dim *d)
+{
+	(void)c;
+	if (v.kind == CDimv) {
+		*d = v.dim;
+		return true;
+	}
+	if (v.kind == CInt) {
+		if (v.i < 0) {
+			serror(l, "negative dimension %lld", (long long)v.i);
+			return false;
+		}
+		if (v.i > DIMMAX) {
+			serror(l, "dimension %lld is too large (the limit is %d)", (long long)v.i, DIMMAX);
+			return false;
+		}
+		*d = (Dim)v.i;
+		return true;
+	}
+	if (v.kind != CNone)
+		serror(l, "a dimension must be an int or a size, not a %s", kindname(&v));
+	return false;
+}
+
+/* a dim as a compile-time value: constants are plain ints */
+static CVal
+dimval(Dim d)
+{
+	return dimisconst(d) ? mkint(dimconstval(d)) : mkdim(d);
+}
+
+static CVal
+evalconstbinary(Ctx *c, Node *n, CVal a, CVal b)
+{
+	Dim x, y, r;
+	bool ok = true;
+	double fa, fb;
+
+	/* sizes: + - * over symbolic dims */
+	if ((a.kind == CDimv || b.kind == CDimv) && (a.kind == CDimv || a.kind == CInt) &&
+	    (b.kind == CDimv || b.kind == CInt)) {
+		if (n->op == BEq || n->op == BNe) {
+			if (!todim(c, a, n->loc, &x) || !todim(c, b, n->loc, &y))
+				return none;
+			return mkbool((x == y) == (n->op == BEq));
+		}
+		if (n->op != BAdd && n->op != BSub && n->op != BMul) {
+			serror(n->loc, "only +, - and * apply to sizes");
+			return none;
+		}
+		if (!todim(c, a, n->lhs->loc, &x) || !todim(c, b, n->rhs->loc, &y))
+			return none;
+		r = n->op == BAdd ? dimadd(S.mod, x, y, &ok) : n->op == BSub ? dimsub(S.mod, x, y, &ok)
+		                                                             : dimmul(S.mod, x, y, &ok);
+		if (!ok) {
+			serror(n->loc, "size arithmetic overflows or goes negative");
+			return none;
+		}
+		return dimval(r);
+	}
+	if (n->op == BAnd || n->op == BOr) {
+		if (a.kind != CBool || b.kind != CBool) {
+			serror(n->loc, "'%s' needs bools, got %s and %s", n->op == BAnd ? "and" : "or", kindname(&a), kindname(&b));
+			return none;
+		}
+		return mkbool(n->op == BAnd ? a.i && b.i : a.i || b.i);
+	}
+	if (n->op == BEq || n->op == BNe) {
+		bool eq;
+		if (isnum(&a) && isnum(&b))
+			eq = numval(&a) == numval(&b);
+		else if (a.kind == CStr && b.kind == CStr)
+			eq = strcmp(a.s, b.s) == 0;
+		else if (a.kind == CBool && b.kind == CBool)
+			eq = a.i == b.i;
+		else {
+			serror(n->loc, "cannot compare a %s with a %s", kindname(&a), kindname(&b));
+			return none;
+		}
+		return mkbool(eq == (n->op == BEq));
+	}
+	if (!isnum(&a) || !isnum(&b)) {
+		serror(n->loc, "operator needs numbers here, got %s and %s", kindname(&a), kindname(&b));
+		return none;
+	}
+	if (n->op == BLt || n->op == BLe || n->op == BGt || n->op == BGe) {
+		fa = numval(&a), fb = numval(&b);
+		if (a.kind == CInt && b.kind == CInt) {
+			int64_t p = a.i, q = b.i;
+			return mkbool(n->op == BLt ? p < q : n->op == BLe ? p <= q : n->op == BGt ? p > q : p >= q);
+		}
+		return mkbool(n->op == BLt ? fa < fb : n->op == BLe ? fa <= fb : n->op == BGt ? fa > fb : fa >= fb);
+	}
+	if (a.kind == CInt && b.kind == CInt && n->op != BDiv && n->op != BPow) {
+		int64_t r2;
+		bool ovf = n->op == BAdd ? __builtin_add_overflow(a.i, b.i, &r2)
+		         : n->op == BSub ? __builtin_sub_overflow(a.i, b.i, &r2)
+		         : n->op == BMul ? __builtin_mul_overflow(a.i, b.i, &r2) : true;
+		if (n->op == BMatmul) {
+			serror(n->loc, "'@' needs tensors, got ints");
+			return none;
+		}
+		if (ovf) {
+			serror(n->loc, "integer overflow in constant expression");
+			return none;
+		}
+		return mkint(r2);
+	}
+	fa = numval(&a), fb = numval(&b);
+	switch (n->op) {
+	case BAdd: return mkfloat(fa + fb);
+	case BSub: return mkfloat(fa - fb);
+	case BMul: return mkfloat(fa * fb);
+	case BDiv: return mkfloat(fa / fb);
+	case BPow: return mkfloat(pow(fa, fb));
+	default:
+		serror(n->loc, "'@' needs tensors, got numbers");
+		return none;
+	}
+}
+
+Ref
+scalarconst(Ctx *c, CVal v, int dtype, Loc l)
+{
+	Attr a;
+	Type t = tensortype(dtype, 0, NULL);
+	CVal r;
+
+	if (v.kind == CBool || !isnum(&v)) {
+		serror(l, "expected a tensor or a number, got a %s", kindname(&v));
+		return RNone;
+	}
+	if (dtypeisint(dtype) && v.kind == CFloat) {
+		serror(l, "dtype mismatch: float constant %g used with an %s tensor", v.f, dtypename(dtype));
+		return RNone;
+	}
+	a = mkattrfloat(S.mod->arena, "value", numval(&v));
+	r = emitop(c, Oconst, NULL, 0, &a, 1, &t, l);
+	return r.kind == CNone ? RNone : r.ref;
+}
+
+CVal
+emitop(Ctx *c, int op, const Ref *arg, int narg, const Attr *attr, int nattr,
+       const Type *decl, Loc l)
+{
+	Type at[64], out;
+	char err[512];
+	int k;
+
+	(void)c;
+	for (k = 0; k < narg; k++) {
+		if (arg[k] == RNone)
+			return none;
+		at[k] = valtype(S.fn, arg[k]);
+	}
+	if (!typecheckop(S.mod, op, at, narg, attr, nattr, decl, &out, err, sizeof err)) {
+		serror(l, "%s", err);
+		return none;
+	}
+	return tensorval(emit(S.fn, op, out, arg, narg, attr, nattr, NULL, l));
+}
+
+static int
+binop2ir(int op)
+{
+	switch (op) {
+	case BAdd: return Oadd;
+	case BSub: return Osub;
+	case BMul: return Omul;
+	case BDiv: return Odiv;
+	case BPow: return Opow;
+	case BMatmul: return Omatmul;
+	}
+	return Oxxx;
+}
+
+static CVal
+evalbinary(Ctx *c, Node *n)
+{
+	CVal a, b;
+	Ref r[2];
+	int op;
+
+	if (n->op == BAnd || n->op == BOr) {
+		/* short circuit, so `x == "a" and f(...)` guards like Python */
+		a = eval(c, n->lhs);
+		if (a.kind == CBool && (n->op == BAnd ? !a.i : a.i))
+			return a;
+		b = eval(c, n->rhs);
+		if (a.kind == CNone || b.kind == CNone)
+			return none;
+		return evalconstbinary(c, n, a, b);
+	}
+	a = eval(c, n->lhs);
+	b = eval(c, n->rhs);
+	if (a.kind == CNone || b.kind == CNone)
+		return none;
+	if (a.kind != CTensor && b.kind != CTensor)
+		return evalconstbinary(c, n, a, b);
+	op = binop2ir(n->op);
+	if (op == Oxxx) {
+		serror(n->loc, "comparison of tensors is not supported");
+		return none;
+	}
+	if (a.kind == CGraph || b.kind == CGraph) {
+		serror(n->loc, "arithmetic on a graph");
+		return none;
+	}
+	/* a number meets a tensor: it takes the tensor's dtype */
+	r[0] = a.kind == CTensor ? a.ref : scalarconst(c, a, vtype(b).dtype, n->lhs->loc);
+	r[1] = b.kind == CTensor ? b.ref : scalarconst(c, b, vtype(a).dtype, n->rhs->loc);
+	return emitop(c, op, r, 2, NULL, 0, NULL, n->loc);
+}
+
+static CVal
+evalunary(Ctx *c, Node *n)
+{
+	CVal a = eval(c, n->lhs);
+
+	if (a.kind == CNone)
+		return none;
+	if (n->op == UNot) {
+		if (a.kind != CBool) {
+			serror(n->loc, "'not' needs a bool, got a %s", kindname(&a));
+			return none;
+		}
+		return mkbool(!a.i);
+	}
+	switch (a.kind) {
+	case CInt:
+		if (a.i == INT64_MIN) {
+			serror(n->loc, "integer overflow in constant expression");
+			return none;
+		}
+		return mkint(-a.i);
+	case CFloat:
+		return mkfloat(-a.f);
+	case CTensor:
+		return emitop(c, Oneg, &a.ref, 1, NULL, 0, NULL, n->loc);
+	default:
+		serror(n->loc, "cannot negate a %s", kindname(&a));
+		return none;
+	}
+}
+
+static CVal
+evalmember(Ctx *c, Node *n)
+{
+	CVal a = eval(c, n->lhs);
+	Binding *b;
+	Type t;
+	int64_t perm[MaxRank];
+	Attr at;
+	int k;
+
+	if (a.kind == CNone)
+		return none;
+	if (a.kind == CTensor && strcmp(n->name, "T") == 0) {
+		t = vtype(a);
+		for (k = 0; k < t.rank; k++)
+			perm[k] = t.rank - 1 - k;
+		at = mkattrints(S.mod->arena, "perm", perm, t.rank);
+		return emitop(c, Otranspose, &a.ref, 1, &at, 1, NULL, n->loc);
+	}
+	if (a.kind == CInst) {
+		if ((b = findlocal(&a.inst->scope, n->name)) && b->how == BDecl)
+			return b->v;
+		serror(n->loc, "layer '%s' has no parameter or sublayer '%s'", a.inst->path, n->name);
+		return none;
+	}
+	serror(n->loc, "a %s has no member '%s'", kindname(&a), n->name);
+	return none;
+}
+
+static CVal
+evalindex(Ctx *c, Node *n)
+{
+	CVal a = eval(c, n->lhs), i;
+	Ref r[2];
+
+	if (n->args.n != 1) {
+		serror(n->loc, "only one index is supported");
+		return none;
+	}
+	i = eval(c, n->args.v[0]);
+	if (a.kind == CNone || i.kind == CNone)
+		return none;
+	if (a.kind == CTensor) {
+		if (i.kind != CTensor) {
+			serror(n->args.v[0]->loc, "a tensor is indexed by an integer tensor (gather), not a %s", kindname(&i));
+			return none;
+		}
+		r[0] = a.ref, r[1] = i.ref;
+		return emitop(c, Ogather, r, 2, NULL, 0, NULL, n->loc);
+	}
+	if (i.kind != CInt) {
+		serror(n->args.v[0]->loc, "index must be an int, not a %s", kindname(&i));
+		return none;
+	}
+	if (a.kind == CList) {
+		if (i.i < 0 || i.i >= a.n) {
+			serror(n->args.v[0]->loc, "list index %lld out of range [0, %d)", (long long)i.i, a.n);
+			return none;
+		}
+		return a.elems[i.i];
+	}
+	if (a.kind == CArr) {
+		if (i.i < 0 || i.i >= a.arr->n || !a.arr->v[i.i]) {
+			serror(n->args.v[0]->loc, "no layer at index %lld", (long long)i.i);
+			return none;
+		}
+		return (CVal){.kind = CInst, .inst = a.arr->v[i.i]};
+	}
+	serror(n->loc, "cannot index a %s", kindname(&a));
+	return none;
+}
+
+/* layers ------------------------------------------------------------------ */
+
+static void execbody(Ctx *c, NodeList *body, CVal *ret, int *nret, bool *returned);
+static CVal callinst(Ctx *c, Inst *in, Node *call);
+
+static bool
+checkformaltype(Node *formal, CVal v, const char *layer)
+{
+	int want;
+
+	if (!formal->type)
+		return true;
+	want = (int)formal->type->ival;
+	if (formal->type->kind != ND_TSCALAR) {
+		serror(formal->loc, "constructor argument '%s' must have a compile-time type (int, float, bool, str, layer)", formal->name);
+		return false;
+	}
+	if ((want == SInt && (v.kind == CInt || (v.kind == CDimv && dimisconst(v.dim)))) ||
+	    (want == SFloat && isnum(&v)) || (want == SBool && v.kind == CBool) ||
+	    (want == SStr && v.kind == CStr) || (want == SLayer && (v.kind == CSpec || v.kind == CInst)))
+		return true;
+	return false;
+	(void)layer;
+}
+
+static bool
+isliteral(Node *n)
+{
+	if (n->kind == ND_UNARY)
+		n = n->lhs;
+	return n->kind == ND_INT || n->kind == ND_FLOAT || n->kind == ND_STR || n->kind == ND_BOOL;
+}
+
+static CVal
+coerce(Node *formal, CVal v)
+{
+	if (formal->type && formal->type->ival == SFloat && v.kind == CInt)
+		return mkfloat((double)v.i);
+	return v;
+}
+
+static Inst *instantiate(Ctx *c, Spec *sp, const char *path, Loc at);
+
+/* Run a layer's body with its constructor arguments bound. */
+static Inst *
+instantiate(Ctx *c, Spec *sp, const char *path, Loc at)
+{
+	Node *def = sp->def, *f;
+	Inst *in;
+	Ctx ic;
+	int i, k, npos = 0;
+	bool *given;
+	CVal v, ignored[1];
+	int nret = 0;
+	bool returned = false;
+	char sub[512];
+
+	(void)c;
+	in = arena_alloc(S.arena, sizeof *in);
+	in->def = def;
+	in->path = path;
+	in->loc = at;
+	in->scope.parent = NULL;
+	ic = (Ctx){.sc = &in->scope, .self = in, .inlayerbody = true};
+	ic.prefix = path[0] ? arena_strdup(S.arena, strcat(strcpy(sub, path), ".")) : "";
+	if (S.depth >= MaxDepth) {
+		serror(at, "layers nested too deeply (is '%s' recursive?)", def->name);
+		return NULL;
+	}
+	given = arena_alloc(S.arena, (def->params.n + 1) * sizeof(bool));
+	for (i = 0; i < sp->nargs; i++)
+		if (!sp->kw[i]) {
+			if (npos >= def->params.n) {
+				serror(sp->call->loc, "%s takes at most %d argument%s, got %d", def->name,
+				       def->params.n, def->params.n == 1 ? "" : "s", npos + 1);
+				return NULL;
+			}
+			npos++;
+		}
+	S.depth++;
+	pushframe("in layer %s instantiated here", def->name, at);
+	/* Given arguments first, then defaults: literal ones, then the rest
+	 * in order, so a default may name another argument as PyG's
+	 * add_self_loops=None means "same as normalize". */
+	for (int pass = 0; pass < 3; pass++)
+		for (k = 0; k < def->params.n; k++) {
+			f = def->params.v[k];
+			if (pass == 0) {
+				v = none;
+				if (k < npos) {
+					v = sp->args[k];
+					given[k] = true;
+				}
+				for (i = npos; i < sp->nargs; i++)
+					if (strcmp(sp->kw[i], f->name) == 0) {
+						if (given[k]) {
+							serror(sp->call->loc, "argument '%s' of %s given twice", f->name, def->name);
+							goto fail;
+						}
+						v = sp->args[i];
+						given[k] = true;
+					}
+				if (!given[k])
+					continue;
+			} else {
+				if (given[k] || findlocal(&in->scope, f->name))
+					continue;
+				if (!f->init) {
+					serror(sp->call->loc, "missing argument '%s' of %s", f->name, def->name);
+					goto fail;
+				}
+				if (pass == 1 && !isliteral(f->init))
+					continue;
+				v = eval(&ic, f->init);
+			}
+			if (v.kind == CNone)
+				goto fail;
+			if (!checkformaltype(f, v, def->name)) {
+				serror(given[k] ? sp->call->loc : f->init->loc,
+				       "argument '%s' of %s must be %s, got a %s", f->name, def->name,
+				       f->type->ival == SInt ? "an int" : f->type->ival == SFloat ? "a float" :
+				       f->type->ival == SBool ? "a bool" : f->type->ival == SStr ? "a string" : "a layer",
+				       kindname(&v));
+				goto fail;
+			}
+			v = coerce(f, v);
+			/* a layer argument becomes a sublayer named after the formal */
+			if (v.kind == CSpec) {
+				Inst *sl = instantiate(&ic, v.spec, arena_strdup(S.arena, strcat(strcpy(sub, ic.prefix), f->name)), v.spec->call->loc);
+				if (!sl)
+					goto fail;
+				bind(&in->scope, f->name, (CVal){.kind = CInst, .inst = sl}, BDecl, f->loc);
+			} else
+				bind(&in->scope, f->name, v, BArg, f->loc);
+		}
+	for (i = npos; i < sp->nargs; i++) {
+		for (k = 0; k < def->params.n; k++)
+			if (strcmp(sp->kw[i], def->params.v[k]->name) == 0)
+				break;
+		if (k == def->params.n) {
+			const char *names[65] = {0};
+			const char *near;
+			for (k = 0; k < def->params.n && k < 64; k++)
+				names[k] = def->params.v[k]->name;
+			near = closestname(sp->kw[i], names);
+			serror(sp->call->loc, "%s has no argument '%s'%s%s%s", def->name, sp->kw[i],
+			       near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+			goto fail;
+		}
+	}
+	execbody(&ic, &def->body, ignored, &nret, &returned);
+	S.depth--;
+	popframe();
+	return in;
+fail:
+	S.depth--;
+	popframe();
+	return NULL;
+}
+
+/* Evaluate the arguments of a layer constructor call into a Spec. */
+static CVal
+makespec(Ctx *c, Node *def, Node *call)
+{
+	Spec *sp;
+	int i, k;
+	Node *a;
+
+	sp = arena_alloc(S.arena, sizeof *sp);
+	sp->def = def;
+	sp->call = call;
+	sp->nargs = call->args.n;
+	sp->args = arena_alloc(S.arena, (sp->nargs + 1) * sizeof(CVal));
+	sp->kw = arena_alloc(S.arena, (sp->nargs + 1) * sizeof(char *));
+	for (i = 0, k = 0; i < call->args.n; i++) {
+		a = call->args.v[i];
+		if (a->kind == ND_KWARG) {
+			sp->kw[i] = a->name;
+			sp->args[i] = eval(c, a->lhs);
+		} else {
+			if (i > 0 && sp->kw[i - 1]) {
+				serror(a->loc, "positional argument after a keyword argument");
+				return none;
+			}
+			sp->args[i] = eval(c, a);
+		}
+		if (sp->args[i].kind == CNone)
+			return none;
+		if (sp->args[i].kind == CTensor || sp->args[i].kind == CGraph) {
+			serror(a->loc, "constructor arguments are compile-time values; %s got a %s", def->name, kindname(&sp->args[i]));
+			return none;
+		}
+		k++;
+	}
+	return (CVal){.kind = CSpec, .spec = sp};
+}
+
+/* Match an actual type against a formal's declared type.  Names in the
+ * formal dims that are unbound in sc bind to the actual sizes. */
+static bool
+matchtype(Ctx *c, Node *ty, Type actual, const char *what, Loc at)
+{
+	static const char *const gdefault[] = {"N", "E", "B"};
+	char want[256], got[256];
+	Type expect;
+	int k, nd;
+	Node *dn;
+	CVal v;
+	Dim d;
+
+	tystr(got, sizeof got, actual);
+	if (ty->kind == ND_TSCALAR) {
+		serror(at, "%s must be a tensor or graph, the declared type is a compile-time type", what);
+		return false;
+	}
+	if ((ty->kind == ND_TGRAPH) != (actual.kind == TGraph)) {
+		serror(at, "%s expects a %s, got %s", what, ty->kind == ND_TGRAPH ? "graph" : "tensor", got);
+		return false;
+	}
+	if (ty->kind == ND_TGRAPH) {
+		nd = ty->args.n ? ty->args.n : 2;
+		if (nd == 3 && actual.rank != 3) {
+			serror(at, "%s expects a batched graph[N, E, B], got %s", what, got);
+			return false;
+		}
+	} else {
+		nd = ty->args.n;
+		if ((int)ty->ival != actual.dtype) {
+			serror(at, "dtype mismatch: %s expects %s, got %s", what, dtypename((int)ty->ival), got);
+			return false;
+		}
+		if (nd != actual.rank) {
+			serror(at, "shape mismatch: %s expects rank %d, got %s", what, nd, got);
+			return false;
+		}
+	}
+	expect = actual;
+	for (k = 0; k < nd; k++) {
+		dn = k < ty->args.n ? ty->args.v[k] : NULL;
+		if (!dn || (dn->kind == ND_NAME && !binding(c, dn->name, &v))) {
+			bind(c->sc, dn ? dn->name : gdefault[k], dimval(actual.dim[k]), BLocal, dn ? dn->loc : ty->loc);
+			continue;
+		}
+		v = eval(c, dn);
+		if (!todim(c, v, dn->loc, &d))
+			return false;
+		expect.dim[k] = d;
+	}
+	if (!typeeq(expect, actual)) {
+		tystr(want, sizeof want, expect);
+		serror(at, "shape mismatch: %s expects %s, got %s", what, want, got);
+		return false;
+	}
+	return true;
+}
+
+static CVal
+callinst(Ctx *c, Inst *in, Node *call)
+{
+	Node *fn = in->forward, *f, *a;
+	Scope local = {.parent = &in->scope};
+	Ctx fc = {.sc = &local, .prefix = NULL, .self = in, .intensor = true};
+	CVal args[64], ret[8];
+	int i, k, nret = 0, npos;
+	bool returned = false, given[64] = {0};
+	char what[256];
+	const char *names[64];
+
+	if (!fn) {
+		serror(call->loc, "layer %s ('%s') has no forward function", in->def->name, in->path);
+		return none;
+	}
+	if (fn->params.n > 64) {
+		serror(fn->loc, "too many parameters");
+		return none;
+	}
+	for (k = 0; k < fn->params.n; k++)
+		names[k] = fn->params.v[k]->name;
+	snprintf(what, sizeof what, "%s (%s)", in->path, in->def->name);
+	if (!bindargs(c, call, what, names, fn->params.n, fn->params.n, args, given))
+		return none;
+	if (S.depth >= MaxDepth) {
+		serror(call->loc, "calls nested too deeply");
+		return none;
+	}
+	fc.prefix = in->path[0] ? arena_strdup(S.arena, in->path) : "";
+	{
+		char buf[512];
+		snprintf(buf, sizeof buf, "%s.", in->path);
+		fc.prefix = arena_strdup(S.arena, buf);
+	}
+	for (k = 0; k < fn->params.n; k++) {
+		f = fn->params.v[k];
+		if (args[k].kind == CNone)
+			return none;
+		if (args[k].kind != CTensor && args[k].kind != CGraph) {
+			a = call->args.v[k < call->args.n ? k : 0];
+			serror(a->loc, "argument '%s' of %s must be a tensor or graph, got a %s", f->name, what, kindname(&args[k]));
+			return none;
+		}
+	}
+	S.depth++;
+	pushframe("in the forward of %s called here", in->path, call->loc);
+	for (k = 0; k < fn->params.n; k++) {
+		char w[320];
+		f = fn->params.v[k];
+		snprintf(w, sizeof w, "argument '%s' of %s", f->name, what);
+		npos = k < call->args.n ? k : 0;
+		if (!matchtype(&fc, f->type, vtype(args[k]), w, call->args.n ? call->args.v[npos]->loc : call->loc))
+			goto fail;
+		bind(&local, f->name, args[k], BLocal, f->loc);
+	}
+	execbody(&fc, &fn->body, ret, &nret, &returned);
+	if (diag_nerrors() && !returned)
+		goto fail;
+	if (!returned) {
+		serror(fn->loc, "forward of %s ends without a return", in->def->name);
+		goto fail;
+	}
+	if (nret != fn->rets.n) {
+		serror(fn->loc, "forward of %s returns %d value%s, declared %d", in->def->name, nret, nret == 1 ? "" : "s", fn->rets.n);
+		goto fail;
+	}
+	for (i = 0; i < nret; i++) {
+		if (ret[i].kind == CNone)
+			goto fail;
+		snprintf(what, sizeof what, "the return value of %s.forward", in->def->name);
+		if (!matchtype(&fc, fn->rets.v[i], vtype(ret[i]), what, fn->rets.v[i]->loc))
+			goto fail;
+	}
+	S.depth--;
+	popframe();
+	if (nret == 1)
+		return ret[0];
+	{
+		CVal l = {.kind = CList, .n = nret};
+		l.elems = arena_alloc(S.arena, nret * sizeof(CVal));
+		memcpy(l.elems, ret, nret * sizeof(CVal));
+		return l;
+	}
+fail:
+	S.depth--;
+	popframe();
+	return none;
+}
+
+static CVal
+evalcall(Ctx *c, Node *n)
+{
+	CVal f;
+	Node *def;
+	const char *near;
+
+	if (n->lhs->kind == ND_NAME) {
+		const char *name = n->lhs->name;
+		/* a local name that is not callable (a bool named add_self_loops,
+		 * a float named dropout) does not hide the primitive */
+		if (binding(c, name, &f) && (f.kind == CInst || !isbuiltin(name)))
+			goto value;
+		if (isbuiltin(name))
+			return callbuiltin(c, n, name);
+		if ((def = lookupdef(name))) {
+			if (def->kind == ND_MODEL) {
+				serror(n->loc, "'%s' is a model; only layers can be used inside a model", name);
+				return none;
+			}
+			return makespec(c, def, n);
+		}
+		near = closestname(name, NULL);
+		serror(n->lhs->loc, "unknown function or layer '%s'%s%s%s", name,
+		       near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+		return none;
+	}
+	f = eval(c, n->lhs);
+value:
+	if (f.kind == CNone)
+		return none;
+	if (f.kind == CInst) {
+		if (!c->intensor) {
+			serror(n->loc, "layers can only be called inside fn forward or a model body");
+			return none;
+		}
+		return callinst(c, f.inst, n);
+	}
+	serror(n->lhs->loc, "a %s is not callable", kindname(&f));
+	return none;
+}
+
+CVal
+eval(Ctx *c, Node *n)
+{
+	CVal v;
+	const char *near;
+	int i;
+
+	switch (n->kind) {
+	case ND_INT:
+		return mkint(n->ival);
+	case ND_FLOAT:
+		return mkfloat(n->fval);
+	case ND_BOOL:
+		return mkbool(n->ival != 0);
+	case ND_STR:
+		return (CVal){.kind = CStr, .s = n->str};
+	case ND_NAME:
+		if (binding(c, n->name, &v))
+			return v;
+		if (lookupdef(n->name)) {
+			serror(n->loc, "layer '%s' must be called with its arguments", n->name);
+			return none;
+		}
+		if (isbuiltin(n->name)) {
+			serror(n->loc, "primitive '%s' must be called", n->name);
+			return none;
+		}
+		near = closestname(n->name, NULL);
+		if (strcmp(n->name, "True") == 0 || strcmp(n->name, "False") == 0)
+			near = n->name[0] == 'T' ? "true" : "false";
+		serror(n->loc, "unknown name '%s'%s%s%s", n->name,
+		       near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+		return none;
+	case ND_LIST:
+		v = (CVal){.kind = CList, .n = n->args.n};
+		v.elems = arena_alloc(S.arena, (n->args.n + 1) * sizeof(CVal));
+		for (i = 0; i < n->args.n; i++)
+			if ((v.elems[i] = eval(c, n->args.v[i])).kind == CNone)
+				return none;
+		return v;
+	case ND_BINARY:
+		return evalbinary(c, n);
+	case ND_UNARY:
+		return evalunary(c, n);
+	case ND_MEMBER:
+		return evalmember(c, n);
+	case ND_INDEX:
+		return evalindex(c, n);
+	case ND_CALL:
+		return evalcall(c, n);
+	case ND_KWARG:
+		serror(n->loc, "keyword argument outside a call");
+		return none;
+	default:
+		serror(n->loc, "expected an expression");
+		return none;
+	}
+}
+
+/* statements ---------------------------------------------------------------- */
+
+static const char *
+declname(Ctx *c, Node *n, CVal *idx)
+{
+	char buf[512];
+
+	if (!n->index)
+		return n->name;
+	*idx = eval(c, n->index);
+	if (idx->kind != CInt || idx->i < 0 || idx->i > 100000) {
+		if (idx->kind != CNone)
+			serror(n->index->loc, "a layer or param index must be a non-negative int");
+		return NULL;
+	}
+	snprintf(buf, sizeof buf, "%s.%lld", n->name, (long long)idx->i);
+	return arena_strdup(S.arena, buf);
+}
+
+/* A declaration may not reuse the name of another declaration. */
+static bool
+checkdup(Ctx *c, Node *n)
+{
+	Binding *b = findlocal(c->sc, n->name);
+
+	if (b && b->how == BDecl && !(n->index && b->v.kind == CArr)) {
+		serror(n->loc, "duplicate definition of '%s'", n->name);
+		noteat(b->loc, "previous definition is here");
+		return false;
+	}
+	return true;
+}
+
+static void
+layerdecl(Ctx *c, Node *n)
+{
+	CVal spec, idx = none;
+	const char *name;
+	char path[512];
+	Inst *in;
+	Binding *b;
+	InstArr *arr;
+
+	if (!c->inlayerbody) {
+		serror(n->loc, "layers are declared in a layer or model body, not inside fn");
+		return;
+	}
+	if (!checkdup(c, n) || !(name = declname(c, n, &idx)))
+		return;
+	if (n->init->kind != ND_CALL || n->init->lhs->kind != ND_NAME || !lookupdef(n->init->lhs->name) ||
+	    lookupdef(n->init->lhs->name)->kind != ND_LAYER) {
+		/* layer x = y, where y is a layer argument: alias it */
+		spec = eval(c, n->init);
+		if (spec.kind == CNone)
+			return;
+		if (spec.kind != CInst && spec.kind != CSpec) {
+			serror(n->init->loc, "expected a layer constructor such as Linear(16, 7), got a %s", kindname(&spec));
+			return;
+		}
+	} else
+		spec = evalcall(c, n->init);
+	if (spec.kind == CNone)
+		return;
+	snprintf(path, sizeof path, "%s%s", c->prefix, name);
+	if (spec.kind == CInst)
+		in = spec.inst;
+	else if (!(in = instantiate(c, spec.spec, arena_strdup(S.arena, path), n->loc)))
+		return;
+	if (!n->index) {
+		bind(c->sc, n->name, (CVal){.kind = CInst, .inst = in}, BDecl, n->loc);
+		return;
+	}
+	b = findlocal(c->sc, n->name);
+	if (b && b->v.kind == CArr)
+		arr = b->v.arr;
+	else {
+		arr = arena_alloc(S.arena, sizeof *arr);
+		bind(c->sc, n->name, (CVal){.kind = CArr, .arr = arr}, BDecl, n->loc);
+	}
+	if (idx.i >= arr->n) {
+		Inst **v = arena_alloc(S.arena, (idx.i + 1) * sizeof(Inst *));
+		memcpy(v, arr->v, arr->n * sizeof(Inst *));
+		arr->v = v;
+		arr->n = idx.i + 1;
+	}
+	if (arr->v[idx.i]) {
+		serror(n->loc, "duplicate definition of '%s[%lld]'", n->name, (long long)idx.i);
+		return;
+	}
+	arr->v[idx.i] = in;
+}
+
+static void
+paramdecl(Ctx *c, Node *n)
+{
+	CVal idx = none, init;
+	const char *name;
+	char path[512];
+	Node *ty = n->type;
+	Dim d[MaxRank];
+	Type t;
+	Attr at[2];
+	int k, na = 1;
+	CVal v;
+
+	if (!c->inlayerbody) {
+		serror(n->loc, "params are declared in a layer or model body, not inside fn");
+		return;
+	}
+	if (!checkdup(c, n) || !(name = declname(c, n, &idx)))
+		return;
+	if (ty->kind != ND_TTENSOR) {
+		serror(ty->loc, "a param must have a tensor type such as f32[16, 7]");
+		return;
+	}
+	if (ty->args.n > MaxRank) {
+		serror(ty->loc, "rank %d exceeds the maximum of %d", ty->args.n, MaxRank);
+		return;
+	}
+	for (k = 0; k < ty->args.n; k++) {
+		v = eval(c, ty->args.v[k]);
+		if (!todim(c, v, ty->args.v[k]->loc, &d[k]))
+			return;
+		if (!dimisconst(d[k])) {
+			serror(ty->args.v[k]->loc, "a param's shape must be constant; it cannot depend on the graph");
+			return;
+		}
+	}
+	t = tensortype((int)ty->ival, ty->args.n, d);
+	snprintf(path, sizeof path, "%s%s", c->prefix, name);
+	at[0] = mkattrstr(S.mod->arena, "name", path);
+	if (n->init) {
+		init = eval(c, n->init);
+		if (init.kind == CNone)
+			return;
+		if (!isnum(&init) && init.kind != CBool) {
+			serror(n->init->loc, "a param's initial value must be a number, got a %s", kindname(&init));
+			return;
+		}
+		at[na++] = mkattrfloat(S.mod->arena, "init", init.kind == CBool ? (double)init.i : numval(&init));
+	}
+	v = emitop(c, Oparam, NULL, 0, at, na, &t, n->loc);
+	if (v.kind == CNone)
+		return;
+	S.fn->val[v.ref].name = arena_strdup(S.mod->arena, path);
+	if (n->index) {
+		/* params arrays are lists indexed by the same ints */
+		Binding *b = findlocal(c->sc, n->name);
+		CVal l;
+		if (!b || b->v.kind != CList) {
+			l = (CVal){.kind = CList};
+			bind(c->sc, n->name, l, BDecl, n->loc);
+			b = findlocal(c->sc, n->name);
+		}
+		if (idx.i >= b->v.n) {
+			CVal *e = arena_alloc(S.arena, (idx.i + 1) * sizeof(CVal));
+			memcpy(e, b->v.elems, b->v.n * sizeof(CVal));
+			b->v.elems = e;
+			b->v.n = idx.i + 1;
+		}
+		b->v.elems[idx.i] = v;
+		return;
+	}
+	bind(c->sc, n->name, v, BDecl, n->loc);
+}
+
+static void
+assign(Ctx *c, Node *n)
+{
+	CVal v = eval(c, n->init);
+	char buf[512];
+	Binding *b;
+
+	if (c->sc && (b = findlocal(c->sc, n->name)) && b->how == BDecl && c->inlayerbody) {
+		serror(n->loc, "cannot assign to '%s': it names a layer or param", n->name);
+		noteat(b->loc, "declared here");
+		return;
+	}
+	if ((v.kind == CTensor || v.kind == CGraph) && !S.fn->val[v.ref].name) {
+		snprintf(buf, sizeof buf, "%s%s", c->prefix ? c->prefix : "", n->name);
+		S.fn->val[v.ref].name = arena_strdup(S.mod->arena, buf);
+	}
+	bind(c->sc, n->name, v, BLocal, n->loc);
+}
+
+static void
+execstmt(Ctx *c, Node *n, CVal *ret, int *nret, bool *returned)
+{
+	CVal v;
+	int i;
+
+	switch (n->kind) {
+	case ND_LAYERDECL:
+		layerdecl(c, n);
+		break;
+	case ND_PARAMDECL:
+		paramdecl(c, n);
+		break;
+	case ND_FN:
+		if (!c->inlayerbody || !c->self || c->intensor) {
+			serror(n->loc, "fn is only allowed in a layer body");
+			break;
+		}
+		if (strcmp(n->name, "forward") != 0) {
+			serror(n->loc, "only 'fn forward' is supported, not 'fn %s'", n->name);
+			break;
+		}
+		if (c->self->forward) {
+			serror(n->loc, "duplicate definition of 'forward'");
+			noteat(c->self->forward->loc, "previous definition is here");
+			break;
+		}
+		c->self->forward = n;
+		break;
+	case ND_ASSIGN:
+		assign(c, n);
+		break;
+	case ND_RETURN:
+		if (!c->intensor) {
+			serror(n->loc, "return outside fn forward or a model");
+			break;
+		}
+		if (n->args.n > 8) {
+			serror(n->loc, "at most 8 return values");
+			break;
+		}
+		for (i = 0; i < n->args.n; i++)
+			ret[i] = eval(c, n->args.v[i]);
+		*nret = n->args.n;
+		*returned = true;
+		break;
+	case ND_IF:
+		v = eval(c, n->cond);
+		if (v.kind == CNone)
+			break;
+		if (v.kind != CBool) {
+			serror(n->cond->loc, "an if condition must be a compile-time bool, got a %s", kindname(&v));
+			break;
+		}
+		if (v.i)
+			execbody(c, &n->body, ret, nret, returned);
+		else
+			execbody(c, &n->els, ret, nret, returned);
+		break;
+	case ND_FOR:
+		v = eval(c, n->init);
+		if (v.kind == CNone)
+			break;
+		if (v.kind != CList) {
+			serror(n->init->loc, "a for loop runs over a compile-time list or range(), not a %s", kindname(&v));
+			break;
+		}
+		if (v.n > MaxUnroll) {
+			serror(n->init->loc, "loop of %d iterations is too long to unroll (limit %d)", v.n, MaxUnroll);
+			break;
+		}
+		for (i = 0; i < v.n && !*returned; i++) {
+			bind(c->sc, n->name, v.elems[i], BLocal, n->loc);
+			execbody(c, &n->body, ret, nret, returned);
+		}
+		break;
+	case ND_EXPRSTMT:
+		eval(c, n->init);
+		break;
+	default:
+		serror(n->loc, "unexpected statement");
+	}
+}
+
+static void
+execbody(Ctx *c, NodeList *body, CVal *ret, int *nret, bool *returned)
+{
+	int i;
+
+	for (i = 0; i < body->n && !*returned; i++)
+		execstmt(c, body->v[i], ret, nret, returned);
+}
+
+/* models -------------------------------------------------------------------- */
+
+/* A dim in a model signature: a bare unknown name becomes a symbol. */
+static bool
+sigdim(Ctx *c, Node *dn, const char *dflt, Dim *d)
+{
+	CVal v;
+	const char *name = dn ? (dn->kind == ND_NAME ? dn->name : NULL) : dflt;
+
+	if (name && !binding(c, name, &v) && !lookupdef(name)) {
+		*d = dimsym(S.mod, symadd(S.mod, name, false));
+		bind(c->sc, name, mkdim(*d), BArg, dn ? dn->loc : (Loc){0});
+		return true;
+	}
+	if (!dn)
+		return binding(c, name, &v) && todim(c, v, (Loc){0}, d);
+	v = eval(c, dn);
+	return todim(c, v, dn->loc, d);
+}
+
+static bool
+sigtype(Ctx *c, Node *ty, Type *t)
+{
+	static const char *const gdefault[] = {"N", "E", "B"};
+	Dim d[MaxRank];
+	int k, nd;
+
+	if (ty->kind == ND_TSCALAR) {
+		serror(ty->loc, "model inputs and outputs are tensors or graphs");
+		return false;
+	}
+	nd = ty->kind == ND_TGRAPH ? (ty->args.n ? ty->args.n : 2) : ty->args.n;
+	if (nd > MaxRank) {
+		serror(ty->loc, "rank %d exceeds the maximum of %d", nd, MaxRank);
+		return false;
+	}
+	for (k = 0; k < nd; k++)
+		if (!sigdim(c, k < ty->args.n ? ty->args.v[k] : NULL, gdefault[k], &d[k]))
+			return false;
+	if (ty->kind == ND_TGRAPH)
+		*t = nd == 3 ? batchgraphtype(d[0], d[1], d[2]) : graphtype(d[0], d[1]);
+	else
+		*t = tensortype((int)ty->ival, nd, d);
+	return true;
+}
+
+void
+lowermodel(Node *model)
+{
+	Scope sc = {0};
+	Inst self = {.def = model, .path = "", .loc = model->loc};
+	Ctx c = {.sc = &sc, .prefix = "", .self = &self, .intensor = true, .inlayerbody = true};
+	CVal ret[8];
+	Type want[8], t;
+	int i, nret = 0, nerr = diag_nerrors();
+	bool returned = false;
+	char a[256], b[256];
+	Node *p;
+
+	S.fn = newfn(S.mod, model->name, model->loc);
+	S.nframe = 0;
+	S.depth = 0;
+	for (i = 0; i < model->params.n; i++) {
+		p = model->params.v[i];
+		if (!p->type) {
+			serror(p->loc, "model input '%s' needs a type", p->name);
+			return;
+		}
+		if (!sigtype(&c, p->type, &t))
+			return;
+		if (findlocal(&sc, p->name)) {
+			serror(p->loc, "duplicate definition of '%s'", p->name);
+			return;
+		}
+		bind(&sc, p->name, tensorval(addarg(S.fn, p->name, t)), BArg, p->loc);
+	}
+	if (model->rets.n > 8) {
+		serror(model->loc, "at most 8 outputs");
+		return;
+	}
+	for (i = 0; i < model->rets.n; i++)
+		if (!sigtype(&c, model->rets.v[i], &want[i]))
+			return;
+	self.scope = sc;
+	c.sc = &self.scope;
+	execbody(&c, &model->body, ret, &nret, &returned);
+	if (diag_nerrors() > nerr)
+		return;
+	if (!returned) {
+		serror(model->loc, "model %s ends without a return", model->name);
+		return;
+	}
+	if (nret != model->rets.n) {
+		serror(model->loc, "model %s returns %d value%s, declared %d", model->name, nret, nret == 1 ? "" : "s", model->rets.n);
+		return;
+	}
+	for (i = 0; i < nret; i++) {
+		if (ret[i].kind != CTensor && ret[i].kind != CGraph) {
+			serror(model->rets.v[i]->loc, "model %s must return a tensor, not a %s", model->name, kindname(&ret[i]));
+			return;
+		}
+		if (!typeeq(vtype(ret[i]), want[i])) {
+			tystr(a, sizeof a, want[i]);
+			tystr(b, sizeof b, vtype(ret[i]));
+			serror(model->rets.v[i]->loc, "return type mismatch: model %s declares %s, returns %s", model->name, a, b);
+			return;
+		}
+		addret(S.fn, ret[i].ref);
+	}
+}

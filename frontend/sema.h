@@ -1,0 +1,139 @@
+/*
+ * Internal interface of semantic analysis, shared by load.c (files,
+ * imports, the definition table), sema.c (statements, expressions, layer
+ * instantiation) and builtins.c (the primitives).
+ *
+ * Sema is a partial evaluator.  Everything that is not a tensor or a
+ * graph (ints, floats, bools, strings, lists, dims, layers) is a
+ * compile-time value (CVal) computed while the compiler walks the model;
+ * tensor expressions become IR instructions in the model's function.
+ * Layers are instantiated by evaluating their bodies with the constructor
+ * arguments bound, and their forwards are inlined at each call.
+ */
+#ifndef GNNCC_SEMA_H
+#define GNNCC_SEMA_H
+
+#include "ast.h"
+#include "frontend.h"
+
+typedef struct CVal CVal;
+typedef struct Scope Scope;
+typedef struct Inst Inst;
+
+enum CKind {
+	CNone,      /* poison: an error was already reported */
+	CInt, CFloat, CBool, CStr,
+	CList,      /* elems[0..n) */
+	CDimv,      /* a size: symbolic (N, E + N) or a constant */
+	CSpec,      /* a layer constructor applied to arguments, not yet built */
+	CInst,      /* a layer instance */
+	CArr,       /* layer array: layer lins[i] = ... */
+	CTensor,    /* an IR value */
+	CGraph,     /* an IR value of graph type */
+};
+
+typedef struct Spec {
+	Node *def;                  /* ND_LAYER */
+	Node *call;                 /* ND_CALL, for locations and arg names */
+	CVal *args;                 /* evaluated positional then keyword */
+	const char **kw;            /* NULL for a positional argument */
+	int nargs;
+} Spec;
+
+typedef struct InstArr {
+	Inst **v;
+	int n;
+} InstArr;
+
+struct CVal {
+	int kind;
+	int64_t i;                  /* CInt, CBool */
+	double f;                   /* CFloat */
+	const char *s;              /* CStr */
+	CVal *elems;                /* CList */
+	int n;
+	Dim dim;                    /* CDimv */
+	Ref ref;                    /* CTensor, CGraph */
+	Spec *spec;
+	Inst *inst;
+	InstArr *arr;
+};
+
+typedef struct Binding {
+	const char *name;
+	CVal v;
+	int how;                    /* BArg, BDecl, BLocal */
+	Loc loc;
+	struct Binding *next;
+} Binding;
+enum { BArg, BDecl, BLocal };
+
+struct Scope {
+	Binding *head;
+	Scope *parent;
+};
+
+struct Inst {
+	Node *def;                  /* ND_LAYER */
+	const char *path;           /* "conv1.lin": prefix of its param names */
+	Scope scope;                /* constructor args and declarations */
+	Node *forward;              /* ND_FN, or NULL */
+	Loc loc;                    /* where it was declared */
+};
+
+/* evaluation context: where names resolve and what values are called */
+typedef struct Ctx {
+	Scope *sc;
+	const char *prefix;         /* "conv1." inside conv1, "" in a model */
+	Inst *self;                 /* the instance whose body or forward runs */
+	bool intensor;              /* tensor code allowed (fn or model body) */
+	bool inlayerbody;           /* declarations allowed */
+} Ctx;
+
+/* global state of one compilation */
+typedef struct Sema {
+	Arena *arena;
+	Mod *mod;
+	Fn *fn;                     /* the model being lowered */
+	const FrontOpts *opts;
+	int depth;                  /* instantiation and call depth */
+	struct {                    /* for notes after an error */
+		const char *what;
+		Loc loc;
+	} frame[64];
+	int nframe;
+} Sema;
+
+extern Sema S;
+
+/* load.c */
+Node *lookupdef(const char *name);             /* ND_LAYER or ND_MODEL */
+const char *closestname(const char *name, const char *const *extra);
+
+/* sema.c */
+void serror(Loc l, const char *fmt, ...);      /* errorat + instantiation notes */
+CVal eval(Ctx *c, Node *n);
+bool binding(Ctx *c, const char *name, CVal *v);
+void bind(Scope *sc, const char *name, CVal v, int how, Loc l);
+const char *kindname(const CVal *v);
+bool todim(Ctx *c, CVal v, Loc l, Dim *d);
+CVal tensorval(Ref r);
+Type vtype(CVal v);
+void lowermodel(Node *model);
+void tystr(char *buf, size_t n, Type t);
+
+/* builtins.c */
+bool isbuiltin(const char *name);
+CVal callbuiltin(Ctx *c, Node *call, const char *name);
+const char *builtinname(int i);
+/* Bind call arguments to formal names.  names: formal names, nreq: how
+ * many are required; out/given sized nf.  Reports errors (too many,
+ * unknown keyword, duplicates, missing) naming what; false on error. */
+bool bindargs(Ctx *c, Node *call, const char *what, const char *const *names,
+              int nf, int nreq, CVal *out, bool *given);
+/* tensor from a compile-time number, with the dtype of its partner */
+Ref scalarconst(Ctx *c, CVal v, int dtype, Loc l);
+CVal emitop(Ctx *c, int op, const Ref *arg, int narg, const Attr *attr, int nattr,
+            const Type *decl, Loc l);
+
+#endif

@@ -1,0 +1,327 @@
+/*
+ * gnncc's IR: typed SSA over whole tensors.
+ *
+ * A module (Mod) owns one arena, the symbol table (N, E, user dims) and
+ * the table of interned symbolic dimension expressions.  A function (Fn)
+ * is one straight-line block of instructions; every instruction defines
+ * at most one value, every value is defined once.  Values are indices
+ * into fn->val (Ref), not pointers, so passes may grow tables freely.
+ *
+ * Dimensions are polynomials over symbols with integer coefficients,
+ * interned per module so that equal expressions compare equal as ints.
+ * Types are small structs passed by value.
+ *
+ * Everything that the IR knows about an op (arity, typing, attributes)
+ * lives in ops.h and typecheck.c, so the frontend, the IR parser and the
+ * verifier share one definition of what is well typed.
+ *
+ * The header is divided by source file, like QBE's all.h.
+ */
+#ifndef GNNCC_IR_H
+#define GNNCC_IR_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct Arena Arena;
+typedef struct Mod Mod;
+typedef struct Fn Fn;
+
+/* diag.c ---------------------------------------------------------------- */
+
+typedef struct Loc {
+	const char *file;   /* NULL: no location */
+	int line, col;      /* 1-based; col counts bytes */
+} Loc;
+
+/* Source text is registered so that diagnostics can print the line. */
+void diag_addsource(const char *file, const char *text, size_t len);
+void diag_setcaret(bool on);            /* default on; -fno-caret turns off */
+void diag_setmaxerrors(int n);          /* stop after n errors; default 20 */
+/* User errors: print "file:line:col: error: msg", the line, a caret.
+ * errorat counts and returns, so a stage can report several errors. */
+void errorat(Loc l, const char *fmt, ...);
+void verrorat(Loc l, const char *fmt, va_list ap);
+void noteat(Loc l, const char *fmt, ...);
+void warnat(Loc l, const char *fmt, ...);
+int diag_nerrors(void);
+void diag_reset(void);
+/* Internal bugs: abort loudly with the compiler's own source position. */
+_Noreturn void die_(const char *file, int line, const char *fmt, ...);
+#define die(...) die_(__FILE__, __LINE__, __VA_ARGS__)
+void *emalloc(size_t n);               /* dies on exhaustion */
+void *erealloc(void *p, size_t n);
+char *estrdup(const char *s);
+
+/* arena.c --------------------------------------------------------------- */
+
+Arena *arena_new(void);
+void *arena_alloc(Arena *a, size_t n);   /* zeroed, 16-byte aligned */
+char *arena_strdup(Arena *a, const char *s);
+char *arena_strndup(Arena *a, const char *s, size_t n);
+void arena_free(Arena *a);
+
+/* dtype ------------------------------------------------------------------ */
+
+enum DType {
+	DNone,
+	DF32, DF64, DF16, DBF16,
+	DI32, DI64,
+	DBool,
+	NDType
+};
+const char *dtypename(int dt);          /* "f32", ... */
+int dtypefromname(const char *s);       /* DNone if unknown */
+size_t dtypesize(int dt);
+bool dtypeisfloat(int dt);
+bool dtypeisint(int dt);
+
+/* dim.c ----------------------------------------------------------------- */
+
+/*
+ * A Dim >= 0 is that constant extent.  A Dim < 0 is a symbolic
+ * expression: ~d indexes mod->dexp.  Interning makes equal polynomials
+ * equal ints, so dims compare with ==.
+ */
+typedef int32_t Dim;
+#define DIMMAX INT32_MAX
+enum { MaxRank = 6, MaxDeg = 4 };
+
+typedef struct Term {
+	int64_t coef;               /* never 0 */
+	uint8_t deg;                /* 0: the constant term */
+	uint16_t sym[MaxDeg];       /* ascending symbol indices */
+} Term;
+
+typedef struct DExp {           /* canonical: terms sorted, merged */
+	int nterm;
+	Term *term;
+} DExp;
+
+typedef struct Sym {
+	const char *name;
+	bool derived;     /* size set by a data-dependent graph op at bind */
+} Sym;
+
+int symlookup(Mod *m, const char *name);    /* -1 if absent */
+int symadd(Mod *m, const char *name, bool derived); /* existing index if present */
+int symfresh(Mod *m, const char *base);     /* new derived symbol: base1, base2.. */
+Dim dimconst(int64_t v);                    /* v must be in [0, DIMMAX] */
+Dim dimsym(Mod *m, int sym);
+/* Arithmetic; returns false through *ok (if not NULL) on overflow or a
+ * negative constant result, and then the returned Dim is 0. */
+Dim dimadd(Mod *m, Dim a, Dim b, bool *ok);
+Dim dimsub(Mod *m, Dim a, Dim b, bool *ok);
+Dim dimmul(Mod *m, Dim a, Dim b, bool *ok);
+/* a / b when every coefficient of a divides evenly by constant b */
+bool dimdivconst(Mod *m, Dim a, int64_t b, Dim *q);
+bool dimisconst(Dim d);
+int64_t dimconstval(Dim d);
+/* Value of d under symval[sym] (-1 = unbound); -1 if any symbol unbound. */
+int64_t dimeval(const Mod *m, Dim d, const int64_t *symval);
+/* If d is exactly one symbol with coefficient 1, its index; else -1. */
+int dimassym(const Mod *m, Dim d);
+/* Text: "N", "E + N", "2*N + 1", "N*M".  Returns chars written
+ * (snprintf-style, may exceed n). */
+int snprintdim(char *buf, size_t n, const Mod *m, Dim d);
+void fprintdim(FILE *f, const Mod *m, Dim d);
+/* Make dimeval(d) == v by binding the one unbound symbol of d, if d is
+ * linear in it (coefficient c: sym = (v - rest) / c).  Returns false if
+ * d is already bound to another value, has several unbound symbols, or
+ * has no non-negative integral solution. */
+bool dimbind(const Mod *m, Dim d, int64_t v, int64_t *symval);
+/* Product of dims (element count); ok as dimmul. */
+Dim dimprod(Mod *m, const Dim *d, int n, bool *ok);
+
+/* type.c ---------------------------------------------------------------- */
+
+enum TKind { TTensor, TGraph };
+
+/*
+ * Tensor: dtype, rank, dim[0..rank).  Graph: dtype DNone, rank 2 or 3,
+ * dim[0] nodes, dim[1] edges, dim[2] graphs in a batch (rank 3 only).
+ */
+typedef struct Type {
+	uint8_t kind, dtype, rank;
+	Dim dim[MaxRank];
+} Type;
+
+Type tensortype(int dtype, int rank, const Dim *dim);
+Type graphtype(Dim nodes, Dim edges);
+Type batchgraphtype(Dim nodes, Dim edges, Dim graphs);
+bool typeeq(Type a, Type b);
+int snprinttype(char *buf, size_t n, const Mod *m, Type t); /* "f32[N, 16]", "graph[N, E]" */
+void fprinttype(FILE *f, const Mod *m, Type t);
+
+/* ir.c: module, functions, builder -------------------------------------- */
+
+typedef int32_t Ref;            /* index into fn->val; RNone = no value */
+#define RNone (-1)
+
+enum AttrKind { AInt, AFloat, ABool, AStr, ADim, AInts, ADims };
+
+typedef struct Attr {
+	const char *key;            /* arena string */
+	uint8_t kind;
+	int n;                      /* element count for AInts / ADims */
+	union {
+		int64_t i;          /* AInt, ABool */
+		double f;           /* AFloat */
+		const char *s;      /* AStr */
+		Dim d;              /* ADim */
+		int64_t *is;        /* AInts */
+		Dim *ds;            /* ADims */
+	} u;
+} Attr;
+
+enum Op {
+	Oxxx,
+#define O(name, mn, mx, fl) O##name,
+#include "ops.h"
+#undef O
+	NOp
+};
+
+enum OpFlag {
+	Fpure    = 1 << 0,
+	Fleaf    = 1 << 1,  /* no operands; result type declared */
+	Fgraph   = 1 << 2,  /* reads only graph operands */
+	Fdyn     = 1 << 3,  /* result size is data-dependent (fresh symbol) */
+	Fmsg     = 1 << 4,  /* message passing: gathers or scatters along edges */
+	Fscatter = 1 << 5,  /* scatter_* reductions into {n} rows */
+	Felem    = 1 << 6,  /* elementwise */
+	Fbin     = 1 << 7,  /* binary elementwise with broadcasting */
+	Freduce  = 1 << 8,  /* reduction over {dim} */
+	Fnorm    = 1 << 9,  /* normalization over {dim}, shape kept */
+	Fshape   = 1 << 10, /* data movement only */
+};
+
+typedef struct OpInfo {
+	const char *name;
+	int minargs, maxargs;       /* maxargs -1: variadic */
+	unsigned flags;
+} OpInfo;
+extern const OpInfo opinfo[NOp];
+int opfromname(const char *s);  /* Oxxx if unknown */
+
+typedef struct Ins {
+	uint16_t op;
+	Ref to;                     /* RNone never happens today: all ops define */
+	int narg;
+	Ref *arg;
+	int nattr;
+	Attr *attr;
+	Loc loc;
+} Ins;
+
+typedef struct Val {
+	const char *name;           /* hint for printing: "h", "conv1.x"; may be NULL */
+	Type type;
+	int def;                    /* index into fn->ins; -1 for a function argument */
+	int nuse;                   /* filled by filluse() */
+} Val;
+
+struct Fn {
+	Mod *mod;
+	const char *name;
+	Loc loc;
+	Ref *arg; int narg;         /* inputs: graphs and tensors */
+	Ref *ret; int nret;
+	Ins *ins; int nins, insc;
+	Val *val; int nval, valc;
+	Fn *link;
+};
+
+struct Mod {
+	Arena *arena;
+	Sym *sym; int nsym, symc;
+	DExp *dexp; int ndexp, dexpc;
+	Fn *fn, **fnlast;           /* functions in order */
+};
+
+Mod *newmod(void);
+void freemod(Mod *m);
+Fn *newfn(Mod *m, const char *name, Loc loc);
+Ref newval(Fn *fn, const char *name, Type t);              /* no def yet */
+Ref addarg(Fn *fn, const char *name, Type t);              /* function input */
+void addret(Fn *fn, Ref r);
+/* Append an instruction defining a new value of type t.  Attributes and
+ * args are copied into the arena.  No checking: see buildop(). */
+Ref emit(Fn *fn, int op, Type t, const Ref *arg, int narg,
+         const Attr *attr, int nattr, const char *name, Loc loc);
+/*
+ * Checked build: computes the result type with typecheckop(), reports a
+ * user error at loc and returns RNone if ill-typed.  decl is the declared
+ * type for Fleaf/Fdyn/cast ops, NULL otherwise.
+ */
+Ref buildop(Fn *fn, int op, const Ref *arg, int narg,
+            const Attr *attr, int nattr, const Type *decl,
+            const char *name, Loc loc);
+Type valtype(const Fn *fn, Ref r);
+/* Attribute helpers: lookup by key; NULL if absent. */
+const Attr *findattr(const Ins *i, const char *key);
+int64_t attrint(const Ins *i, const char *key, int64_t dflt);
+double attrfloat(const Ins *i, const char *key, double dflt);
+const char *attrstr(const Ins *i, const char *key);
+const Attr *attrfind(const Attr *a, int n, const char *key);
+bool attrgetdim(const Attr *a, Dim *d);              /* a may be NULL */
+int attrgetdims(const Attr *a, Dim *d, int max);     /* count or -1 */
+/* A dim attribute may be stored as ADim or, when constant, as AInt (the
+ * IR parser cannot tell them apart); these accept both. */
+bool attrdim(const Ins *i, const char *key, Dim *d);
+int attrdims(const Ins *i, const char *key, Dim *d, int max); /* count or -1 */
+Attr mkattrint(Arena *a, const char *key, int64_t v);
+Attr mkattrbool(Arena *a, const char *key, bool v);
+Attr mkattrfloat(Arena *a, const char *key, double v);
+Attr mkattrstr(Arena *a, const char *key, const char *s);
+Attr mkattrdim(Arena *a, const char *key, Dim d);
+Attr mkattrints(Arena *a, const char *key, const int64_t *v, int n);
+Attr mkattrdims(Arena *a, const char *key, const Dim *v, int n);
+void filluse(Fn *fn);          /* recompute val[].nuse and val[].def */
+
+/* typecheck.c ----------------------------------------------------------- */
+
+/*
+ * Result type of op applied to operands of types at[0..n) with attributes.
+ * decl: declared result type for ops that need one (leaves, Fdyn, cast),
+ * else NULL.  On error returns false and writes a one-line message
+ * (without location) to err.  Shared by the frontend, the IR parser and
+ * the verifier, so all three agree on what is well typed.
+ */
+bool typecheckop(Mod *m, int op, const Type *at, int n,
+                 const Attr *attr, int nattr, const Type *decl,
+                 Type *out, char *err, size_t errlen);
+/* NumPy broadcast of two shapes; false if incompatible. */
+bool broadcast(const Type *a, const Type *b, Type *out);
+
+/* print.c --------------------------------------------------------------- */
+
+void printmod(FILE *f, Mod *m);
+void printfn(FILE *f, Fn *fn);
+/* The names printfn gives fn's values, without the '%': the hint, else
+ * hint.1, hint.2, ..., or the next free number; unique within fn.  An
+ * array of fn->nval strings and a NULL; free with freevalnames(). */
+char **valnames(Fn *fn);
+void freevalnames(char **name);
+/* A float as the IR prints it: the shortest form that reads back as the
+ * same double, always with '.', 'e', inf or nan.  snprintf-style. */
+int snprintfloat(char *buf, size_t n, double v);
+
+/* parse.c --------------------------------------------------------------- */
+
+/* Parse IR text; errors go through errorat with file/line/col of the
+ * text.  Returns NULL if any error was reported. */
+Mod *parseir(const char *file, const char *text, size_t len);
+
+/* verify.c -------------------------------------------------------------- */
+
+/* Checks SSA form, operand counts, attributes and types (through
+ * typecheckop).  On failure prints "after pass 'P': msg" to stderr for
+ * each problem and returns false. */
+bool verifyfn(Fn *fn, const char *after);
+bool verifymod(Mod *m, const char *after);
+
+#endif

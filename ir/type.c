@@ -1,0 +1,128 @@
+/*
+ * Dtypes and value types.  Types are small structs passed by value; two
+ * types are equal when every field is, which interning of dims makes an
+ * integer comparison.
+ */
+#include <string.h>
+
+#include "ir.h"
+
+static const struct {
+	const char *name;
+	size_t size;
+} dtypes[NDType] = {
+	[DNone] = {"none", 0},
+	[DF32] = {"f32", 4},
+	[DF64] = {"f64", 8},
+	[DF16] = {"f16", 2},
+	[DBF16] = {"bf16", 2},
+	[DI32] = {"i32", 4},
+	[DI64] = {"i64", 8},
+	[DBool] = {"bool", 1},
+};
+
+const char *
+dtypename(int dt)
+{
+	if (dt < 0 || dt >= NDType)
+		die("bad dtype %d", dt);
+	return dtypes[dt].name;
+}
+
+int
+dtypefromname(const char *s)
+{
+	int i;
+
+	for (i = 1; i < NDType; i++)
+		if (strcmp(dtypes[i].name, s) == 0)
+			return i;
+	return DNone;
+}
+
+size_t
+dtypesize(int dt)
+{
+	return dtypes[dt].size;
+}
+
+bool
+dtypeisfloat(int dt)
+{
+	return dt == DF32 || dt == DF64 || dt == DF16 || dt == DBF16;
+}
+
+bool
+dtypeisint(int dt)
+{
+	return dt == DI32 || dt == DI64;
+}
+
+Type
+tensortype(int dtype, int rank, const Dim *dim)
+{
+	Type t = {.kind = TTensor, .dtype = dtype, .rank = rank};
+
+	if (rank < 0 || rank > MaxRank)
+		die("bad rank %d", rank);
+	if (rank)
+		memcpy(t.dim, dim, rank * sizeof(Dim));
+	return t;
+}
+
+Type
+graphtype(Dim nodes, Dim edges)
+{
+	return (Type){.kind = TGraph, .rank = 2, .dim = {nodes, edges}};
+}
+
+Type
+batchgraphtype(Dim nodes, Dim edges, Dim graphs)
+{
+	return (Type){.kind = TGraph, .rank = 3, .dim = {nodes, edges, graphs}};
+}
+
+bool
+typeeq(Type a, Type b)
+{
+	int i;
+
+	if (a.kind != b.kind || a.dtype != b.dtype || a.rank != b.rank)
+		return false;
+	for (i = 0; i < a.rank; i++)
+		if (a.dim[i] != b.dim[i])
+			return false;
+	return true;
+}
+
+int
+snprinttype(char *buf, size_t n, const Mod *m, Type t)
+{
+	size_t len;
+	int i;
+
+#define AT (buf ? buf + (len < n ? len : n) : NULL), (len < n ? n - len : 0)
+	len = snprintf(buf, n, "%s[", t.kind == TGraph ? "graph" : dtypename(t.dtype));
+	for (i = 0; i < t.rank; i++) {
+		if (i)
+			len += snprintf(AT, ", ");
+		len += snprintdim(AT, m, t.dim[i]);
+	}
+	len += snprintf(AT, "]");
+#undef AT
+	return (int)len;
+}
+
+void
+fprinttype(FILE *f, const Mod *m, Type t)
+{
+	int i;
+
+	fprintf(f, "%s[", t.kind == TGraph ? "graph" : dtypename(t.dtype));
+	for (i = 0; i < t.rank; i++) {
+		if (i)
+			fputs(", ", f);
+		fprintdim(f, m, t.dim[i]);
+	}
+	fputc(']', f);
+}

@@ -1,0 +1,574 @@
+/*
+ * Typing rules for every op: one function that the frontend (through
+ * buildop), the IR parser and the verifier all call, so there is a single
+ * definition of what is well typed.  Messages are user-facing: they name
+ * the operation and print the operand types in full, since a shape
+ * mismatch is the most common mistake in a model.
+ */
+#include <stdarg.h>
+#include <string.h>
+
+#include "ir.h"
+
+typedef struct Ctx {
+	Mod *m;
+	int op;
+	const Type *at;
+	int n;
+	const Attr *attr;
+	int nattr;
+	const Type *decl;
+	Type *out;
+	char *err;
+	size_t errlen;
+} Ctx;
+
+static bool
+fail(Ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->err, c->errlen, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+/* Up to 4 type strings live at once in one message. */
+static const char *
+ty(Ctx *c, Type t)
+{
+	static char buf[4][256];
+	static int k;
+
+	k = (k + 1) % 4;
+	snprinttype(buf[k], sizeof buf[k], c->m, t);
+	return buf[k];
+}
+
+static const char *
+dm(Ctx *c, Dim d)
+{
+	static char buf[4][128];
+	static int k;
+
+	k = (k + 1) % 4;
+	snprintdim(buf[k], sizeof buf[k], c->m, d);
+	return buf[k];
+}
+
+static const char *
+opname(int op)
+{
+	switch (op) {
+	case Oadd: return "'+'";
+	case Osub: return "'-'";
+	case Omul: return "'*'";
+	case Odiv: return "'/'";
+	case Opow: return "'**'";
+	case Omatmul: return "'@'";
+	default: return opinfo[op].name;
+	}
+}
+
+static bool
+istensor(Ctx *c, int k)
+{
+	if (c->at[k].kind != TTensor)
+		return fail(c, "%s: operand %d must be a tensor, not %s", opname(c->op), k + 1, ty(c, c->at[k]));
+	return true;
+}
+
+static bool
+isfloat(Ctx *c, int k)
+{
+	if (!istensor(c, k))
+		return false;
+	if (!dtypeisfloat(c->at[k].dtype))
+		return fail(c, "dtype mismatch: %s needs a floating-point tensor, got %s", opname(c->op), ty(c, c->at[k]));
+	return true;
+}
+
+static bool
+isgraphop(Ctx *c, int k)
+{
+	if (c->at[k].kind != TGraph)
+		return fail(c, "%s: operand %d must be a graph, not %s", opname(c->op), k + 1, ty(c, c->at[k]));
+	return true;
+}
+
+static bool
+isindex(Ctx *c, int k)
+{
+	if (!istensor(c, k))
+		return false;
+	if (!dtypeisint(c->at[k].dtype) || c->at[k].rank != 1)
+		return fail(c, "%s: index must be a 1-d integer tensor, got %s", opname(c->op), ty(c, c->at[k]));
+	return true;
+}
+
+static bool
+needdecl(Ctx *c, int kind)
+{
+	if (!c->decl || c->decl->kind != kind)
+		return fail(c, "%s: needs a declared %s result type", opname(c->op), kind == TGraph ? "graph" : "tensor");
+	return true;
+}
+
+static const Attr *
+attr(Ctx *c, const char *key)
+{
+	return attrfind(c->attr, c->nattr, key);
+}
+
+static bool
+intattr(Ctx *c, const char *key, bool required, int64_t *v)
+{
+	const Attr *a = attr(c, key);
+
+	if (!a) {
+		if (required)
+			return fail(c, "%s: missing attribute '%s'", opname(c->op), key);
+		return true;
+	}
+	if (a->kind != AInt && a->kind != ABool)
+		return fail(c, "%s: attribute '%s' must be an integer", opname(c->op), key);
+	*v = a->u.i;
+	return true;
+}
+
+static bool
+floatattr(Ctx *c, const char *key, bool required)
+{
+	const Attr *a = attr(c, key);
+
+	if (!a)
+		return required ? fail(c, "%s: missing attribute '%s'", opname(c->op), key) : true;
+	if (a->kind != AFloat && a->kind != AInt)
+		return fail(c, "%s: attribute '%s' must be a number", opname(c->op), key);
+	return true;
+}
+
+/* An attribute key unknown to the op is an error: it would be ignored. */
+static bool
+checkkeys(Ctx *c, const char *allowed)
+{
+	const char *p;
+	size_t n;
+	int i;
+
+	for (i = 0; i < c->nattr; i++) {
+		n = strlen(c->attr[i].key);
+		for (p = allowed; (p = strstr(p, c->attr[i].key)); p += n)
+			if ((p == allowed || p[-1] == ' ') && (p[n] == ' ' || p[n] == 0))
+				break;
+		if (!p)
+			return fail(c, "%s: unknown attribute '%s'", opname(c->op), c->attr[i].key);
+		if (attrfind(c->attr, i, c->attr[i].key))
+			return fail(c, "%s: attribute '%s' given twice", opname(c->op), c->attr[i].key);
+	}
+	return true;
+}
+
+static bool
+dimattr(Ctx *c, int64_t rank, int64_t *d)
+{
+	if (!intattr(c, "dim", true, d))
+		return false;
+	if (*d < 0 || *d >= rank)
+		return fail(c, "%s: dim %lld out of range for rank %lld", opname(c->op), (long long)*d, (long long)rank);
+	return true;
+}
+
+bool
+broadcast(const Type *a, const Type *b, Type *out)
+{
+	int i, r;
+	Dim x, y;
+
+	r = a->rank > b->rank ? a->rank : b->rank;
+	*out = (Type){.kind = TTensor, .dtype = a->dtype, .rank = r};
+	for (i = 1; i <= r; i++) {
+		x = i <= a->rank ? a->dim[a->rank - i] : 1;
+		y = i <= b->rank ? b->dim[b->rank - i] : 1;
+		if (x == y || y == 1)
+			out->dim[r - i] = x;
+		else if (x == 1)
+			out->dim[r - i] = y;
+		else
+			return false;
+	}
+	return true;
+}
+
+static bool
+binary(Ctx *c)
+{
+	if (!istensor(c, 0) || !istensor(c, 1))
+		return false;
+	if (c->at[0].dtype != c->at[1].dtype)
+		return fail(c, "dtype mismatch in %s: %s and %s", opname(c->op), ty(c, c->at[0]), ty(c, c->at[1]));
+	if (c->at[0].dtype == DBool)
+		return fail(c, "%s: arithmetic on bool tensors", opname(c->op));
+	if (!broadcast(&c->at[0], &c->at[1], c->out))
+		return fail(c, "shape mismatch in %s: %s and %s cannot be broadcast", opname(c->op), ty(c, c->at[0]), ty(c, c->at[1]));
+	return true;
+}
+
+static bool
+matmul(Ctx *c)
+{
+	Type a = c->at[0], b = c->at[1], ba, bb, bo;
+	Dim k1, k2;
+	bool va, vb;
+
+	if (!istensor(c, 0) || !istensor(c, 1))
+		return false;
+	if (a.dtype != b.dtype)
+		return fail(c, "dtype mismatch in '@': %s and %s", ty(c, a), ty(c, b));
+	if (a.dtype == DBool)
+		return fail(c, "'@': bool operands");
+	if (a.rank == 0 || b.rank == 0)
+		return fail(c, "'@' needs tensors of rank 1 or more, got %s and %s", ty(c, a), ty(c, b));
+	/* NumPy: a 1-d operand is a row (left) or column (right) vector */
+	va = a.rank == 1;
+	vb = b.rank == 1;
+	k1 = a.dim[a.rank - 1];
+	k2 = vb ? b.dim[0] : b.dim[b.rank - 2];
+	if (k1 != k2)
+		return fail(c, "shape mismatch in '@': %s @ %s (inner dimensions %s and %s differ)",
+		            ty(c, a), ty(c, b), dm(c, k1), dm(c, k2));
+	ba = (Type){.kind = TTensor, .rank = a.rank > 2 ? a.rank - 2 : 0};
+	bb = (Type){.kind = TTensor, .rank = b.rank > 2 ? b.rank - 2 : 0};
+	memcpy(ba.dim, a.dim, ba.rank * sizeof(Dim));
+	memcpy(bb.dim, b.dim, bb.rank * sizeof(Dim));
+	if (!broadcast(&ba, &bb, &bo))
+		return fail(c, "shape mismatch in '@': batch dimensions of %s and %s cannot be broadcast", ty(c, a), ty(c, b));
+	*c->out = bo;
+	c->out->dtype = a.dtype;
+	if (!va)
+		c->out->dim[c->out->rank++] = a.dim[a.rank - 2];
+	if (!vb)
+		c->out->dim[c->out->rank++] = b.dim[b.rank - 1];
+	if (c->out->rank > MaxRank)
+		return fail(c, "'@': result rank too large");
+	return true;
+}
+
+static bool
+sameshape(const Type *a, const Type *b)
+{
+	return a->rank == b->rank && memcmp(a->dim, b->dim, a->rank * sizeof(Dim)) == 0;
+}
+
+static bool
+scatter(Ctx *c)
+{
+	Dim n;
+	Type m;
+
+	if (!checkkeys(c, "n") || !istensor(c, 0) || !isindex(c, 1))
+		return false;
+	m = c->at[0];
+	if (m.rank < 1)
+		return fail(c, "%s: messages must have rank 1 or more, got %s", opname(c->op), ty(c, m));
+	if (m.dtype == DBool || (c->op == Oscatter_mean && !dtypeisfloat(m.dtype)))
+		return fail(c, "dtype mismatch: %s of %s", opname(c->op), ty(c, m));
+	if (c->at[1].dim[0] != m.dim[0])
+		return fail(c, "shape mismatch in %s: messages %s but index %s", opname(c->op), ty(c, m), ty(c, c->at[1]));
+	if (!attrgetdim(attr(c, "n"), &n))
+		return fail(c, "%s: missing or bad attribute 'n'", opname(c->op));
+	*c->out = m;
+	c->out->dim[0] = n;
+	return true;
+}
+
+static bool
+reshape(Ctx *c)
+{
+	Dim d[MaxRank], p, q;
+	int r;
+	bool ok = true;
+
+	if (!checkkeys(c, "shape") || !istensor(c, 0))
+		return false;
+	r = attrgetdims(attr(c, "shape"), d, MaxRank);
+	if (r < 0)
+		return fail(c, "reshape: missing or bad attribute 'shape'");
+	p = dimprod(c->m, c->at[0].dim, c->at[0].rank, &ok);
+	q = dimprod(c->m, d, r, &ok);
+	if (!ok)
+		return fail(c, "reshape: element count overflows");
+	if (p != q)
+		return fail(c, "shape mismatch in reshape: %s has %s elements, the new shape %s",
+		            ty(c, c->at[0]), dm(c, p), dm(c, q));
+	*c->out = tensortype(c->at[0].dtype, r, d);
+	return true;
+}
+
+static bool
+transpose(Ctx *c)
+{
+	const Attr *a = attr(c, "perm");
+	int k, r = c->at[0].rank;
+	bool seen[MaxRank] = {0};
+
+	if (!checkkeys(c, "perm") || !istensor(c, 0))
+		return false;
+	if (!a || a->kind != AInts || a->n != r)
+		return fail(c, "transpose: attribute 'perm' must list %d dims", r);
+	*c->out = c->at[0];
+	for (k = 0; k < r; k++) {
+		if (a->u.is[k] < 0 || a->u.is[k] >= r || seen[a->u.is[k]])
+			return fail(c, "transpose: 'perm' is not a permutation");
+		seen[a->u.is[k]] = true;
+		c->out->dim[k] = c->at[0].dim[a->u.is[k]];
+	}
+	return true;
+}
+
+static bool
+concat(Ctx *c)
+{
+	int64_t d;
+	int k, j;
+	bool ok = true;
+
+	if (!checkkeys(c, "dim"))
+		return false;
+	for (k = 0; k < c->n; k++)
+		if (!istensor(c, k))
+			return false;
+	if (!dimattr(c, c->at[0].rank, &d))
+		return false;
+	*c->out = c->at[0];
+	for (k = 1; k < c->n; k++) {
+		if (c->at[k].dtype != c->at[0].dtype)
+			return fail(c, "dtype mismatch in concat: %s and %s", ty(c, c->at[0]), ty(c, c->at[k]));
+		if (c->at[k].rank != c->at[0].rank)
+			return fail(c, "shape mismatch in concat: %s and %s", ty(c, c->at[0]), ty(c, c->at[k]));
+		for (j = 0; j < c->at[0].rank; j++)
+			if (j != d && c->at[k].dim[j] != c->at[0].dim[j])
+				return fail(c, "shape mismatch in concat along dim %lld: %s and %s",
+				            (long long)d, ty(c, c->at[0]), ty(c, c->at[k]));
+		c->out->dim[d] = dimadd(c->m, c->out->dim[d], c->at[k].dim[d], &ok);
+	}
+	if (!ok)
+		return fail(c, "concat: size overflows");
+	return true;
+}
+
+static bool
+reduce(Ctx *c)
+{
+	int64_t d, keep = 0;
+	int k;
+
+	if (!checkkeys(c, "dim keepdim") || !istensor(c, 0))
+		return false;
+	if (c->op == Omean && !isfloat(c, 0))
+		return false;
+	if (!dimattr(c, c->at[0].rank, &d) || !intattr(c, "keepdim", false, &keep))
+		return false;
+	*c->out = c->at[0];
+	if (keep) {
+		c->out->dim[d] = 1;
+		return true;
+	}
+	for (k = d; k + 1 < c->out->rank; k++)
+		c->out->dim[k] = c->out->dim[k + 1];
+	c->out->rank--;
+	return true;
+}
+
+/* graph[N, E'] from an op that drops edges: E' must be a fresh symbol */
+static bool
+dynedges(Ctx *c, Dim extra)
+{
+	Type g = c->at[0];
+	Dim e;
+	bool ok = true;
+	int s;
+
+	if (!needdecl(c, TGraph))
+		return false;
+	if (c->decl->rank != g.rank || c->decl->dim[0] != g.dim[0] || (g.rank == 3 && c->decl->dim[2] != g.dim[2]))
+		return fail(c, "%s: result %s does not keep the nodes of %s", opname(c->op), ty(c, *c->decl), ty(c, g));
+	e = dimsub(c->m, c->decl->dim[1], extra, &ok);
+	s = ok ? dimassym(c->m, e) : -1;
+	if (s < 0 || !c->m->sym[s].derived)
+		return fail(c, "%s: the edge count of %s must be a derived symbol%s",
+		            opname(c->op), ty(c, *c->decl), extra ? " plus the node count" : "");
+	*c->out = *c->decl;
+	return true;
+}
+
+static bool
+check(Ctx *c)
+{
+	Type g;
+	Dim d[2];
+	int64_t k;
+	bool ok = true;
+	unsigned fl = opinfo[c->op].flags;
+
+	if (fl & Fgraph) {
+		if (!isgraphop(c, 0))
+			return false;
+		g = c->at[0];
+	}
+	switch (c->op) {
+	case Oconst:
+		if (!checkkeys(c, "value") || !needdecl(c, TTensor) || !floatattr(c, "value", true))
+			return false;
+		*c->out = *c->decl;
+		return true;
+	case Oparam:
+		if (!checkkeys(c, "name init") || !needdecl(c, TTensor))
+			return false;
+		if (!attr(c, "name") || attr(c, "name")->kind != AStr)
+			return fail(c, "param: missing attribute 'name'");
+		*c->out = *c->decl;
+		return true;
+	case Oadd_self_loops:
+		if (!checkkeys(c, ""))
+			return false;
+		*c->out = g;
+		c->out->dim[1] = dimadd(c->m, g.dim[1], g.dim[0], &ok);
+		return ok ? true : fail(c, "add_self_loops: edge count overflows");
+	case Oremove_self_loops:
+		return checkkeys(c, "") && dynedges(c, 0);
+	case Oadd_remaining_self_loops:
+		return checkkeys(c, "fill") && floatattr(c, "fill", false) && dynedges(c, g.dim[0]);
+	case Osrc:
+	case Odst:
+		if (!checkkeys(c, ""))
+			return false;
+		*c->out = tensortype(DI64, 1, &g.dim[1]);
+		return true;
+	case Obatch:
+		if (!checkkeys(c, ""))
+			return false;
+		if (g.rank != 3)
+			return fail(c, "batch: %s has no batch vector; declare it as graph[N, E, B]", ty(c, g));
+		*c->out = tensortype(DI64, 1, &g.dim[0]);
+		return true;
+	case Oin_degree:
+	case Oout_degree:
+		if (!checkkeys(c, ""))
+			return false;
+		d[0] = g.dim[0], d[1] = 1;
+		*c->out = tensortype(DF32, 2, d);
+		return true;
+	case Oedge_weight:
+	case Ogcn_norm:
+		if (!checkkeys(c, ""))
+			return false;
+		d[0] = g.dim[1], d[1] = 1;
+		*c->out = tensortype(DF32, 2, d);
+		return true;
+	case Oedge_softmax:
+		if (!checkkeys(c, "") || !isgraphop(c, 0) || !isfloat(c, 1))
+			return false;
+		if (c->at[1].rank < 1 || c->at[1].dim[0] != c->at[0].dim[1])
+			return fail(c, "shape mismatch in edge_softmax: scores %s for a graph with %s edges",
+			            ty(c, c->at[1]), dm(c, c->at[0].dim[1]));
+		*c->out = c->at[1];
+		return true;
+	case Ogather:
+		if (!checkkeys(c, "") || !istensor(c, 0) || !isindex(c, 1))
+			return false;
+		if (c->at[0].rank < 1)
+			return fail(c, "gather: cannot index the scalar %s", ty(c, c->at[0]));
+		*c->out = c->at[0];
+		c->out->dim[0] = c->at[1].dim[0];
+		return true;
+	case Oscatter_sum:
+	case Oscatter_mean:
+	case Oscatter_max:
+		return scatter(c);
+	case Omatmul:
+		return checkkeys(c, "") && matmul(c);
+	case Otranspose:
+		return transpose(c);
+	case Oreshape:
+		return reshape(c);
+	case Oconcat:
+		return concat(c);
+	case Ocast:
+		if (!checkkeys(c, "") || !istensor(c, 0) || !needdecl(c, TTensor))
+			return false;
+		if (!sameshape(&c->at[0], c->decl) || c->decl->dtype == DNone)
+			return fail(c, "cast: %s cannot become %s", ty(c, c->at[0]), ty(c, *c->decl));
+		*c->out = *c->decl;
+		return true;
+	case Oleaky_relu:
+		if (!checkkeys(c, "slope") || !floatattr(c, "slope", false) || !isfloat(c, 0))
+			return false;
+		*c->out = c->at[0];
+		return true;
+	case Oelu:
+		if (!checkkeys(c, "alpha") || !floatattr(c, "alpha", false) || !isfloat(c, 0))
+			return false;
+		*c->out = c->at[0];
+		return true;
+	case Odropout:
+		if (!checkkeys(c, "p") || !floatattr(c, "p", false) || !isfloat(c, 0))
+			return false;
+		*c->out = c->at[0];
+		return true;
+	case Oneg:
+	case Oabs:
+	case Orelu:
+		if (!checkkeys(c, "") || !istensor(c, 0))
+			return false;
+		if (c->at[0].dtype == DBool)
+			return fail(c, "%s of a bool tensor", opname(c->op));
+		*c->out = c->at[0];
+		return true;
+	case Osum:
+	case Omean:
+	case Omax:
+		return reduce(c);
+	case Osoftmax:
+	case Olog_softmax:
+	case Ol2_normalize:
+		if (!checkkeys(c, c->op == Ol2_normalize ? "dim eps" : "dim") || !isfloat(c, 0))
+			return false;
+		if (!dimattr(c, c->at[0].rank, &k) || !floatattr(c, "eps", false))
+			return false;
+		*c->out = c->at[0];
+		return true;
+	default:
+		break;
+	}
+	if (fl & Fbin)
+		return checkkeys(c, "") && binary(c);
+	if (fl & Felem) {  /* the transcendental unary ops */
+		if (!checkkeys(c, "") || !isfloat(c, 0))
+			return false;
+		*c->out = c->at[0];
+		return true;
+	}
+	die("typecheck: op %s has no rule", opinfo[c->op].name);
+}
+
+bool
+typecheckop(Mod *m, int op, const Type *at, int n,
+            const Attr *attr, int nattr, const Type *decl,
+            Type *out, char *err, size_t errlen)
+{
+	Ctx c = {m, op, at, n, attr, nattr, decl, out, err, errlen};
+	const OpInfo *oi;
+
+	if (op <= Oxxx || op >= NOp)
+		die("typecheck: bad op %d", op);
+	oi = &opinfo[op];
+	if (n < oi->minargs || (oi->maxargs >= 0 && n > oi->maxargs)) {
+		if (oi->minargs == oi->maxargs)
+			return fail(&c, "%s takes %d operand%s, got %d", oi->name, oi->minargs, oi->minargs == 1 ? "" : "s", n);
+		return fail(&c, "%s takes at least %d operands, got %d", oi->name, oi->minargs, n);
+	}
+	memset(out, 0, sizeof *out);
+	return check(&c);
+}

@@ -1,0 +1,215 @@
+/*
+ * The pass manager: a table of named passes, the default pipelines per
+ * optimization level, and the loop that runs a pipeline over a module
+ * with dumps and verification in between.
+ *
+ * A pipeline is checked whole before anything runs, so a typo in the
+ * last name of --passes=... is reported without doing half the work.
+ * Passes run pass-major (every function through one pass, then the next
+ * pass) so that "# after pass 'cse'" is a dump of the whole module.
+ *
+ * replaceuses() lives here because every rewriting pass needs it and it
+ * is the one place that must know all the places a value is used.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes.h"
+
+#ifndef GNNCC_VERIFY_DEFAULT
+#define GNNCC_VERIFY_DEFAULT 0
+#endif
+
+const Pass passtab[] = {
+	{"canonicalize", canonicalize, "exact algebraic identities (dropout, x*1, transpose/reshape)"},
+	{"cse", cse, "merge instructions that compute the same value"},
+	{"dce", dce, "remove instructions whose values are unused (params stay)"},
+	{NULL, NULL, NULL},
+};
+
+/* -O1 and -O2 are the same until there are passes that differ */
+static const char o2pipeline[] = "canonicalize,cse,dce";
+
+const Pass *
+findpass(const char *name)
+{
+	const Pass *p;
+
+	for (p = passtab; p->name; p++)
+		if (strcmp(p->name, name) == 0)
+			return p;
+	return NULL;
+}
+
+void
+fprintpassnames(FILE *f)
+{
+	const Pass *p;
+
+	for (p = passtab; p->name; p++)
+		fprintf(f, "%s%s", p == passtab ? "" : ", ", p->name);
+}
+
+const char *
+defaultpipeline(int olevel)
+{
+	return olevel <= 0 ? "" : o2pipeline;
+}
+
+static void
+unknownpass(const char *what, const char *name, size_t len)
+{
+	fprintf(stderr, "gnncc: error: %s '%.*s'; passes: ", what, (int)len, name);
+	fprintpassnames(stderr);
+	fputc('\n', stderr);
+}
+
+static bool
+isspacec(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n';
+}
+
+/*
+ * Split a comma list into passes.  Blanks around names are allowed
+ * ("cse, dce" from a quoted shell argument); an empty list is no passes;
+ * an empty name inside a list ("cse,,dce") is an error, since it is
+ * most likely a typo.  *out is malloc'd; returns the count or -1.
+ */
+static int
+parsepipeline(const char *s, const Pass ***out)
+{
+	const Pass **v = NULL, *p;
+	const char *b, *e;
+	char name[64];
+	int n = 0;
+
+	*out = NULL;
+	for (b = s; isspacec(*b); b++)
+		;
+	if (!*b)
+		return 0;
+	for (;;) {
+		while (isspacec(*s))
+			s++;
+		for (e = s; *e && *e != ','; e++)
+			;
+		b = e;
+		while (b > s && isspacec(b[-1]))
+			b--;
+		if (b == s) {
+			fprintf(stderr, "gnncc: error: empty pass name in pipeline\n");
+			goto fail;
+		}
+		p = NULL;
+		if ((size_t)(b - s) < sizeof name) {
+			memcpy(name, s, b - s);
+			name[b - s] = 0;
+			p = findpass(name);
+		}
+		if (!p) {
+			unknownpass("unknown pass", s, b - s);
+			goto fail;
+		}
+		v = erealloc(v, (n + 1) * sizeof *v);
+		v[n++] = p;
+		if (!*e)
+			break;
+		s = e + 1;
+	}
+	*out = v;
+	return n;
+fail:
+	free(v);
+	return -1;
+}
+
+static const char *
+pipelineof(const PassOpts *o)
+{
+	return o->pipeline ? o->pipeline : defaultpipeline(o->olevel);
+}
+
+int
+checkpassopts(const PassOpts *o)
+{
+	const Pass **v;
+	int n, i;
+
+	if ((n = parsepipeline(pipelineof(o), &v)) < 0)
+		return -1;
+	if (o->dumpafter && strcmp(o->dumpafter, "all") != 0) {
+		if (!findpass(o->dumpafter)) {
+			unknownpass("--dump-ir: unknown pass", o->dumpafter, strlen(o->dumpafter));
+			free(v);
+			return -1;
+		}
+		for (i = 0; i < n; i++)
+			if (strcmp(v[i]->name, o->dumpafter) == 0)
+				break;
+		/* not an error: -O0 --dump-ir=cse is a fair thing to try */
+		if (i == n)
+			fprintf(stderr, "gnncc: warning: pass '%s' is not in the pipeline; nothing to dump\n",
+			        o->dumpafter);
+	}
+	free(v);
+	return 0;
+}
+
+/* A pass broke the IR: that is our bug, not the user's. */
+static _Noreturn void
+brokenir(Fn *fn, const char *pass)
+{
+	fprintf(stderr, "gnncc: IR after pass '%s':\n", pass);
+	printfn(stderr, fn);
+	die("pass '%s' produced invalid IR in @%s", pass, fn->name);
+}
+
+int
+runpasses(Mod *m, const PassOpts *o)
+{
+	const Pass **v;
+	FILE *out = o->dumpto ? o->dumpto : stdout;
+	bool verify = o->verifyeach || GNNCC_VERIFY_DEFAULT;
+	bool all = o->dumpafter && strcmp(o->dumpafter, "all") == 0;
+	int n, i;
+	Fn *fn;
+
+	if ((n = parsepipeline(pipelineof(o), &v)) < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		for (fn = m->fn; fn; fn = fn->link) {
+			v[i]->run(fn);
+			filluse(fn);
+			if (verify && !verifyfn(fn, v[i]->name))
+				brokenir(fn, v[i]->name);
+		}
+		if (all || (o->dumpafter && strcmp(o->dumpafter, v[i]->name) == 0)) {
+			fprintf(out, "# after pass '%s'\n", v[i]->name);
+			printmod(out, m);
+		}
+	}
+	free(v);
+	return 0;
+}
+
+void
+replaceuses(Fn *fn, Ref from, Ref to)
+{
+	Ins *in;
+	int i, k;
+
+	if (from == to)
+		return;
+	for (i = 0; i < fn->nins; i++) {
+		in = &fn->ins[i];
+		for (k = 0; k < in->narg; k++)
+			if (in->arg[k] == from)
+				in->arg[k] = to;
+	}
+	for (i = 0; i < fn->nret; i++)
+		if (fn->ret[i] == from)
+			fn->ret[i] = to;
+	if (!fn->val[to].name)
+		fn->val[to].name = fn->val[from].name;
+}

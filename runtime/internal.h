@@ -1,0 +1,50 @@
+/*
+** internal.h: what the runtime's files share and users do not see.
+** Grouped by the file that defines each piece, as gnnrt.h is.
+*/
+#ifndef GNNRT_INTERNAL_H
+#define GNNRT_INTERNAL_H
+
+#include "gnnrt.h"
+
+#if defined(__GNUC__)
+#define GNN_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define GNN_PRINTF(f, a)
+#endif
+
+/* status.c */
+
+/* Formats the thread's error message and returns s, so that a failure
+** reads `return gnn_fail(GNN_ERR_IO, "%s: ...", path, ...);`. */
+gnn_status gnn_fail(gnn_status s, const char *fmt, ...) GNN_PRINTF(2, 3);
+
+/* alloc.c */
+
+/* Resizes through the hook; osize 0 with p NULL allocates. */
+void *gnn_realloc(void *p, size_t osize, size_t nsize);
+/*
+** Checks a caller's array before it is written to path: valid dtype,
+** rank, non-negative dims, nbytes equal to the shape's size and data
+** present when nbytes > 0. name (may be NULL) labels the array in the
+** message. GNN_ERR_ARG/DTYPE/SHAPE on failure.
+*/
+gnn_status gnn_array_check(const char *path, const char *name, const gnn_array *a);
+/* Size in bytes of a dtype/shape pair; 0 on success, -1 when a dim is
+** negative or numel or the byte count overflows int64. */
+int gnn_shape_nbytes(gnn_dtype t, int rank, const int64_t *shape, size_t *nbytes);
+
+/* npy.c (here because the .npy writer came first; safetensors.c uses it too) */
+
+/*
+** Writes the concatenation of parts to path.tmpXXXXXX, syncs it and
+** renames it over path; on failure the temporary is removed and path
+** is untouched.
+*/
+typedef struct gnn_span {
+	const void *p;
+	size_t n;
+} gnn_span;
+gnn_status gnn_write_atomic(const char *path, const gnn_span *parts, int nparts);
+
+#endif

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what building and testing gnncc needs, if it is missing:
+# a C compiler, CMake, flex, bison, LLVM's FileCheck, lit and NumPy (the
+# tests' independent reference).  Safe to run again; does nothing when
+# everything is present.
+set -euo pipefail
+
+need_apt=()
+command -v cc >/dev/null || need_apt+=(gcc)
+command -v cmake >/dev/null || need_apt+=(cmake)
+command -v flex >/dev/null || need_apt+=(flex)
+command -v bison >/dev/null || need_apt+=(bison)
+command -v python3 >/dev/null || need_apt+=(python3 python3-pip)
+if ! command -v FileCheck >/dev/null && ! ls /usr/lib/llvm-*/bin/FileCheck >/dev/null 2>&1; then
+  need_apt+=(llvm-14-tools)
+fi
+if ((${#need_apt[@]})); then
+  echo "setup: installing ${need_apt[*]}"
+  SUDO=""
+  [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+need_pip=()
+python3 -c 'import numpy' 2>/dev/null || need_pip+=(numpy)
+python3 -c 'import lit' 2>/dev/null || need_pip+=(lit)
+if ((${#need_pip[@]})); then
+  echo "setup: installing Python packages ${need_pip[*]}"
+  python3 -m pip install -q "${need_pip[@]}" 2>&1 | grep -v -i "warning: running pip as" || true
+fi

@@ -1,0 +1,45 @@
+# lit configuration for gnncc's text tests: each test file holds its RUN
+# lines and its expected output (CHECK lines), as in LLVM and MLIR.
+import os
+import shutil
+
+import lit.formats
+
+config.name = "gnncc"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".gnn", ".ir", ".test"]
+config.excludes = ["Inputs", "ref", "unit", "models", "data", "lit.cfg.py", "CMakeLists.txt"]
+config.test_source_root = os.path.dirname(__file__)
+
+root = os.path.dirname(config.test_source_root)
+build = lit_config.params.get("build", os.path.join(root, "build"))
+config.test_exec_root = os.path.join(build, "lit")
+
+# FileCheck and not come with LLVM's tools; Debian keeps them off PATH.
+path = os.environ.get("PATH", "")
+for d in ["/usr/lib/llvm-14/bin", "/usr/lib/llvm-15/bin", "/usr/lib/llvm-16/bin"]:
+    if os.path.exists(os.path.join(d, "FileCheck")):
+        path = d + os.pathsep + path
+        break
+config.environment["PATH"] = path
+for var in ["HOME", "TMPDIR", "LANG"]:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+if shutil.which("FileCheck", path=path) is None:
+    lit_config.fatal("FileCheck not found: run scripts/setup.sh")
+
+shared = os.path.join(os.path.dirname(root), "shared")
+python = shutil.which("python3") or "python3"
+config.substitutions += [
+    ("%gnncc", os.path.join(build, "gnncc")),
+    ("%gnnrun", os.path.join(build, "gnnrun")),
+    ("%parsedump", os.path.join(build, "tests", "parsedump")),
+    ("%irtool", os.path.join(build, "tests", "irtool")),
+    ("%python", python),
+    ("%refdir", os.path.join(root, "tests", "ref")),
+    ("%examples", os.path.join(root, "examples")),
+    ("%shared", shared),
+    ("%cora", os.path.join(shared, "datasets", "cora")),
+]
+if os.path.isdir(os.path.join(shared, "datasets", "cora")):
+    config.available_features.add("cora")
