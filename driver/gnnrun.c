@@ -39,6 +39,7 @@ typedef struct Opts {
 	const char *incdir[64];
 	int nincdir;
 	int64_t numnodes;        /* --num-nodes, -1: from inputs */
+	bool f64out;             /* --output-dtype=f64 */
 } Opts;
 
 static int nerr;
@@ -68,6 +69,7 @@ usage(FILE *f)
 	      "  --input NAME=FILE   a tensor input of the model, by name\n"
 	      "  --weights FILE      parameters by PyG state_dict name\n"
 	      "  --output FILE       one per model output, written as float32 .npy\n"
+	      "  --output-dtype=f64  write float64 instead (the interpreter's precision)\n"
 	      "  --model-name NAME   which model of the file (default: the first)\n"
 	      "  --engine=interp     the reference interpreter (float64)\n"
 	      "  -O0, -O2            optimization level of the compiled IR (default -O2)\n"
@@ -309,7 +311,13 @@ parseargs(int argc, char **argv, Opts *o)
 			o->weights = v;
 		else if ((v = VALUE("--engine")))
 			o->engine = v;
-		else if ((v = VALUE("--model-name")))
+		else if ((v = VALUE("--output-dtype"))) {
+			if (strcmp(v, "f32") != 0 && strcmp(v, "f64") != 0) {
+				err("--output-dtype is f32 or f64, not '%s'", v);
+				return false;
+			}
+			o->f64out = v[1] == '6';
+		} else if ((v = VALUE("--model-name")))
 			o->fnname = v;
 		else if ((v = VALUE("--num-nodes"))) {
 			char *end;
@@ -480,18 +488,19 @@ main(int argc, char **argv)
 	for (i = 0; i < fn->nret; i++) {
 		ITensor *t = &run.outs[i].t;
 		int64_t n = 1, j;
-		float *f;
-		a = (gnn_array){.dtype = GNN_F32, .rank = t->rank};
+		a = (gnn_array){.dtype = o.f64out ? GNN_F64 : GNN_F32, .rank = t->rank};
 		for (k = 0; k < t->rank; k++)
 			n *= a.shape[k] = t->shape[k];
-		f = malloc((n ? n : 1) * sizeof(float));
-		for (j = 0; f && j < n; j++)
-			f[j] = (float)t->data[j];
-		a.data = f;
-		a.nbytes = n * sizeof(float);
-		if (!f || gnn_npy_write(o.out[i], &a) != GNN_OK)
-			err("%s", f ? gnn_errmsg() : "out of memory");
-		free(f);
+		a.nbytes = n * gnn_dtype_size(a.dtype);
+		if (o.f64out)
+			a.data = t->data;
+		else if ((a.data = malloc(a.nbytes ? a.nbytes : 1)))
+			for (j = 0; j < n; j++)
+				((float *)a.data)[j] = (float)t->data[j];
+		if (!a.data || gnn_npy_write(o.out[i], &a) != GNN_OK)
+			err("%s", a.data ? gnn_errmsg() : "out of memory");
+		if (!o.f64out)
+			free(a.data);
 	}
 	rc = nerr ? 1 : 0;
 out:

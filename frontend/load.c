@@ -60,31 +60,31 @@ adddef(Node *n)
 	defs[ndefs++] = (Def){n->name, n};
 }
 
+/* Edit distance counting an adjacent transposition as one edit, since
+ * "bais" for "bias" is the typical typo. */
 static int
 editdist(const char *a, const char *b)
 {
-	int la = strlen(a), lb = strlen(b), i, j, prev, cur, tmp;
-	int row[64];
+	int la = strlen(a), lb = strlen(b), i, j, d[64][64], v;
 
 	if (la >= 63 || lb >= 63)
 		return 99;
+	for (i = 0; i <= la; i++)
+		d[i][0] = i;
 	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		prev = row[0];
-		row[0] = i;
+		d[0][j] = j;
+	for (i = 1; i <= la; i++)
 		for (j = 1; j <= lb; j++) {
-			tmp = row[j];
-			cur = prev + (a[i - 1] != b[j - 1]);
-			if (row[j] + 1 < cur)
-				cur = row[j] + 1;
-			if (row[j - 1] + 1 < cur)
-				cur = row[j - 1] + 1;
-			row[j] = cur;
-			prev = tmp;
+			v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
 		}
-	}
-	return row[lb];
+	return d[la][lb];
 }
 
 /* A near miss among definitions, primitives and extra names, for

@@ -19,7 +19,7 @@
  * text) and, when the list is short, what would have been accepted; LAC
  * makes that list exact.  Recovery happens at statement and item level;
  * after an error the lexer skips to the start of the next line (see
- * recover() and yylex() in lexer.l) so one error gives one message.
+ * recover() below and yylex() in lexer.l) so one error gives one message.
  */
 
 %require "3.8"

@@ -141,6 +141,22 @@ binding(Ctx *c, const char *name, CVal *v)
 	return false;
 }
 
+/* names visible from c, for "did you mean" hints */
+static const char *const *
+scopenames(Ctx *c)
+{
+	static const char *names[129];
+	Scope *sc;
+	Binding *b;
+	int n = 0;
+
+	for (sc = c->sc; sc; sc = sc->parent)
+		for (b = sc->head; b && n < 128; b = b->next)
+			names[n++] = b->name;
+	names[n] = NULL;
+	return names;
+}
+
 /* compile-time values ------------------------------------------------------ */
 
 static bool
@@ -578,6 +594,30 @@ instantiate(Ctx *c, Spec *sp, const char *path, Loc at)
 			}
 			npos++;
 		}
+	for (i = npos; i < sp->nargs; i++) {
+		for (k = 0; k < def->params.n; k++)
+			if (strcmp(sp->kw[i], def->params.v[k]->name) == 0)
+				break;
+		if (k == def->params.n) {
+			const char *names[65] = {0};
+			const char *near;
+			for (k = 0; k < def->params.n && k < 64; k++)
+				names[k] = def->params.v[k]->name;
+			near = closestname(sp->kw[i], names);
+			serror(sp->call->loc, "%s has no argument '%s'%s%s%s", def->name, sp->kw[i],
+			       near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+			return NULL;
+		}
+	}
+	for (k = 0; k < def->params.n; k++) {
+		bool have = k < npos || def->params.v[k]->init;
+		for (i = npos; i < sp->nargs && !have; i++)
+			have = strcmp(sp->kw[i], def->params.v[k]->name) == 0;
+		if (!have) {
+			serror(sp->call->loc, "missing argument '%s' of %s", def->params.v[k]->name, def->name);
+			return NULL;
+		}
+	}
 	S.depth++;
 	pushframe("in layer %s instantiated here", def->name, at);
 	/* Given arguments first, then defaults: literal ones, then the rest
@@ -634,21 +674,6 @@ instantiate(Ctx *c, Spec *sp, const char *path, Loc at)
 			} else
 				bind(&in->scope, f->name, v, BArg, f->loc);
 		}
-	for (i = npos; i < sp->nargs; i++) {
-		for (k = 0; k < def->params.n; k++)
-			if (strcmp(sp->kw[i], def->params.v[k]->name) == 0)
-				break;
-		if (k == def->params.n) {
-			const char *names[65] = {0};
-			const char *near;
-			for (k = 0; k < def->params.n && k < 64; k++)
-				names[k] = def->params.v[k]->name;
-			near = closestname(sp->kw[i], names);
-			serror(sp->call->loc, "%s has no argument '%s'%s%s%s", def->name, sp->kw[i],
-			       near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
-			goto fail;
-		}
-	}
 	execbody(&ic, &def->body, ignored, &nret, &returned);
 	S.depth--;
 	popframe();
@@ -914,7 +939,7 @@ eval(Ctx *c, Node *n)
 			serror(n->loc, "primitive '%s' must be called", n->name);
 			return none;
 		}
-		near = closestname(n->name, NULL);
+		near = closestname(n->name, scopenames(c));
 		if (strcmp(n->name, "True") == 0 || strcmp(n->name, "False") == 0)
 			near = n->name[0] == 'T' ? "true" : "false";
 		serror(n->loc, "unknown name '%s'%s%s%s", n->name,
@@ -971,7 +996,7 @@ checkdup(Ctx *c, Node *n)
 {
 	Binding *b = findlocal(c->sc, n->name);
 
-	if (b && b->how == BDecl && !(n->index && b->v.kind == CArr)) {
+	if (b && b->how == BDecl && !(n->index && (b->v.kind == CArr || b->v.kind == CList))) {
 		serror(n->loc, "duplicate definition of '%s'", n->name);
 		noteat(b->loc, "previous definition is here");
 		return false;
@@ -979,8 +1004,20 @@ checkdup(Ctx *c, Node *n)
 	return true;
 }
 
+static bool layerdecl1(Ctx *c, Node *n);
+static bool paramdecl1(Ctx *c, Node *n);
+
+/* A failed declaration still binds its name, to poison, so later uses
+ * stay silent instead of cascading into "unknown name". */
 static void
-layerdecl(Ctx *c, Node *n)
+declare(Ctx *c, Node *n, bool (*decl)(Ctx *, Node *))
+{
+	if (!decl(c, n) && !n->index && !findlocal(c->sc, n->name))
+		bind(c->sc, n->name, none, BDecl, n->loc);
+}
+
+static bool
+layerdecl1(Ctx *c, Node *n)
 {
 	CVal spec, idx = none;
 	const char *name;
@@ -991,32 +1028,32 @@ layerdecl(Ctx *c, Node *n)
 
 	if (!c->inlayerbody) {
 		serror(n->loc, "layers are declared in a layer or model body, not inside fn");
-		return;
+		return false;
 	}
 	if (!checkdup(c, n) || !(name = declname(c, n, &idx)))
-		return;
+		return false;
 	if (n->init->kind != ND_CALL || n->init->lhs->kind != ND_NAME || !lookupdef(n->init->lhs->name) ||
 	    lookupdef(n->init->lhs->name)->kind != ND_LAYER) {
 		/* layer x = y, where y is a layer argument: alias it */
 		spec = eval(c, n->init);
 		if (spec.kind == CNone)
-			return;
+			return false;
 		if (spec.kind != CInst && spec.kind != CSpec) {
 			serror(n->init->loc, "expected a layer constructor such as Linear(16, 7), got a %s", kindname(&spec));
-			return;
+			return false;
 		}
 	} else
 		spec = evalcall(c, n->init);
 	if (spec.kind == CNone)
-		return;
+		return false;
 	snprintf(path, sizeof path, "%s%s", c->prefix, name);
 	if (spec.kind == CInst)
 		in = spec.inst;
 	else if (!(in = instantiate(c, spec.spec, arena_strdup(S.arena, path), n->loc)))
-		return;
+		return false;
 	if (!n->index) {
 		bind(c->sc, n->name, (CVal){.kind = CInst, .inst = in}, BDecl, n->loc);
-		return;
+		return true;
 	}
 	b = findlocal(c->sc, n->name);
 	if (b && b->v.kind == CArr)
@@ -1033,13 +1070,14 @@ layerdecl(Ctx *c, Node *n)
 	}
 	if (arr->v[idx.i]) {
 		serror(n->loc, "duplicate definition of '%s[%lld]'", n->name, (long long)idx.i);
-		return;
+		return false;
 	}
 	arr->v[idx.i] = in;
+	return true;
 }
 
-static void
-paramdecl(Ctx *c, Node *n)
+static bool
+paramdecl1(Ctx *c, Node *n)
 {
 	CVal idx = none, init;
 	const char *name;
@@ -1053,25 +1091,25 @@ paramdecl(Ctx *c, Node *n)
 
 	if (!c->inlayerbody) {
 		serror(n->loc, "params are declared in a layer or model body, not inside fn");
-		return;
+		return false;
 	}
 	if (!checkdup(c, n) || !(name = declname(c, n, &idx)))
-		return;
+		return false;
 	if (ty->kind != ND_TTENSOR) {
 		serror(ty->loc, "a param must have a tensor type such as f32[16, 7]");
-		return;
+		return false;
 	}
 	if (ty->args.n > MaxRank) {
 		serror(ty->loc, "rank %d exceeds the maximum of %d", ty->args.n, MaxRank);
-		return;
+		return false;
 	}
 	for (k = 0; k < ty->args.n; k++) {
 		v = eval(c, ty->args.v[k]);
 		if (!todim(c, v, ty->args.v[k]->loc, &d[k]))
-			return;
+			return false;
 		if (!dimisconst(d[k])) {
 			serror(ty->args.v[k]->loc, "a param's shape must be constant; it cannot depend on the graph");
-			return;
+			return false;
 		}
 	}
 	t = tensortype((int)ty->ival, ty->args.n, d);
@@ -1080,16 +1118,16 @@ paramdecl(Ctx *c, Node *n)
 	if (n->init) {
 		init = eval(c, n->init);
 		if (init.kind == CNone)
-			return;
+			return false;
 		if (!isnum(&init) && init.kind != CBool) {
 			serror(n->init->loc, "a param's initial value must be a number, got a %s", kindname(&init));
-			return;
+			return false;
 		}
 		at[na++] = mkattrfloat(S.mod->arena, "init", init.kind == CBool ? (double)init.i : numval(&init));
 	}
 	v = emitop(c, Oparam, NULL, 0, at, na, &t, n->loc);
 	if (v.kind == CNone)
-		return;
+		return false;
 	S.fn->val[v.ref].name = arena_strdup(S.mod->arena, path);
 	if (n->index) {
 		/* params arrays are lists indexed by the same ints */
@@ -1107,9 +1145,10 @@ paramdecl(Ctx *c, Node *n)
 			b->v.n = idx.i + 1;
 		}
 		b->v.elems[idx.i] = v;
-		return;
+		return true;
 	}
 	bind(c->sc, n->name, v, BDecl, n->loc);
+	return true;
 }
 
 static void
@@ -1139,10 +1178,10 @@ execstmt(Ctx *c, Node *n, CVal *ret, int *nret, bool *returned)
 
 	switch (n->kind) {
 	case ND_LAYERDECL:
-		layerdecl(c, n);
+		declare(c, n, layerdecl1);
 		break;
 	case ND_PARAMDECL:
-		paramdecl(c, n);
+		declare(c, n, paramdecl1);
 		break;
 	case ND_FN:
 		if (!c->inlayerbody || !c->self || c->intensor) {

@@ -3,10 +3,10 @@
  * interp.h states the contract, docs/ir.md what each op means.
  *
  * One pass over fn->ins in order.  Each IR value has a slot holding its
- * IValue.  Inputs and parameters are borrowed (never written or freed);
- * what an instruction computes is owned and freed right after its last
- * use, so peak memory is the live set of the program rather than its
- * sum.  Symbols live in the per-run array symval[]: bound from the input
+ * IValue.  Inputs are borrowed (never written or freed); what an
+ * instruction computes, parameters included (the callback hands their
+ * arrays over), is owned and freed right after its last use, so peak
+ * memory is the live set of the program rather than its sum.  Symbols live in the per-run array symval[]: bound from the input
  * shapes before the first instruction, and from data-dependent edge
  * counts as Fdyn graph ops run.  A run keeps no state outside its own
  * allocations, so a failed run leaves nothing behind for the next one.
@@ -37,7 +37,7 @@
 typedef struct Slot {
 	IValue v;
 	bool live;
-	bool owned;             /* false: arrays borrowed from an input or param */
+	bool owned;             /* false: arrays borrowed from an input */
 } Slot;
 
 typedef struct R {
@@ -52,7 +52,6 @@ typedef struct R {
 	const Ins *ins;         /* running instruction, for messages; NULL: inputs */
 	Type rty;               /* its declared result type */
 	int64_t want[MaxRank];  /* rty's extents; -1 where an Fdyn op binds it */
-	bool borrowed;          /* set by an op whose result is not its own */
 } R;
 
 /* Messages ---------------------------------------------------------------- */
@@ -1179,8 +1178,8 @@ constop(R *r, IValue *o)
 	return 0;
 }
 
-/* The callback's tensor is borrowed (see interp.h): only the struct is
- * copied into the slot. */
+/* The callback hands t.data over (see interp.h): it becomes the result's
+ * array, and is freed here if the tensor is refused. */
 static int
 param(R *r, IValue *o)
 {
@@ -1193,6 +1192,7 @@ param(R *r, IValue *o)
 		return fail(r, "param: missing attribute 'name'");
 	if (!r->run->param || !r->run->param(r->run->ud, name, &t))
 		return fail(r, "missing parameter '%s'", name);
+	o->t.data = t.data;  /* ours now, whatever follows */
 	for (k = 0; k < t.rank && t.rank == r->rty.rank; k++)
 		if (t.shape[k] != r->want[k])
 			break;
@@ -1206,7 +1206,6 @@ param(R *r, IValue *o)
 	if (!t.data && numel(t.rank, t.shape) > 0)
 		return fail(r, "parameter '%s' has no data", name);
 	o->t = t;
-	r->borrowed = true;
 	return 0;
 }
 
@@ -1271,6 +1270,9 @@ checkresult(R *r, const IValue *o)
 	int k, n, sym[4];
 	char s1[200], s2[200], ts[200], ds[100];
 
+	if (o->kind != t.kind)
+		return fail(r, "internal: %s computed a %s, but its type is %s", opinfo[r->ins->op].name,
+		            o->kind == TGraph ? "graph" : "tensor", typestr(r, ts, sizeof ts, t));
 	n = extents(o, x);
 	if (t.kind == TGraph)
 		n = t.rank;
@@ -1306,7 +1308,6 @@ step(R *r, const Ins *ins)
 	char vn[80], ts[200];
 
 	r->ins = ins;
-	r->borrowed = false;
 	if (ins->op <= Oxxx || ins->op >= NOp)
 		return fail(r, "malformed IR: bad op %d", ins->op);
 	fl = opinfo[ins->op].flags;
@@ -1331,20 +1332,25 @@ step(R *r, const Ins *ins)
 		return fail(r, "symbol %s in the result type %s is not bound by the inputs",
 		            r->m->sym[sym[0]].name, typestr(r, ts, sizeof ts, r->rty));
 	}
-	out = (IValue){.kind = r->rty.kind};
-	out.t.dtype = r->rty.dtype;
-	if (exec(r, &out) < 0 || (out.t.dtype = r->rty.dtype, checkresult(r, &out) < 0)) {
-		if (!r->borrowed)
-			ivaluefree(&out);
-		return -1;
-	}
-	r->slot[ins->to] = (Slot){.v = out, .live = true, .owned = !r->borrowed};
+	/* graph -> graph ops make graphs, every other op a tensor */
+	out = (IValue){.kind = ins->op == Oadd_self_loops || ins->op == Oremove_self_loops
+	                       || ins->op == Oadd_remaining_self_loops ? TGraph : TTensor};
+	if (exec(r, &out) < 0)
+		goto fail;
+	if (out.kind == TTensor)
+		out.t.dtype = r->rty.dtype;  /* a parameter's may be DNone */
+	if (checkresult(r, &out) < 0)
+		goto fail;
+	r->slot[ins->to] = (Slot){.v = out, .live = true, .owned = true};
 	for (k = 0; k < n; k++)
 		if (--r->left[ins->arg[k]] == 0 && !r->isret[ins->arg[k]])
 			drop(r, ins->arg[k]);
 	if (r->left[ins->to] == 0 && !r->isret[ins->to])
 		drop(r, ins->to);
 	return 0;
+fail:
+	ivaluefree(&out);
+	return -1;
 }
 
 /* Inputs ------------------------------------------------------------------ */

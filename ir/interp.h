@@ -38,18 +38,19 @@ typedef struct IValue {
 } IValue;
 
 /* Parameters by PyG name; return false (and leave *t alone) if absent.
- * The interpreter checks the shape against the declared type (and the
- * dtype unless t->dtype is DNone).  t->data is borrowed: it stays owned
- * by the caller, must remain valid until interp() returns, and is never
- * written or freed; a returned parameter is copied into outs. */
+ * On true, t->data (malloc'd, product(shape) doubles) is handed over:
+ * the interpreter frees it, after the parameter's last use or when it
+ * refuses the tensor.  The shape must be the declared one, and the dtype
+ * too unless t->dtype is DNone. */
 typedef bool (*IParamFn)(void *ud, const char *name, ITensor *t);
 
 typedef struct IRun {
 	Fn *fn;
-	const IValue *args;      /* fn->narg inputs, in order; borrowed like
-	                            parameters.  A tensor's dtype may be DNone
-	                            (unchecked); a graph without batch may
-	                            leave ngraph 0 (read as 1) */
+	const IValue *args;      /* fn->narg inputs, in order; borrowed
+	                            (never written or freed).  A tensor's
+	                            dtype may be DNone (unchecked); a graph
+	                            without batch may leave ngraph 0 (one
+	                            graph) */
 	IParamFn param;
 	void *ud;
 	IValue *outs;            /* fn->nret results, owned by the caller

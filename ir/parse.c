@@ -116,7 +116,7 @@ text(Parser *P, const Tok *t)
 }
 
 static const char *
-describe(Parser *P, const Tok *t)
+describe(const Tok *t)
 {
 	static char d[64];
 
@@ -128,7 +128,6 @@ describe(Parser *P, const Tok *t)
 	default:
 		snprintf(d, sizeof d, "'%.*s'%s", t->len > 40 ? 40 : t->len, t->p,
 		         t->len > 40 ? "..." : "");
-		(void)P;
 		return d;
 	}
 }
@@ -136,7 +135,7 @@ describe(Parser *P, const Tok *t)
 static bool
 experr(Parser *P, const Tok *t, const char *what)
 {
-	return err(P, t, "expected %s, found %s", what, describe(P, t));
+	return err(P, t, "expected %s, found %s", what, describe(t));
 }
 
 /* lexer ------------------------------------------------------------------ */
@@ -372,9 +371,8 @@ expect(Parser *P, int kind, const char *what)
 }
 
 static bool
-iskw(Parser *P, const Tok *t, const char *kw)
+iskw(const Tok *t, const char *kw)
 {
-	(void)P;
 	return t->kind == TIdent && (size_t)t->len == strlen(kw) &&
 	       memcmp(t->p, kw, t->len) == 0;
 }
@@ -660,7 +658,7 @@ parsetype(Parser *P, Type *ty)
 
 	if (k->kind != TIdent)
 		return experr(P, k, "a type");
-	graph = iskw(P, k, "graph");
+	graph = iskw(k, "graph");
 	if (!graph && (dt = dtypefromname(text(P, k))) == DNone)
 		return err(P, k, "unknown type '%s'", text(P, k));
 	if (!expect(P, '[', "'['"))
@@ -713,9 +711,9 @@ floatlit(Parser *P, const Tok *t, bool negated, double *f)
 }
 
 static bool
-isfloattok(Parser *P, const Tok *t)
+isfloattok(const Tok *t)
 {
-	return t->kind == TFloat || iskw(P, t, "inf") || iskw(P, t, "nan");
+	return t->kind == TFloat || iskw(t, "inf") || iskw(t, "nan");
 }
 
 static char *
@@ -814,12 +812,12 @@ parseattr(Parser *P, Attr *a)
 		*a = (Attr){.key = key, .kind = AStr, .u.s = decodestr(P, t)};
 		return true;
 	}
-	if (iskw(P, t, "true") || iskw(P, t, "false")) {
+	if (iskw(t, "true") || iskw(t, "false")) {
 		next(P);
-		*a = mkattrbool(P->m->arena, key, iskw(P, t, "true"));
+		*a = mkattrbool(P->m->arena, key, iskw(t, "true"));
 		return true;
 	}
-	if (isfloattok(P, t) || (t->kind == '-' && isfloattok(P, t + 1))) {
+	if (isfloattok(t) || (t->kind == '-' && isfloattok(t + 1))) {
 		if (t->kind == '-')
 			next(P);
 		if (!floatlit(P, next(P), t->kind == '-', &f))
@@ -875,12 +873,6 @@ typedef struct Scratch {
 	int nret, retc;
 	bool hdrok;         /* the header parsed: ret is checked against it */
 } Scratch;
-
-static void
-typestr(char *buf, size_t n, Parser *P, Type t)
-{
-	snprinttype(buf, n, P->m, t);
-}
 
 /* %name =TYPE op %a, %b {attrs} */
 static void
@@ -954,8 +946,8 @@ parseins(Parser *P, Fn *fn, Scratch *S)
 		goto done;
 	}
 	if (!typeeq(out, ty)) {
-		typestr(b1, sizeof b1, P, ty);
-		typestr(b2, sizeof b2, P, out);
+		snprinttype(b1, sizeof b1, P->m, ty);
+		snprinttype(b2, sizeof b2, P->m, out);
 		err(P, tt, "type mismatch: declared %s, operands give %s", b1, b2);
 		goto done;
 	}
@@ -982,9 +974,10 @@ parseret(Parser *P, Fn *fn, Scratch *S)
 			}
 			if ((r = use(P, t)) == RNone)
 				return;
-			if (r != Poison && n < S->nret && !typeeq(fn->val[r].type, S->ret[n])) {
-				typestr(b1, sizeof b1, P, S->ret[n]);
-				typestr(b2, sizeof b2, P, fn->val[r].type);
+			if (r != Poison && S->hdrok && n < S->nret &&
+			    !typeeq(fn->val[r].type, S->ret[n])) {
+				snprinttype(b1, sizeof b1, P->m, S->ret[n]);
+				snprinttype(b2, sizeof b2, P->m, fn->val[r].type);
 				err(P, t, "return type mismatch: declared %s, %s has %s", b1, text(P, t), b2);
 			}
 			if (r != Poison)
@@ -1101,7 +1094,7 @@ body:
 				define(P, arena_strndup(P->m->arena, t->p + 1, t->len - 1), Poison);
 			continue;
 		}
-		if (iskw(P, t, "func") || iskw(P, t, "sym")) {
+		if (iskw(t, "func") || iskw(t, "sym")) {
 			err(P, t, "missing '}' at the end of @%s", fn->name);
 			P->pending = true;
 			return;
@@ -1114,7 +1107,7 @@ body:
 				err(P, t, "function @%s has no ret", fn->name);
 			return;
 		}
-		if (seenret && (t->kind == TVal || iskw(P, t, "ret"))) {
+		if (seenret && (t->kind == TVal || iskw(t, "ret"))) {
 			if (!complained)
 				err(P, t, "instruction after ret");
 			complained = true;
@@ -1122,7 +1115,7 @@ body:
 		}
 		if (t->kind == TVal)
 			parseins(P, fn, S);
-		else if (iskw(P, t, "ret")) {
+		else if (iskw(t, "ret")) {
 			parseret(P, fn, S);
 			seenret = true;
 		} else
@@ -1159,7 +1152,7 @@ parsesym(Parser *P)
 		err(P, t, "too many symbols");
 		return;
 	}
-	derived = iskw(P, peek(P), "derived");
+	derived = iskw(peek(P), "derived");
 	if (derived)
 		next(P);
 	if (peek(P)->kind != TEnd) {
@@ -1177,6 +1170,10 @@ parseir(const char *file, const char *text_, size_t len)
 	Tok *t;
 
 	diag_addsource(file, text_, len);
+	if (len > INT32_MAX / 2) {     /* columns are ints */
+		errorat((Loc){file, 1, 1}, "input too large");
+		return NULL;
+	}
 	P.m = newmod();
 	P.file = file;
 	P.p = text_;
@@ -1185,9 +1182,9 @@ parseir(const char *file, const char *text_, size_t len)
 		t = peek(&P);
 		if (t->kind == TEnd || lexbad(&P))
 			continue;
-		if (iskw(&P, t, "sym"))
+		if (iskw(t, "sym"))
 			parsesym(&P);
-		else if (iskw(&P, t, "func"))
+		else if (iskw(t, "func"))
 			parsefn(&P, &S);
 		else
 			experr(&P, t, "'sym' or 'func'");

@@ -350,6 +350,18 @@ printrettype(FILE *f, Fn *fn, Ref r)
 		fputs("<bad type>", f);
 }
 
+/* Like value names, a function name may only hold [A-Za-z0-9_.]. */
+static void
+printfnname(FILE *f, const char *s)
+{
+	if (!s || !*s) {
+		fputc('_', f);
+		return;
+	}
+	for (; *s; s++)
+		fputc(namechar((unsigned char)*s) ? *s : '_', f);
+}
+
 void
 printfn(FILE *f, Fn *fn)
 {
@@ -357,7 +369,9 @@ printfn(FILE *f, Fn *fn)
 	int i;
 
 	name = valnames(fn);
-	fprintf(f, "func @%s(", fn->name ? fn->name : "<bad name>");
+	fputs("func @", f);
+	printfnname(f, fn->name);
+	fputc('(', f);
 	for (i = 0; i < fn->narg; i++) {
 		fputs(i ? ", " : "", f);
 		printref(f, fn, name, fn->arg[i]);

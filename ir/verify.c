@@ -25,6 +25,7 @@ typedef struct V {
 	const char *after;
 	char **name;        /* printed names, or NULL if arrays are broken */
 	bool *defd;         /* defd[r]: r is defined at this point */
+	bool *tyok;         /* tyok[r]: r's type passed checktype() */
 	int nerr;
 } V;
 
@@ -205,11 +206,17 @@ checkins(V *v, int idx, Types *tv)
 		else if (!v->defd[a])
 			ok = bad(v, r, "%s: operand %d, %%%s, is not defined before this use",
 			         oi->name, k + 1, vname(v, a));
+		else if (!v->tyok[a])
+			ok = false;     /* reported at its definition */
 	}
 	if (!checkattrs(v, r, in))
 		ok = false;
-	if (r != RNone && !checktype(v, r, fn->val[r].type))
-		ok = false;
+	if (r != RNone) {
+		if (checktype(v, r, fn->val[r].type))
+			v->tyok[r] = true;
+		else
+			ok = false;
+	}
 	if (!ok)
 		goto done;
 	if (in->narg > tv->c) {
@@ -263,6 +270,7 @@ verifyfn(Fn *fn, const char *after)
 		return false;
 	v.name = valnames(fn);
 	v.defd = emalloc((fn->nval + 1) * sizeof *v.defd);
+	v.tyok = emalloc((fn->nval + 1) * sizeof *v.tyok);
 	for (i = 0; i < fn->narg; i++) {
 		r = fn->arg[i];
 		if (!inrange(&v, r)) {
@@ -275,7 +283,7 @@ verifyfn(Fn *fn, const char *after)
 		}
 		if (fn->val[r].def != -1)
 			bad(&v, r, "argument has val.def %d, expected -1", fn->val[r].def);
-		checktype(&v, r, fn->val[r].type);
+		v.tyok[r] = checktype(&v, r, fn->val[r].type);
 		v.defd[r] = true;
 	}
 	for (i = 0; i < fn->nins; i++)
@@ -289,6 +297,7 @@ verifyfn(Fn *fn, const char *after)
 	}
 	free(tv.t);
 	free(v.defd);
+	free(v.tyok);
 	freevalnames(v.name);
 	return v.nerr == 0;
 }

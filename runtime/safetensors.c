@@ -123,7 +123,7 @@ jerr(Json *j, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	return gnn_fail(GNN_ERR_FORMAT, "%s: bad header JSON at byte %d of the header: %s",
+	return gnn_fail(GNN_ERR_FORMAT, "%s: bad JSON header at byte %d: %s",
 		j->path, (int)(j->p - j->s), msg);
 }
 
@@ -319,9 +319,9 @@ jkey(Json *j, char **key)
 	return GNN_OK;
 }
 
-/* an array of at most max non-negative integers, each at most vmax */
+/* an array of non-negative integers up to vmax; stores max of them, *n = max + 1 if more */
 static gnn_status
-juints(Json *j, const char *tname, const char *key, int max, uint64_t vmax, uint64_t *v, int *n)
+juints(Json *j, int max, uint64_t vmax, uint64_t *v, int *n)
 {
 	int more;
 	gnn_status s;
@@ -330,13 +330,16 @@ juints(Json *j, const char *tname, const char *key, int max, uint64_t vmax, uint
 	if ((s = jexpect(j, '[')) != GNN_OK)
 		return s;
 	for (int count = 0;;) {
+		uint64_t x;
 		if ((s = jnext(j, ']', &count, &more)) != GNN_OK || !more)
 			return s;
-		if (*n == max)
-			return gnn_fail(max == GNN_MAX_RANK ? GNN_ERR_SHAPE : GNN_ERR_FORMAT,
-				"%s: tensor '%s': %s has more than %d entries", j->path, tname, key, max);
-		if ((s = juint(j, vmax, &v[(*n)++])) != GNN_OK)
+		if ((s = juint(j, vmax, &x)) != GNN_OK)
 			return s;
+		if (*n == max) {
+			*n = max + 1;   /* too many: the caller says why that matters */
+			return GNN_OK;
+		}
+		v[(*n)++] = x;
 	}
 }
 
@@ -395,12 +398,15 @@ jtensor(Json *j, gnn_safetensors *st, const char *name)
 					j->path, name, dt);
 			t->t = dtypes[n].t;
 		} else if (k == 1) {
-			if ((s = juints(j, name, "shape", GNN_MAX_RANK, INT64_MAX, v, &t->rank)) != GNN_OK)
+			if ((s = juints(j, GNN_MAX_RANK, INT64_MAX, v, &t->rank)) != GNN_OK)
 				return s;
+			if (t->rank > GNN_MAX_RANK)
+				return gnn_fail(GNN_ERR_SHAPE, "%s: tensor '%s': rank above %d",
+					j->path, name, GNN_MAX_RANK);
 			for (int i = 0; i < t->rank; i++)
 				t->shape[i] = (int64_t)v[i];
 		} else {
-			if ((s = juints(j, name, "data_offsets", 2, UINT64_MAX, v, &n)) != GNN_OK)
+			if ((s = juints(j, 2, UINT64_MAX, v, &n)) != GNN_OK)
 				return s;
 			if (n != 2)
 				return jerr(j, "tensor '%s': data_offsets must have 2 entries", name);

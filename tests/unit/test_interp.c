@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "interp.h"
+#include "../../ir/interp.h"
 
 static int npass, nfail;
 static Mod *m;
@@ -108,7 +108,8 @@ gv(int64_t nnode, int64_t nedge, int64_t *src, int64_t *dst, double *w)
 	return (IValue){.kind = TGraph, .g = {.nnode = nnode, .nedge = nedge, .src = src, .dst = dst, .weight = w}};
 }
 
-/* Parameters for the tests: a fixed table. */
+/* Parameters for the tests: a fixed table, handed out as malloc'd copies
+ * since the interpreter takes the arrays over. */
 typedef struct Par {
 	const char *name;
 	int rank;
@@ -121,13 +122,18 @@ static int nparams;
 static bool
 getparam(void *ud, const char *name, ITensor *t)
 {
-	int k;
+	int64_t n = 1;
+	int k, j;
 
 	(void)ud;
 	for (k = 0; k < nparams; k++)
 		if (strcmp(params[k].name, name) == 0) {
-			*t = (ITensor){.dtype = DNone, .rank = params[k].rank, .data = params[k].data};
+			*t = (ITensor){.dtype = DNone, .rank = params[k].rank};
 			memcpy(t->shape, params[k].shape, sizeof t->shape);
+			for (j = 0; j < t->rank; j++)
+				n *= t->shape[j];
+			t->data = malloc(n * sizeof(double));
+			memcpy(t->data, params[k].data, n * sizeof(double));
 			return true;
 		}
 	return false;
@@ -247,7 +253,8 @@ test_const_param(void)
 	x = addarg(fn, "x", tt(DF32, 1, N));
 	c = ins(Oconst, tt(DF32, 2, N, 2), "c", NOARGS, ATTRS(AFLT("value", 1.5)));
 	p = ins(Oparam, tt(DF32, 2, 2, 2), "p", NOARGS, ATTRS(mkattrstr(m->arena, "name", "w")));
-	q = ins(Oadd, tt(DF32, 2, 2, 2), "q", ARGS(p, p), NOATTR);
+	q = ins(Oparam, tt(DF32, 2, 2, 2), "p2", NOARGS, ATTRS(mkattrstr(m->arena, "name", "w")));
+	q = ins(Oadd, tt(DF32, 2, 2, 2), "q", ARGS(p, q), NOATTR);
 	addret(fn, c);
 	addret(fn, p);
 	addret(fn, q);
@@ -256,7 +263,6 @@ test_const_param(void)
 	if (go(args)) {
 		EXPECTT("const", &run.outs[0], 2, S(3, 2), D(1.5, 1.5, 1.5, 1.5, 1.5, 1.5));
 		EXPECTT("param", &run.outs[1], 2, S(2, 2), D(1, 2, 3, 4));
-		CHECK(run.outs[1].t.data != ps[0].data, "a returned parameter must be a copy");
 		CHECK(run.outs[1].t.dtype == DF32, "param dtype is the declared one");
 		EXPECTT("param+param", &run.outs[2], 2, S(2, 2), D(2, 4, 6, 8));
 		EXPECTT("returned input", &run.outs[3], 1, S(3), D(7, 8, 9));
@@ -264,7 +270,8 @@ test_const_param(void)
 	}
 	end();
 
-	/* missing parameter, then a shape mismatch */
+	/* missing parameter, then a shape mismatch (whose array the
+	 * interpreter frees: ASan would report a leak) */
 	begin();
 	p = ins(Oparam, tt(DF32, 2, 16, 1433), "w1", NOARGS, ATTRS(mkattrstr(m->arena, "name", "conv1.lin.weight")));
 	addret(fn, p);
@@ -899,6 +906,14 @@ test_internal_mismatch(void)
 	addret(fn, r);
 	args[0] = tv(2, S(2, 3), D(1, 2, 3, 4, 5, 6));
 	GOERR(args, "%s: internal: sum computed shape [3], but its type f32[2] is [2]");
+	end();
+
+	begin();
+	a = addarg(fn, "g", graphtype(N, E));
+	r = ins(Osrc, graphtype(N, E), "s", ARGS(a), NOATTR);
+	addret(fn, r);
+	args[0] = gv(2, 1, I(0), I(1), NULL);
+	GOERR(args, "%s: internal: src computed a tensor, but its type is graph[N, E]");
 	end();
 }
 
