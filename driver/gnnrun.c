@@ -12,7 +12,6 @@
  * before giving up; outputs are written atomically and only on success,
  * so a failed run never leaves or clobbers an output file.
  */
-#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +29,8 @@ typedef struct Opts {
 	const char *graph;
 	const char *batch;
 	const char *weights;
-	const char *inname[MaxIO], *infile[MaxIO];
+	char inname[MaxIO][128];
+	const char *infile[MaxIO];
 	int nin;
 	const char *out[MaxIO];
 	int nout;
@@ -157,7 +157,7 @@ getparam(void *ud, const char *name, ITensor *t)
 	if (!w->st || (i = gnn_st_find(w->st, name)) < 0 || gnn_st_get(w->st, i, &a) != GNN_OK)
 		return false;
 	/* checkweights() already matched dtypes against the declarations */
-	return totensor(&a, a.dtype == GNN_I64 || a.dtype == GNN_I32 ? DI64 : DF32, t);
+	return totensor(&a, DNone, t);
 }
 
 /* Check the file against the model's params: each one present with the
@@ -328,7 +328,7 @@ parseargs(int argc, char **argv, Opts *o)
 				return false;
 			}
 		} else if ((v = VALUE("--input"))) {
-			if (!(eq = strchr(v, '=')) || eq == v || !eq[1]) {
+			if (!(eq = strchr(v, '=')) || eq == v || !eq[1] || eq - v >= 128) {
 				err("--input takes NAME=FILE.npy, not '%s'", v);
 				return false;
 			}
@@ -336,7 +336,7 @@ parseargs(int argc, char **argv, Opts *o)
 				err("too many inputs");
 				return false;
 			}
-			o->inname[o->nin] = strndup(v, eq - v);
+			snprintf(o->inname[o->nin], sizeof o->inname[0], "%.*s", (int)(eq - v), v);
 			o->infile[o->nin++] = eq + 1;
 		} else if ((v = VALUE("--output"))) {
 			if (o->nout == MaxIO) {
@@ -480,7 +480,6 @@ main(int argc, char **argv)
 	run.args = args;
 	run.param = getparam;
 	run.ud = &w;
-	run.outs = calloc(fn->nret, sizeof(IValue));
 	if (interp(&run) != 0) {
 		err("%s", run.err);
 		goto out;
@@ -507,10 +506,7 @@ out:
 	for (i = 0; i < MaxIO; i++)
 		if (have[i])
 			ivaluefree(&args[i]);
-	if (run.outs)
-		for (i = 0; i < fn->nret; i++)
-			ivaluefree(&run.outs[i]);
-	free(run.outs);
+	interpfree(&run);
 	gnn_st_close(w.st);
 	freemod(m);
 	return rc;

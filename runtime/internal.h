@@ -16,7 +16,8 @@
 /* status.c */
 
 /* Formats the thread's error message and returns s, so that a failure
-** reads `return gnn_fail(GNN_ERR_IO, "%s: ...", path, ...);`. */
+** reads `return gnn_fail(GNN_ERR_IO, "%s: ...", path, ...);`. The buffer
+** is overwritten, so gnn_errmsg() itself must not be an argument. */
 gnn_status gnn_fail(gnn_status s, const char *fmt, ...) GNN_PRINTF(2, 3);
 
 /* alloc.c */

@@ -71,7 +71,7 @@ herr(Hdr *h, const char *fmt, ...)
 static void
 hws(Hdr *h)
 {
-	while (h->p < h->end && *h->p && strchr(" \t\n\r\f\v", *h->p))
+	while (*h->p && strchr(" \t\n\r\f\v", *h->p))
 		h->p++;
 }
 
@@ -326,7 +326,7 @@ static gnn_status
 readnpy(const char *path, FILE *f, gnn_array *out)
 {
 	struct stat st;
-	uint64_t size, off;
+	uint64_t size, off = 0;
 	size_t nbytes;
 	Npy m = {0};
 	gnn_status s;

@@ -330,7 +330,7 @@ juints(Json *j, int max, uint64_t vmax, uint64_t *v, int *n)
 	if ((s = jexpect(j, '[')) != GNN_OK)
 		return s;
 	for (int count = 0;;) {
-		uint64_t x;
+		uint64_t x = 0;
 		if ((s = jnext(j, ']', &count, &more)) != GNN_OK || !more)
 			return s;
 		if ((s = juint(j, vmax, &x)) != GNN_OK)

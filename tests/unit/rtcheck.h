@@ -244,4 +244,52 @@ shareddir(int argc, char **argv)
 	return d && *d ? d : NULL;
 }
 
+/*
+** Feeds iters corrupted copies of the file at seed (each with 1 to 3 random
+** byte changes, insertions, deletions or a truncation; the same every run)
+** to load, which reads the path it is given and frees what it got. Each
+** run must fail cleanly, with a message naming the file, or succeed, and
+** never leak.
+*/
+static inline void
+check_mutations(const char *seed, const char *path, gnn_status (*load)(const char *), int iters)
+{
+	static const char syntax[] = "{}[](),:'\"\\ 0123456789-.eTFu";
+	unsigned char src[4096], b[4096 + 8];
+	unsigned x = 2463534242u;
+	FILE *f = fopen(seed, "rb");
+	size_t n = f ? fread(src, 1, sizeof src, f) : 0;
+	TestAlloc ta = {.failat = -1};
+
+	if (f)
+		fclose(f);
+	if (!CHECK(n > 0 && n < sizeof src))
+		return;
+	gnn_set_allocator(testalloc, &ta);
+	for (int it = 0; it < iters; it++) {
+		size_t m = n, p;
+		gnn_status s;
+		memcpy(b, src, n);
+		for (int k = 0, nk = 1 + it % 3; k < nk && m > 1; k++) {
+			x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+			p = x % m;
+			switch (x >> 24 & 3) {
+			case 0: b[p] = (unsigned char)(x >> 8); break;
+			case 1: b[p % 256] = (unsigned char)syntax[(x >> 8) % (sizeof syntax - 1)]; break;
+			case 2: memmove(b + p + 1, b + p, m++ - p); break;
+			default: m = p + 1; break;
+			}
+		}
+		putfile(path, b, m);
+		s = load(path);
+		if (!CHECK(s == GNN_OK || s == GNN_ERR_FORMAT || s == GNN_ERR_DTYPE || s == GNN_ERR_SHAPE)
+		    || !CHECK(s == GNN_OK || strncmp(gnn_errmsg(), path, strlen(path)) == 0)
+		    || !CHECK(ta.live == 0 && ta.badsizes == 0)) {
+			printf("  mutation %d: %s: %s\n", it, gnn_status_name(s), gnn_errmsg());
+			break;
+		}
+	}
+	gnn_set_allocator(NULL, NULL);
+}
+
 #endif

@@ -406,6 +406,27 @@ test_oom(void)
 	CHECK(tmpcount(".tmp") == 0);
 }
 
+static gnn_status
+load(const char *path)
+{
+	gnn_array a;
+	gnn_status s = gnn_npy_read(path, &a);
+
+	if (s == GNN_OK)
+		CHECK(a.nbytes == (size_t)gnn_array_numel(&a) * gnn_dtype_size(a.dtype));
+	gnn_array_free(&a);
+	return s;
+}
+
+static void
+test_mutations(void)
+{
+	int16_t d[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+
+	CHECK_ST(gnn_npy_write(tmppath("seed.npy"), &(gnn_array){GNN_I16, 2, {3, 4}, d, 24}), GNN_OK);
+	check_mutations(tmppath("seed.npy"), tmppath("mut.npy"), load, 3000);
+}
+
 /* Cora as the shared folder holds it; each file must also write back byte for byte */
 static void
 test_cora(const char *shared)
@@ -479,6 +500,7 @@ main(int argc, char **argv)
 	test_write();
 	test_write_atomic();
 	test_oom();
+	test_mutations();
 	if (shared)
 		test_cora(shared);
 	rmtmpdir();

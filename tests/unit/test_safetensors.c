@@ -422,6 +422,35 @@ test_oom(void)
 	CHECK(tmpcount(".tmp") == 0);
 }
 
+static gnn_status
+load(const char *path)
+{
+	gnn_safetensors *st;
+	gnn_array v;
+	gnn_status s = gnn_st_open(path, &st);
+
+	/* whatever opens must be consistent */
+	for (int i = 0; s == GNN_OK && i < gnn_st_count(st); i++) {
+		CHECK(gnn_st_find(st, gnn_st_name(st, i)) == i);
+		CHECK(gnn_st_get(st, i, &v) == GNN_OK);
+		CHECK(v.nbytes == (size_t)gnn_array_numel(&v) * gnn_dtype_size(v.dtype));
+	}
+	gnn_st_close(st);
+	return s;
+}
+
+static void
+test_mutations(void)
+{
+	static const char json[] = "{\"__metadata__\":{\"format\":\"pt\",\"k\\u00e9y\":\"v\"},"
+		T("w", "F32", "[2,2]", 0, 16) "," T("b", "I64", "[]", 16, 24) ","
+		T("e", "U8", "[0]", 24, 24) "," T("m", "BOOL", "[3]", 24, 27) "}    ";
+	static const unsigned char data[27] = {1, 2, 3};
+
+	mkst_n("seed.safetensors", -1, json, data, sizeof data);
+	check_mutations(tmppath("seed.safetensors"), tmppath("mut.safetensors"), load, 3000);
+}
+
 static void
 test_gcn(const char *shared)
 {
@@ -483,6 +512,7 @@ main(int argc, char **argv)
 	test_roundtrip();
 	test_write_bad();
 	test_oom();
+	test_mutations();
 	if (shared)
 		test_gcn(shared);
 	rmtmpdir();
