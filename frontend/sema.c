@@ -343,7 +343,7 @@ CVal
 emitop(Ctx *c, int op, const Ref *arg, int narg, const Attr *attr, int nattr,
        const Type *decl, Loc l)
 {
-	Type at[64], out;
+	Type at[64] = {{0}}, out;
 	char err[512];
 	int k;
 

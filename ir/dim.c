@@ -378,11 +378,16 @@ snprintdim(char *buf, size_t n, const Mod *m, Dim d)
 	int i, k, w;
 	int64_t c;
 
+	char dummy[1];
+
+	/* like snprintf: count everything, write what fits */
+	if (!buf)
+		buf = dummy, n = 0;
 #define PUT(...) do { \
-	w = snprintf(buf ? buf + (len < n ? len : n) : NULL, len < n ? n - len : 0, __VA_ARGS__); \
+	w = snprintf(buf + (len < n ? len : n), len < n ? n - len : 0, __VA_ARGS__); \
 	len += w; \
 } while (0)
-	if (buf && n)
+	if (n)
 		buf[0] = 0;
 	if (d >= 0) {
 		PUT("%d", d);

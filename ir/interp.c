@@ -671,7 +671,7 @@ static int
 gather(R *r, IValue *o)
 {
 	const ITensor *x = targ(r, 0), *idx = targ(r, 1);
-	int64_t k, row, at, shape[MaxRank];
+	int64_t k, row, at = 0, shape[MaxRank];
 
 	if (!x || !idx || checkindexvec(r, idx) < 0)
 		return -1;
@@ -694,7 +694,7 @@ static int
 scatter(R *r, IValue *o)
 {
 	const ITensor *msg = targ(r, 0), *idx = targ(r, 1);
-	int64_t k, j, n, row, at, *cnt = NULL, shape[MaxRank];
+	int64_t k, j, n, row, at = 0, *cnt = NULL, shape[MaxRank];
 	double *out;
 	Dim d;
 	char sh[200], sh2[200], ds[100];

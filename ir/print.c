@@ -2,13 +2,32 @@
  * The textual IR, printed.  QBE-like, with tensor types:
  *
  *	sym N
+ *	sym E
  *	sym E1 derived
  *
  *	func @GCN(%g: graph[N, E], %x: f32[N, 1433]) -> f32[N, 7] {
- *		%h =f32[N, 16] matmul %x, %t
+ *		%w =f32[16, 1433] param {name = "conv1.lin.weight"}
+ *		%g.1 =graph[N, E1 + N] add_remaining_self_loops %g {fill = 1.0}
  *		%a =f32[N, 16] scatter_sum %m, %d {n = N}
  *		ret %out
  *	}
+ *
+ * The grammar, one item per line ('#' starts a comment anywhere):
+ *
+ *	module := ('sym' NAME ['derived'])* func*       symbols in index order
+ *	func   := 'func' '@'ID '(' [%ID ':' type, ...] ')' '->' rets '{'
+ *	          ins* 'ret' [%ID, ...] '}'
+ *	rets   := type | '(' [type, ...] ')'            one result prints bare
+ *	ins    := %ID '=' type OPNAME [%ID, ...] ['{' KEY '=' value, ... '}']
+ *	type   := DTYPE '[' [dim, ...] ']' | 'graph' '[' dim ',' dim [',' dim] ']'
+ *	dim    := integers, symbols, + - * and parentheses
+ *	value  := INT | FLOAT | 'true' | 'false' | STRING | dim | '[' [dim, ...] ']'
+ *
+ * ID is [A-Za-z0-9_.]+, NAME and KEY are identifiers.  A dim value that
+ * holds a symbol is an ADim (a list, ADims); one that is constant is an
+ * AInt (AInts): the IR accepts both where a dim is expected.  Floats
+ * always show '.', 'e', inf or nan, so they never read back as ints.
+ * Strings escape \" \\ \n \t and other bytes outside 0x20..0x7e as \xHH.
  *
  * parse.c reads this back, and print(parse(print(m))) == print(m) byte
  * for byte.  Two choices here make that hold.  Value names are made
@@ -16,8 +35,7 @@
  * next free number for a value without one); a parsed module carries
  * every printed name verbatim as its hint, all distinct, so it prints
  * the same names.  Floats print in the shortest form that reads back as
- * the same double and always look like floats ("2.0", "1e-16", "-inf"),
- * so the parser can tell AFloat from AInt.
+ * the same double ("%.17g" would turn 0.1 into 0.10000000000000001).
  *
  * The printer is also a debugging aid for broken IR (a pass that fails
  * the verifier), so it prints out-of-range refs, ops, types and dims

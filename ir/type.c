@@ -100,8 +100,11 @@ snprinttype(char *buf, size_t n, const Mod *m, Type t)
 {
 	size_t len;
 	int i;
+	char dummy[1];
 
-#define AT (buf ? buf + (len < n ? len : n) : NULL), (len < n ? n - len : 0)
+	if (!buf)
+		buf = dummy, n = 0;
+#define AT buf + (len < n ? len : n), (len < n ? n - len : 0)
 	len = snprintf(buf, n, "%s[", t.kind == TGraph ? "graph" : dtypename(t.dtype));
 	for (i = 0; i < t.rank; i++) {
 		if (i)
