@@ -259,8 +259,8 @@ lowerreshape(Ctx *c, Node *call, const Builtin *b, CVal *v)
 	}
 	if (infer >= 0) {
 		total = dimprod(S.mod, t.dim, t.rank, &ok);
-		/* the known part must be a constant dividing every term */
-		if (!ok || !dimisconst(known) || !dimdivconst(S.mod, total, dimconstval(known), &q)) {
+		/* the known part must be one term dividing every term */
+		if (!ok || known == 0 || !dimdiv(S.mod, total, known, &q)) {
 			char s[256];
 			tystr(s, sizeof s, t);
 			serror(l, "shape mismatch in reshape: cannot infer -1 for %s", s);

@@ -268,19 +268,33 @@ dimprod(Mod *m, const Dim *d, int n, bool *ok)
 	return r;
 }
 
+/* a / b for b a single term c*s1*...*sk: every term of a must hold the
+ * symbols and a multiple of c. */
 bool
-dimdivconst(Mod *m, Dim a, int64_t b, Dim *q)
+dimdiv(Mod *m, Dim a, Dim b, Dim *q)
 {
-	Poly p;
-	int i;
+	Poly p, d;
+	Term *t;
+	int i, j, k, l;
 
-	if (b <= 0)
+	topoly(m, b, &d);
+	if (d.n != 1 || d.t[0].coef <= 0)
 		return false;
 	topoly(m, a, &p);
 	for (i = 0; i < p.n; i++) {
-		if (p.t[i].coef % b != 0)
+		t = &p.t[i];
+		if (t->coef % d.t[0].coef != 0)
 			return false;
-		p.t[i].coef /= b;
+		t->coef /= d.t[0].coef;
+		for (k = 0; k < d.t[0].deg; k++) {
+			for (j = 0; j < t->deg && t->sym[j] != d.t[0].sym[k]; j++)
+				;
+			if (j == t->deg)
+				return false;
+			for (l = j; l + 1 < t->deg; l++)
+				t->sym[l] = t->sym[l + 1];
+			t->deg--;
+		}
 	}
 	return intern(m, &p, q);
 }

@@ -116,8 +116,8 @@ Dim dimsym(Mod *m, int sym);
 Dim dimadd(Mod *m, Dim a, Dim b, bool *ok);
 Dim dimsub(Mod *m, Dim a, Dim b, bool *ok);
 Dim dimmul(Mod *m, Dim a, Dim b, bool *ok);
-/* a / b when every coefficient of a divides evenly by constant b */
-bool dimdivconst(Mod *m, Dim a, int64_t b, Dim *q);
+/* a / b when b is one term (2*N) dividing every term of a */
+bool dimdiv(Mod *m, Dim a, Dim b, Dim *q);
 bool dimisconst(Dim d);
 int64_t dimconstval(Dim d);
 /* Value of d under symval[sym] (-1 = unbound); -1 if any symbol unbound. */

@@ -8,7 +8,6 @@
 */
 #include "rtcheck.h"
 
-#include <math.h>
 #include <stdint.h>
 
 /* writes magic, version, header length and hdr, then n data bytes */
