@@ -1064,7 +1064,8 @@ layerdecl1(Ctx *c, Node *n)
 	}
 	if (idx.i >= arr->n) {
 		Inst **v = arena_alloc(S.arena, (idx.i + 1) * sizeof(Inst *));
-		memcpy(v, arr->v, arr->n * sizeof(Inst *));
+		if (arr->n)
+			memcpy(v, arr->v, arr->n * sizeof(Inst *));
 		arr->v = v;
 		arr->n = idx.i + 1;
 	}
@@ -1140,7 +1141,8 @@ paramdecl1(Ctx *c, Node *n)
 		}
 		if (idx.i >= b->v.n) {
 			CVal *e = arena_alloc(S.arena, (idx.i + 1) * sizeof(CVal));
-			memcpy(e, b->v.elems, b->v.n * sizeof(CVal));
+			if (b->v.n)
+				memcpy(e, b->v.elems, b->v.n * sizeof(CVal));
 			b->v.elems = e;
 			b->v.n = idx.i + 1;
 		}
