@@ -56,6 +56,11 @@ void *emalloc(size_t n);               /* dies on exhaustion */
 void *erealloc(void *p, size_t n);
 char *estrdup(const char *s);
 
+/* file.c ---------------------------------------------------------------- */
+
+/* A whole file ("-": stdin), NUL-terminated; NULL with errno set. */
+char *readfile(const char *path, size_t *len);
+
 /* arena.c --------------------------------------------------------------- */
 
 Arena *arena_new(void);

@@ -8,35 +8,6 @@
 
 #include "../../frontend/ast.h"
 
-static char *
-readfile(const char *path, size_t *len)
-{
-	FILE *f;
-	char *buf = NULL;
-	size_t n = 0, cap = 0, r;
-
-	if (!(f = fopen(path, "rb")))
-		return NULL;
-	for (;;) {
-		if (cap - n < 4096) {
-			cap = cap ? 2 * cap : 65536;
-			buf = erealloc(buf, cap + 1);
-		}
-		r = fread(buf + n, 1, cap - n, f);
-		n += r;
-		if (r == 0)
-			break;
-	}
-	if (ferror(f)) {
-		fclose(f);
-		free(buf);
-		return NULL;
-	}
-	fclose(f);
-	buf[n] = 0;
-	*len = n;
-	return buf;
-}
 
 int
 main(int argc, char **argv)
