@@ -133,6 +133,142 @@ const char *gnn_st_metadata(const gnn_safetensors *st, const char *key);
 gnn_status gnn_st_write(const char *path, const char *const *names,
 	const gnn_array *arrays, int n);
 
+/* graph.c */
+
+/*
+** A graph: N nodes and E directed edges in PyG's edge_index layout (row 0
+** sources, row 1 targets), kept in the user's edge order, plus a CSR by
+** target (pull aggregation) whose order is stable, so results do not
+** depend on scheduling.  Optional per-edge weights and, for a batch of
+** graphs, a node-to-graph vector.  Host memory; immutable once built
+** (the setters below are for right after creation).
+*/
+typedef struct gnn_graph gnn_graph;
+
+/*
+** edge_index: host array of 2*num_edges ints (GNN_I32 or GNN_I64), row
+** major [2, E].  Every index must lie in [0, num_nodes): the first one
+** that does not is named in the message (GNN_ERR_RANGE).  num_nodes and
+** num_edges may be 0; negative counts are GNN_ERR_ARG.
+*/
+gnn_status gnn_graph_from_edge_index(gnn_graph **g, const void *edge_index,
+	gnn_dtype dtype, int64_t num_edges, int64_t num_nodes);
+/* weight: num_edges floats in the user's edge order (copied). */
+gnn_status gnn_graph_set_edge_weight(gnn_graph *g, const float *weight);
+/* batch: num_nodes ints, each in [0, num_graphs) (copied). */
+gnn_status gnn_graph_set_batch(gnn_graph *g, const void *batch, gnn_dtype dtype,
+	int64_t num_graphs);
+void gnn_graph_destroy(gnn_graph *g);      /* NULL is a no-op */
+
+int64_t gnn_graph_num_nodes(const gnn_graph *g);
+int64_t gnn_graph_num_edges(const gnn_graph *g);
+int64_t gnn_graph_num_graphs(const gnn_graph *g);   /* 1 without a batch */
+/* Views, valid while g lives.  src/dst: [E] in the user's order;
+** weight: [E] or NULL when unweighted; batch: [N] or NULL. */
+const int64_t *gnn_graph_src(const gnn_graph *g);
+const int64_t *gnn_graph_dst(const gnn_graph *g);
+const float *gnn_graph_weight(const gnn_graph *g);
+const int64_t *gnn_graph_batch(const gnn_graph *g);
+/* CSR by target: rowptr [N+1]; perm [E] lists edge ids (positions in the
+** user's order) grouped by target, in increasing edge id within a row. */
+const int64_t *gnn_graph_rowptr(const gnn_graph *g);
+const int64_t *gnn_graph_perm(const gnn_graph *g);
+
+/*
+** Derived graphs, as PyG's utilities make them (new objects, which the
+** caller destroys; weights and batch carried along):
+**   add_self_loops: one loop (i, i) per node appended after the edges,
+**     weight 1;
+**   remove_self_loops: edges with src == dst dropped, order kept;
+**   add_remaining_self_loops: loops dropped, then one per node appended;
+**     on a weighted graph a new loop weighs fill, or the weight of the
+**     node's last existing loop; an unweighted graph stays unweighted.
+*/
+gnn_status gnn_graph_add_self_loops(const gnn_graph *g, gnn_graph **out);
+gnn_status gnn_graph_remove_self_loops(const gnn_graph *g, gnn_graph **out);
+gnn_status gnn_graph_add_remaining_self_loops(const gnn_graph *g, float fill,
+	gnn_graph **out);
+
+/*
+** Graph-only tensors, written into caller memory (host, float32):
+**   degree: [N] count of edges by target (in) or source (out);
+**   edge weights: [E] the weights, or 1;
+**   gcn_norm: [E] deg^-1/2[src] * w * deg^-1/2[dst], deg = weighted
+**     in-degree, 0 where deg is 0 (PyG's gcn_norm without self loops).
+*/
+void gnn_graph_in_degree(const gnn_graph *g, float *out);
+void gnn_graph_out_degree(const gnn_graph *g, float *out);
+void gnn_graph_edge_weight(const gnn_graph *g, float *out);
+void gnn_graph_gcn_norm(const gnn_graph *g, float *out);
+
+/*
+** A segment plan for a deterministic scatter: the k entries of index,
+** each in [0, n), grouped by value with a stable counting sort.
+** rowptr: n+1 entries; order: k entries (positions into index).
+** GNN_ERR_RANGE names the first index out of range.
+*/
+gnn_status gnn_segment_plan(const int64_t *index, int64_t k, int64_t n,
+	int64_t *rowptr, int64_t *order);
+
+/* model.c: what compiled models share */
+
+typedef enum gnn_target { GNN_TARGET_CPU = 1, GNN_TARGET_CUDA } gnn_target;
+
+/* A model input, output or parameter: shape[k] is -1 where the size is
+** symbolic (N, E + N); dims spells the shape as the model does. */
+typedef struct gnn_tensor_info {
+	const char *name;
+	gnn_dtype dtype;
+	int rank;
+	int64_t shape[GNN_MAX_RANK];
+	const char *dims;        /* "[N, 1433]" */
+} gnn_tensor_info;
+
+/*
+** Every compiled model exports one descriptor, NAME_desc, so that generic
+** tools drive any model.  Pointers passed to forward are device pointers
+** for the cuda target and host pointers for cpu; forward_host always
+** takes host pointers (staging through the device when needed).
+** Tensor inputs and outputs are in declaration order; the graph input is
+** the one given to bind.
+*/
+typedef struct gnn_model_desc {
+	const char *name;
+	gnn_target target;
+	int ninputs, noutputs, nparams;
+	const gnn_tensor_info *inputs, *outputs, *params;
+	gnn_status (*create)(void **model);
+	gnn_status (*load_weights)(void *model, const char *path);
+	gnn_status (*bind)(void *model, gnn_graph *g);
+	/* the shape of output i once a graph is bound */
+	gnn_status (*output_shape)(void *model, int i, int64_t *shape);
+	gnn_status (*forward)(void *model, const void *const *inputs, void *const *outputs);
+	gnn_status (*forward_host)(void *model, const void *const *inputs, void *const *outputs);
+	void (*destroy)(void *model);
+} gnn_model_desc;
+
+/*
+** Loads a safetensors file into parameter buffers: every parameter of
+** params must be present with its dtype and shape (a float32 parameter
+** also accepts an F64 tensor, narrowed; an i64 one accepts I32), and the
+** file must hold nothing else.  The message names each offending
+** parameter (all of them, one per line).  dst[i] receives params[i]'s
+** data (host, the declared dtype, C order).  On failure no dst is
+** modified: the model keeps its previous weights.
+*/
+gnn_status gnn_load_params(const char *path, const gnn_tensor_info *params, int n,
+	void *const *dst);
+
+/* For applications: on failure print the message to stderr and exit(1). */
+void gnn_check_(gnn_status s, const char *expr, const char *file, int line);
+#define gnn_check(expr) gnn_check_((expr), #expr, __FILE__, __LINE__)
+/* For generated code: set the thread's message and return s. */
+gnn_status gnn_error(gnn_status s, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+
 #ifdef __cplusplus
 }
 #endif

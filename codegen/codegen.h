@@ -1,0 +1,38 @@
+/*
+ * Code generation: an optimized IR module in, C source out.
+ *
+ * One emitter serves both targets.  Work that depends only on the graph
+ * (graph ops, degrees, normalizations, segment plans for scatters) runs
+ * on the host when a graph is bound; everything else runs in forward, as
+ * a sequence of parallel loops over independent tasks: host `for` loops
+ * for --target=cpu (OpenMP where available), grid-stride CUDA kernels for
+ * --target=cuda.  Every model's symbols carry its name as a prefix, so
+ * several models link into one program.
+ */
+#ifndef GNNCC_CODEGEN_H
+#define GNNCC_CODEGEN_H
+
+#include <stdio.h>
+
+#include "../ir/ir.h"
+
+enum Target { TargetCPU, TargetCUDA };
+
+typedef struct CodegenOpts {
+	int target;              /* TargetCPU or TargetCUDA */
+	const char *source;      /* the .gnn path, for the banner */
+	const char *header;      /* the header's file name as included ("gcn.h") */
+} CodegenOpts;
+
+/*
+ * Check that every function of m can be compiled for the target (one
+ * graph input; sizes determined by the graph; supported dtypes and ops).
+ * Problems are user errors reported with errorat at the source location;
+ * returns the number of errors.
+ */
+int codegencheck(Mod *m, const CodegenOpts *o);
+/* The model's source (.c or .cu) and its public header. */
+void emitsource(FILE *f, Mod *m, const CodegenOpts *o);
+void emitheader(FILE *f, Mod *m, const CodegenOpts *o);
+
+#endif

@@ -1,0 +1,172 @@
+/*
+ * Planning before emission: which instructions run when a graph is bound
+ * and which in forward, where each value lives, and whether the target
+ * can compile the function at all.
+ *
+ * A value is bind-time when it depends on no tensor input and no
+ * parameter: graph ops, degrees, normalizations, index tensors, and any
+ * arithmetic on them (PyG's cached=True, but always correct, since it is
+ * recomputed for every bound graph).  Everything else is forward work.
+ * Reshape and dropout produce no code: their value is their operand.
+ */
+#include <string.h>
+
+#include "codegen.h"
+#include "plan.h"
+
+static bool
+isalias(const Ins *in)
+{
+	return in->op == Oreshape || in->op == Odropout;
+}
+
+/* The value whose storage v shares (itself unless an alias). */
+Ref
+storageof(const Plan *p, Ref v)
+{
+	const Fn *fn = p->fn;
+	int d;
+
+	while ((d = fn->val[v].def) >= 0 && isalias(&fn->ins[d]))
+		v = fn->ins[d].arg[0];
+	return v;
+}
+
+static bool
+checkdtype(Fn *fn, Ref v, Loc loc)
+{
+	Type t = fn->val[v].type;
+
+	if (t.kind == TTensor && (t.dtype == DF16 || t.dtype == DBF16)) {
+		errorat(loc, "code generation does not support %s tensors yet", dtypename(t.dtype));
+		return false;
+	}
+	return true;
+}
+
+/* Every symbol of d is known after bind: graph sizes or derived ones. */
+static bool
+dimbound(const Plan *p, Dim d)
+{
+	const DExp *e;
+	int i, k;
+
+	if (dimisconst(d))
+		return true;
+	e = &p->fn->mod->dexp[~d];
+	for (i = 0; i < e->nterm; i++)
+		for (k = 0; k < e->term[i].deg; k++)
+			if (!p->symknown[e->term[i].sym[k]])
+				return false;
+	return true;
+}
+
+int
+plan(Plan *p, Fn *fn, int target)
+{
+	Mod *m = fn->mod;
+	int i, k, nerr = 0;
+	Ins *in;
+	Type t;
+	int s;
+
+	memset(p, 0, sizeof *p);
+	p->fn = fn;
+	p->target = target;
+	p->phase = emalloc((fn->nval + 1) * sizeof *p->phase);
+	p->symknown = emalloc((m->nsym + 1) * sizeof *p->symknown);
+	p->graph = RNone;
+	filluse(fn);
+	for (i = 0; i < fn->narg; i++) {
+		Ref a = fn->arg[i];
+		t = fn->val[a].type;
+		if (t.kind != TGraph) {
+			p->phase[a] = PhaseInput;
+			continue;
+		}
+		if (p->graph != RNone) {
+			errorat(fn->loc, "model %s: code generation supports one graph input, this model has several", fn->name);
+			nerr++;
+			continue;
+		}
+		p->graph = a;
+		p->phase[a] = PhaseBind;
+		for (k = 0; k < t.rank; k++) {
+			if (dimisconst(t.dim[k]))
+				continue;
+			if ((s = dimassym(m, t.dim[k])) < 0) {
+				errorat(fn->loc, "model %s: a graph size must be a symbol or a constant", fn->name);
+				nerr++;
+				continue;
+			}
+			p->symknown[s] = true;
+		}
+	}
+	if (p->graph == RNone) {
+		errorat(fn->loc, "model %s has no graph input; code generation needs one", fn->name);
+		nerr++;
+	}
+	for (i = 0; i < m->nsym; i++)
+		if (m->sym[i].derived)
+			p->symknown[i] = true;
+	for (i = 0; i < fn->narg; i++) {
+		t = fn->val[fn->arg[i]].type;
+		nerr += !checkdtype(fn, fn->arg[i], fn->loc);
+		for (k = 0; t.kind == TTensor && k < t.rank; k++)
+			if (!dimbound(p, t.dim[k])) {
+				char buf[256];
+				snprinttype(buf, sizeof buf, m, t);
+				errorat(fn->loc, "model %s: input '%s' is %s, whose size is not determined by the graph",
+				        fn->name, fn->val[fn->arg[i]].name, buf);
+				nerr++;
+				break;
+			}
+	}
+	for (i = 0; i < fn->nins; i++) {
+		in = &fn->ins[i];
+		nerr += !checkdtype(fn, in->to, in->loc);
+		if (in->op == Oparam) {
+			p->phase[in->to] = PhaseParam;
+			p->nparam++;
+			continue;
+		}
+		p->phase[in->to] = PhaseBind;
+		for (k = 0; k < in->narg; k++)
+			if (p->phase[in->arg[k]] != PhaseBind)
+				p->phase[in->to] = PhaseForward;
+		if (in->op == Oconst)
+			p->phase[in->to] = PhaseBind;
+		if ((opinfo[in->op].flags & Fscatter) && p->phase[in->arg[1]] != PhaseBind &&
+		    target == TargetCUDA) {
+			errorat(in->loc, "the cuda target needs a scatter index that depends only on the graph");
+			nerr++;
+		}
+	}
+	return nerr;
+}
+
+void
+planfree(Plan *p)
+{
+	free(p->phase);
+	free(p->symknown);
+	memset(p, 0, sizeof *p);
+}
+
+int
+codegencheck(Mod *m, const CodegenOpts *o)
+{
+	Plan p;
+	Fn *fn;
+	int nerr = 0;
+
+	for (fn = m->fn; fn; fn = fn->link) {
+		nerr += plan(&p, fn, o->target);
+		planfree(&p);
+	}
+	if (!m->fn) {
+		errorat((Loc){0}, "no model to compile");
+		nerr++;
+	}
+	return nerr;
+}
