@@ -18,6 +18,8 @@
 
 #include "frontend/frontend.h"
 #include "ir/interp.h"
+#include "codegen/codegen.h"
+#include "driver/engine.h"
 #include "passes/passes.h"
 #include "runtime/gnnrt.h"
 
@@ -71,7 +73,9 @@ usage(FILE *f)
 	      "  --output FILE       one per model output, written as float32 .npy\n"
 	      "  --output-dtype=f64  write float64 instead (the interpreter's precision)\n"
 	      "  --model-name NAME   which model of the file (default: the first)\n"
-	      "  --engine=interp     the reference interpreter (float64)\n"
+	      "  --engine=interp     the reference interpreter (float64; the default)\n"
+	      "  --engine=cpu        the model compiled for the cpu target (cc)\n"
+	      "  --engine=cuda       the model compiled for the cuda target (nvcc; needs a GPU)\n"
 	      "  -O0, -O2            optimization level of the compiled IR (default -O2)\n"
 	      "  -I DIR              search DIR for imports\n", f);
 }
@@ -286,6 +290,111 @@ loadgraph(const Opts *o, int64_t nnode, IGraph *g)
 	return true;
 }
 
+/* --- compiled engines -------------------------------------------------- */
+
+/* a double tensor into a host buffer of dtype dt (and back) */
+static void *
+fromdouble(const ITensor *t, gnn_dtype dt, size_t *nbytes)
+{
+	int64_t i, n = 1;
+	void *p;
+	int k;
+
+	for (k = 0; k < t->rank; k++)
+		n *= t->shape[k];
+	*nbytes = (size_t)n * gnn_dtype_size(dt);
+	if (!(p = malloc(*nbytes ? *nbytes : 1)))
+		return NULL;
+	for (i = 0; i < n; i++)
+		switch (dt) {
+		case GNN_F32: ((float *)p)[i] = (float)t->data[i]; break;
+		case GNN_F64: ((double *)p)[i] = t->data[i]; break;
+		case GNN_I32: ((int32_t *)p)[i] = (int32_t)t->data[i]; break;
+		case GNN_I64: ((int64_t *)p)[i] = (int64_t)t->data[i]; break;
+		default: ((uint8_t *)p)[i] = t->data[i] != 0; break;
+		}
+	return p;
+}
+
+/*
+ * Run fn through the backend for target: the same inputs, the runtime's
+ * graph, the weights loaded by the compiled model itself; outputs come
+ * back as double tensors for the common writer.
+ */
+static bool
+runcompiled(const Opts *o, Mod *m, Fn *fn, int target, const IValue *args, IValue *outs)
+{
+	Engine en;
+	const gnn_model_desc *d;
+	void *model = NULL, *in[MaxIO] = {0}, *res[MaxIO] = {0};
+	gnn_graph *g = NULL;
+	int64_t *ei = NULL, shape[GNN_MAX_RANK], n;
+	size_t nb;
+	bool ok = false;
+	int i, k;
+
+	if (engineload(&en, m, fn, target, o->model) < 0) {
+		nerr++;
+		return false;
+	}
+	d = en.desc;
+	for (i = 0, k = 0; i < fn->narg; i++) {
+		const IGraph *ig = &args[i].g;
+		if (args[i].kind == TTensor) {
+			if (!(in[k] = fromdouble(&args[i].t, d->inputs[k].dtype, &nb)))
+				goto oom;
+			k++;
+			continue;
+		}
+		if (!(ei = malloc((2 * ig->nedge + 1) * sizeof *ei)))
+			goto oom;
+		memcpy(ei, ig->src, ig->nedge * sizeof *ei);
+		memcpy(ei + ig->nedge, ig->dst, ig->nedge * sizeof *ei);
+		if (gnn_graph_from_edge_index(&g, ei, GNN_I64, ig->nedge, ig->nnode) != GNN_OK ||
+		    (ig->batch && gnn_graph_set_batch(g, ig->batch, GNN_I64, ig->ngraph) != GNN_OK))
+			goto fail;
+	}
+	if (d->create(&model) != GNN_OK || (o->weights && d->load_weights(model, o->weights) != GNN_OK) ||
+	    d->bind(model, g) != GNN_OK)
+		goto fail;
+	for (i = 0; i < d->noutputs; i++) {
+		if (d->output_shape(model, i, shape) != GNN_OK)
+			goto fail;
+		outs[i].kind = TTensor;
+		outs[i].t.rank = d->outputs[i].rank;
+		for (n = 1, k = 0; k < d->outputs[i].rank; k++)
+			n *= outs[i].t.shape[k] = shape[k];
+		if (!(res[i] = malloc(n * gnn_dtype_size(d->outputs[i].dtype) + 1)) ||
+		    !(outs[i].t.data = malloc((n + 1) * sizeof(double))))
+			goto oom;
+	}
+	if (d->forward_host(model, (const void *const *)in, res) != GNN_OK)
+		goto fail;
+	for (i = 0; i < d->noutputs; i++) {
+		gnn_array a = {.dtype = d->outputs[i].dtype, .rank = outs[i].t.rank, .data = res[i]};
+		memcpy(a.shape, outs[i].t.shape, sizeof outs[i].t.shape[0] * a.rank);
+		todouble(&a, outs[i].t.data);
+	}
+	ok = true;
+	goto done;
+oom:
+	err("out of memory");
+	goto done;
+fail:
+	err("%s", gnn_errmsg());
+done:
+	if (model)
+		d->destroy(model);
+	gnn_graph_destroy(g);
+	free(ei);
+	for (i = 0; i < MaxIO; i++) {
+		free(in[i]);
+		free(res[i]);
+	}
+	engineclose(&en);
+	return ok;
+}
+
 /* --- main ------------------------------------------------------------------ */
 
 static bool
@@ -365,8 +474,8 @@ parseargs(int argc, char **argv, Opts *o)
 		err("no model file given (see --help)");
 	else if (!o->graph)
 		err("no --graph given");
-	else if (strcmp(o->engine, "interp") != 0)
-		err("engine '%s' is not available; this build has --engine=interp", o->engine);
+	else if (strcmp(o->engine, "interp") != 0 && strcmp(o->engine, "cpu") != 0 && strcmp(o->engine, "cuda") != 0)
+		err("unknown engine '%s': use interp, cpu or cuda", o->engine);
 	return nerr == 0;
 }
 
@@ -400,6 +509,7 @@ main(int argc, char **argv)
 	IValue args[MaxIO] = {{0}};
 	bool have[MaxIO] = {0}, used[MaxIO] = {0};
 	IRun run = {0};
+	IValue compiled[MaxIO] = {{0}}, *outs;
 	gnn_array a;
 	int i, k, rc = 1;
 	int64_t nnode;
@@ -476,16 +586,23 @@ main(int argc, char **argv)
 		if (!loadgraph(&o, nnode, &args[i].g))
 			goto out;
 	}
-	run.fn = fn;
-	run.args = args;
-	run.param = getparam;
-	run.ud = &w;
-	if (interp(&run) != 0) {
-		err("%s", run.err);
-		goto out;
+	if (strcmp(o.engine, "interp") == 0) {
+		run.fn = fn;
+		run.args = args;
+		run.param = getparam;
+		run.ud = &w;
+		if (interp(&run) != 0) {
+			err("%s", run.err);
+			goto out;
+		}
+		outs = run.outs;
+	} else {
+		outs = compiled;
+		if (!runcompiled(&o, m, fn, strcmp(o.engine, "cuda") == 0 ? TargetCUDA : TargetCPU, args, compiled))
+			goto out;
 	}
 	for (i = 0; i < fn->nret; i++) {
-		ITensor *t = &run.outs[i].t;
+		ITensor *t = &outs[i].t;
 		int64_t n = 1, j;
 		a = (gnn_array){.dtype = o.f64out ? GNN_F64 : GNN_F32, .rank = t->rank};
 		for (k = 0; k < t->rank; k++)
@@ -507,6 +624,8 @@ out:
 		if (have[i])
 			ivaluefree(&args[i]);
 	interpfree(&run);
+	for (i = 0; i < MaxIO; i++)
+		free(compiled[i].t.data);
 	gnn_st_close(w.st);
 	freemod(m);
 	return rc;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""layer_options.py GNNRUN WORKDIR: every standard layer's constructor
+"""layer_options.py GNNRUN WORKDIR [ENGINE]: every standard layer's constructor
 options, one layer at a time, against the NumPy references of PyG 2.8.
 
 The Cora tests only cover each layer's defaults.  Here every case is a
@@ -327,7 +327,7 @@ def run_case(gnnrun, workdir, graphs, idx, case):
     failures = []
     for gname, (ei_path, x_path) in graphs.items():
         out = os.path.join(workdir, f"case{idx:02d}-{gname}.npy")
-        p = subprocess.run([gnnrun, model, "--graph", ei_path, "--input", "x=" + x_path,
+        p = subprocess.run([gnnrun, model, "--engine=" + ENGINE, "--graph", ei_path, "--input", "x=" + x_path,
                             "--weights", weights, "--output", out, "--output-dtype=f64"],
                            capture_output=True, text=True)
         if p.returncode != 0:
@@ -337,7 +337,7 @@ def run_case(gnnrun, workdir, graphs, idx, case):
         x = np.load(x_path).astype(np.float64)
         ei = np.load(ei_path)
         expect = ref(x, ei, sd)
-        ok, msg = compare(np.load(out), expect, RTOL)
+        ok, msg = compare(np.load(out), expect, RTOL if ENGINE == "interp" else RTOL_F32)
         if ok and np.ptp(expect) < 1e-3:   # guard the test itself: outputs must vary
             ok, msg = False, "reference output is (near) constant: the case proves nothing"
         if not ok:
@@ -366,10 +366,17 @@ def error_case(gnnrun, workdir, graphs):
     return []
 
 
+ENGINE = "interp"
+RTOL_F32 = 1e-5   # compiled engines compute in float32
+
+
 def main():
-    if len(sys.argv) != 3:
+    global ENGINE
+    if len(sys.argv) not in (3, 4):
         sys.exit(__doc__)
     gnnrun, workdir = sys.argv[1], sys.argv[2]
+    if len(sys.argv) == 4:
+        ENGINE = sys.argv[3]
     os.makedirs(workdir, exist_ok=True)
     graphs = make_graphs(workdir)
     cases = gcn_cases() + sage_cases() + gat_cases() + gin_cases() + linear_cases()

@@ -1,0 +1,119 @@
+/*
+ * Building a model into a shared object for gnnrun: the generated source
+ * and header go to a private temporary directory, the target's compiler
+ * makes model.so there (the same flags as gnncc's objects, plus -shared),
+ * and dlopen loads it.  The runtime's symbols resolve to gnnrun's own
+ * copy (gnnrun exports them), so errors set inside the model reach
+ * gnn_errmsg() here.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../codegen/codegen.h"
+#include "engine.h"
+#include "toolchain.h"
+
+static int
+writesources(Mod *m, int target, const char *src, const char *hdr, const char *source)
+{
+	CodegenOpts o = {.target = target, .source = source, .header = "model.h"};
+	FILE *f;
+
+	if (codegencheck(m, &o))
+		return -1;
+	if (!(f = fopen(src, "w")))
+		return -1;
+	emitsource(f, m, &o);
+	if (fclose(f) != 0 || !(f = fopen(hdr, "w")))
+		return -1;
+	emitheader(f, m, &o);
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+int
+engineload(Engine *en, Mod *m, Fn *fn, int target, const char *source)
+{
+	bool cuda = target == TargetCUDA;
+	char *src = tempname(cuda ? "model.cu" : "model.c");
+	char *hdr = tempname("model.h");
+	char *so = tempname("model.so");
+	char sym[512], why[128], inc[4096];
+	const char *cc;
+	char *prog;
+	Layout l;
+	Cmd c = {0};
+	int rc;
+
+	memset(en, 0, sizeof *en);
+	if (writesources(m, target, src, hdr, source) < 0) {
+		fprintf(stderr, "gnnrun: error: cannot generate code for model %s\n", fn->name);
+		return -1;
+	}
+	if (!findlayout(&l)) {
+		fprintf(stderr, "gnnrun: error: cannot find the runtime headers (looked in %s)\n", l.where);
+		return -1;
+	}
+	cc = cuda ? getenv("NVCC") : getenv("CC");
+	if (cuda && !cc)
+		cc = (prog = findprogram("nvcc")) ? prog : "/usr/local/cuda/bin/nvcc";
+	if (!cuda && !cc)
+		cc = "cc";
+	cmdwords(&c, cc);
+	if (!(prog = findprogram(c.argv[0]))) {
+		fprintf(stderr, "gnnrun: error: %s not found (the %s engine needs it)\n", c.argv[0], cuda ? "cuda" : "cpu");
+		cmdfree(&c);
+		return -1;
+	}
+	free(c.argv[0]);
+	c.argv[0] = prog;   /* runcmd does not search PATH */
+	snprintf(inc, sizeof inc, "-I%s", l.includedir);
+	if (cuda) {
+		/* no C++ runtime in the object, as for gnncc's; only this GPU */
+		cmdadd(&c, "-O2");
+		cmdadd(&c, "-shared");
+		cmdadd(&c, "-arch=native");
+		cmdadd(&c, "-Xcompiler");
+		cmdadd(&c, "-fPIC,-fno-threadsafe-statics,-fno-exceptions");
+	} else {
+		cmdadd(&c, "-std=c11");
+		cmdadd(&c, "-O2");
+		cmdadd(&c, "-fPIC");
+		cmdadd(&c, "-shared");
+	}
+	cmdadd(&c, inc);
+	cmdadd(&c, src);
+	cmdadd(&c, "-o");
+	cmdadd(&c, so);
+	if (!cuda)
+		cmdadd(&c, "-lm");
+	rc = runcmd(&c, why, sizeof why);
+	cmdfree(&c);
+	if (rc != 0) {
+		fprintf(stderr, "gnnrun: error: compiling the generated %s failed (%s)\n", src,
+		        rc < 0 ? why : "see above");
+		tempforget(src);
+		return -1;
+	}
+	if (!(en->handle = dlopen(so, RTLD_NOW | RTLD_LOCAL))) {
+		fprintf(stderr, "gnnrun: error: cannot load the compiled model: %s\n", dlerror());
+		return -1;
+	}
+	snprintf(sym, sizeof sym, "%s_desc", fn->name);
+	if (!(en->desc = (const gnn_model_desc *)dlsym(en->handle, sym))) {
+		fprintf(stderr, "gnnrun: error: the compiled model has no %s\n", sym);
+		engineclose(en);
+		return -1;
+	}
+	return 0;
+}
+
+void
+engineclose(Engine *en)
+{
+	if (en->handle)
+		dlclose(en->handle);
+	memset(en, 0, sizeof *en);
+}
