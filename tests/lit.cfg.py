@@ -41,5 +41,11 @@ config.substitutions += [
     ("%shared", shared),
     ("%cora", os.path.join(shared, "datasets", "cora")),
 ]
+# nvcc compiles and links the cuda target even where no GPU runs it
+if shutil.which("nvcc", path=path) or os.path.exists("/usr/local/cuda/bin/nvcc"):
+    config.available_features.add("nvcc")
+# a GPU to run the cuda target on
+if shutil.which("nvidia-smi", path=path) and os.system("nvidia-smi -L >/dev/null 2>&1") == 0:
+    config.available_features.add("cuda")
 if os.path.isdir(os.path.join(shared, "datasets", "cora")):
     config.available_features.add("cora")
