@@ -1,19 +1,30 @@
 /*
  * gnncc, the compiler driver: gcc-like options in, one input file through
- * the frontend (or the IR parser) and the pass pipeline, IR text out.
+ * the frontend (or the IR parser), the pass pipeline and the code
+ * generator, an object file (or an intermediate artefact) out.
  *
  *	gnncc [options] FILE
  *
  * The options and the pipeline are checked before compiling, so a typo
- * costs no work; the input is compiled before "code generation is not
- * available" is reported, so that the model's own errors come first.  User errors print
- * "gnncc: error: ..." and exit 1; diagnostics in the input go through
- * diag.c and also end in exit 1.  Compiler bugs abort through die().
+ * costs no work.  User errors print "gnncc: error: ..." and exit 1;
+ * diagnostics in the input go through diag.c and also end in exit 1.
+ * Compiler bugs abort through die().
  *
- * Code generation does not exist yet, so the only artefact is IR text:
- * --dump-ir prints it, --emit=ir writes it, atomically when written to a
- * file (FILE.tmpXXXXXX, then rename), so a failed run never leaves a
- * half-written or truncated FILE behind for make to trust.
+ * An object is made in three steps: codegen writes the model's source
+ * (NAME.cu or NAME.c) and header (NAME.h) into a private temporary
+ * directory; nvcc or cc compiles the source into a temporary file beside
+ * the output; then the header and the object are renamed into place.
+ * Every output is written that way (FILE.tmpXXXXXX, then rename), so a
+ * failed run never leaves a half-written or truncated FILE behind for
+ * make to trust, and leaves existing outputs as they were.  When the
+ * compiler fails on generated code, the source is kept beside the output
+ * (NAME.gnncc.cu) for inspection.  toolchain.c holds the system side:
+ * paths, temporaries, atomic files, processes.
+ *
+ * -MD writes a Make dependency file for whatever was written: the input,
+ * every .gnn file it imports (never the embedded layer library, which is
+ * not on disk), and the gnncc executable itself, so that upgrading the
+ * compiler rebuilds its outputs.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -21,43 +32,75 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "../codegen/codegen.h"
 #include "../frontend/frontend.h"
+#include "../frontend/layerlib.h"
 #include "../passes/passes.h"
+#include "toolchain.h"
 
 #ifndef GNNCC_VERIFY_DEFAULT
 #define GNNCC_VERIFY_DEFAULT 0
 #endif
-
-#define VERSION "0.1.0"
+#ifndef GNNCC_VERSION
+#define GNNCC_VERSION "0.1.0"
+#endif
 
 enum Lang { LNone, LGnn, LIr };
 enum Dump { DumpNone, DumpFinal, DumpAll, DumpPass };
+enum Emit { EmitNone, EmitObj, EmitCuda, EmitC, EmitHeader, EmitIr };
+enum Print { PrintNone, PrintLinkFlags, PrintCflags };
+
+static const char *const emitname[] = {"", "obj", "cuda", "c", "header", "ir"};
 
 typedef struct Opts {
 	const char *input;
-	const char *output;         /* -o; NULL: none */
+	const char *output;         /* -o, else derived; "-": standard output */
 	int lang;                   /* -x; LNone: by suffix */
 	const char **incdir;
 	int nincdir;
 	int dump;
-	const char *emit;           /* --emit=KIND; NULL: none */
-	bool syntaxonly;
+	int emit;                   /* EmitNone until checkopts decides */
+	int target;                 /* TargetCUDA (default) or TargetCPU */
+	bool targetset;
+	const char *arch;           /* --arch; NULL: sm_80,sm_90 */
+	char **archs;               /* parsed, sorted: "sm_80", ...; or "native" */
+	int narch;
+	bool md, mdself;            /* -MD, and whether gnncc itself is listed */
+	bool mp;
+	const char *mf;
+	const char **mt;
+	int nmt;
+	bool keeptemps, verbose, openmp, syntaxonly;
+	int print;
 	PassOpts po;
 } Opts;
+
+/* The files the frontend read, for -MD. */
+typedef struct Deps {
+	char **path;
+	int n;
+	bool fromstdin;
+} Deps;
 
 static const char usage[] =
 "usage: gnncc [options] FILE\n"
 "\n"
 "Compile the models of FILE, a .gnn source, or IR text with -x ir or a\n"
-".ir suffix; FILE '-' is standard input.  Code generation is not\n"
-"available yet: --dump-ir and --emit=ir show the optimized IR.\n"
+".ir suffix, into an object file for the GPU (CUDA) or the CPU; FILE '-'\n"
+"is standard input.  A C program links the object with libgnnrt.a\n"
+"(gnncc --print-link-flags) and includes the header written beside it.\n"
 "\n"
 "Input:\n"
 "  -x gnn|ir           the language of FILE (default: by suffix, else gnn)\n"
 "  -I DIR, -IDIR       search DIR for imports (repeatable)\n"
+"\n"
+"Target:\n"
+"  --target=cuda|cpu   CUDA kernels compiled by nvcc (default), or portable C\n"
+"  --arch=LIST         GPU architectures, e.g. sm_90 or sm_80,sm_90 (default);\n"
+"                      machine code for each, plus PTX for the newest; or native\n"
+"  -fopenmp            cpu: compile with OpenMP (then link with -fopenmp too)\n"
 "\n"
 "Optimization:\n"
 "  -O0                 run no passes\n"
@@ -66,18 +109,35 @@ static const char usage[] =
 "  --verify-each       verify the IR after every pass\n"
 "\n"
 "Output:\n"
-"  --dump-ir           print the final IR to standard output\n"
+"  -o FILE             the output (default for objects: FILE's base name with .o)\n"
+"  --emit=KIND         obj: an object and its header beside it (default)\n"
+"                      cuda, c: the generated source (cuda needs --target=cuda,\n"
+"                      c needs --target=cpu); header: the model's header;\n"
+"                      ir: the optimized IR.  Without -o these go to standard output\n"
+"  --keep-temps        keep the generated source beside the object (NAME.gnncc.cu)\n"
+"  -MD                 also write a Make dependency file (-o's name with .d)\n"
+"  -MMD                the same, without the gnncc executable among the dependencies\n"
+"  -MF FILE            the dependency file's name\n"
+"  -MT TARGET          the rule's target (default: the output; repeatable)\n"
+"  -MP                 add an empty rule for each dependency but the input\n"
+"  --dump-ir           print the final IR to standard output (alone: write nothing else)\n"
 "  --dump-ir=all       print the IR after the frontend and after every pass\n"
 "  --dump-ir=PASS      print the IR after pass PASS\n"
-"  --emit=ir           write the final IR to the -o file, or standard output\n"
-"  -o FILE             the output file\n"
 "  -fsyntax-only       check FILE only: run no passes, write nothing\n"
+"  -v                  show the commands that compile the generated source\n"
+"\n"
+"Building programs:\n"
+"  --print-link-flags  print the linker flags a program needs for --target\n"
+"  --print-cflags      print the compiler flags that find gnnrt.h\n"
 "\n"
 "Diagnostics:\n"
 "  -fno-caret          do not show the source line and a caret under errors\n"
 "  -fmax-errors=N      stop after N errors (default 20; 0: no limit)\n"
 "\n"
 "  --help              print this help;  --version: print the version\n"
+"\n"
+"Environment: CC (default cc) compiles --target=cpu; NVCC (default nvcc on\n"
+"PATH, else /usr/local/cuda/bin/nvcc) compiles --target=cuda.\n"
 "\n"
 "Passes:\n";
 
@@ -92,6 +152,18 @@ fatal(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(1);
+}
+
+static void
+warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("gnncc: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
 }
 
 static void
@@ -133,6 +205,24 @@ langof(const char *name)
 	fatal("unknown language '%s' for -x; expected gnn or ir", name);
 }
 
+static int
+emitof(const char *name)
+{
+	int k;
+
+	for (k = EmitObj; k <= EmitIr; k++)
+		if (strcmp(name, emitname[k]) == 0)
+			return k;
+	fatal("unknown --emit kind '%s'; expected obj, cuda, c, header or ir", name);
+}
+
+static void
+push(const char ***v, int *n, const char *s)
+{
+	*v = erealloc(*v, (*n + 1) * sizeof **v);
+	(*v)[(*n)++] = s;
+}
+
 static void
 parseargs(Opts *o, int argc, char **argv)
 {
@@ -143,6 +233,7 @@ parseargs(Opts *o, int argc, char **argv)
 	bool noopts = false;
 
 	o->po.olevel = 2;
+	o->target = TargetCUDA;
 	for (i = 1; i < argc; i++) {
 		a = argv[i];
 		if (noopts || a[0] != '-' || strcmp(a, "-") == 0) {
@@ -155,14 +246,13 @@ parseargs(Opts *o, int argc, char **argv)
 			printusage();
 			exit(0);
 		} else if (strcmp(a, "--version") == 0) {
-			puts("gnncc " VERSION);
+			puts("gnncc " GNNCC_VERSION);
 			exit(0);
 		} else if (hasprefix(a, "-o"))
 			o->output = optarg_(argc, argv, &i, "-o");
-		else if (hasprefix(a, "-I")) {
-			o->incdir = erealloc(o->incdir, (o->nincdir + 1) * sizeof *o->incdir);
-			o->incdir[o->nincdir++] = optarg_(argc, argv, &i, "-I");
-		} else if (hasprefix(a, "-x"))
+		else if (hasprefix(a, "-I"))
+			push(&o->incdir, &o->nincdir, optarg_(argc, argv, &i, "-I"));
+		else if (hasprefix(a, "-x"))
 			o->lang = langof(optarg_(argc, argv, &i, "-x"));
 		else if (strcmp(a, "-O0") == 0)
 			o->po.olevel = 0;
@@ -184,7 +274,39 @@ parseargs(Opts *o, int argc, char **argv)
 			o->dump = strcmp(v, "all") == 0 ? DumpAll : DumpPass;
 			o->po.dumpafter = v;
 		} else if (hasprefix(a, "--emit="))
-			o->emit = a + strlen("--emit=");
+			o->emit = emitof(a + strlen("--emit="));
+		else if (hasprefix(a, "--target=")) {
+			v = a + strlen("--target=");
+			if (strcmp(v, "cuda") == 0)
+				o->target = TargetCUDA;
+			else if (strcmp(v, "cpu") == 0)
+				o->target = TargetCPU;
+			else
+				fatal("unknown target '%s' for --target; expected cuda or cpu", v);
+			o->targetset = true;
+		} else if (hasprefix(a, "--arch="))
+			o->arch = a + strlen("--arch=");
+		else if (strcmp(a, "-MD") == 0 || strcmp(a, "-MMD") == 0) {
+			o->md = true;
+			o->mdself = strcmp(a, "-MD") == 0;
+		} else if (strcmp(a, "-MP") == 0)
+			o->mp = true;
+		else if (hasprefix(a, "-MF"))
+			o->mf = optarg_(argc, argv, &i, "-MF");
+		else if (hasprefix(a, "-MT"))
+			push(&o->mt, &o->nmt, optarg_(argc, argv, &i, "-MT"));
+		else if (strcmp(a, "--keep-temps") == 0)
+			o->keeptemps = true;
+		else if (strcmp(a, "-v") == 0)
+			o->verbose = true;
+		else if (strcmp(a, "-fopenmp") == 0)
+			o->openmp = true;
+		else if (strcmp(a, "-fno-openmp") == 0)
+			o->openmp = false;
+		else if (strcmp(a, "--print-link-flags") == 0)
+			o->print = PrintLinkFlags;
+		else if (strcmp(a, "--print-cflags") == 0)
+			o->print = PrintCflags;
 		else if (strcmp(a, "-fsyntax-only") == 0)
 			o->syntaxonly = true;
 		else if (strcmp(a, "-fno-caret") == 0)
@@ -206,32 +328,208 @@ parseargs(Opts *o, int argc, char **argv)
 	}
 }
 
+/* ------------------------------------------------------------------ names */
+
+static const char *
+basename_(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* path with the suffix of its last component replaced: gcn.o -> gcn.h;
+ * a name without one gets the suffix appended. */
+static char *
+withsuffix(const char *path, const char *suffix)
+{
+	const char *base = basename_(path), *dot = strrchr(base, '.');
+	size_t n = dot && dot > base ? (size_t)(dot - path) : strlen(path);
+	char *s;
+
+	s = emalloc(n + strlen(suffix) + 1);
+	memcpy(s, path, n);
+	strcpy(s + n, suffix);
+	return s;
+}
+
+/* ----------------------------------------------------------- architecture */
+
+/* "sm_NN" or "sm_NNa" (a: arch-specific, f: family): 2 or 3 digits. */
+static bool
+validarch(const char *s)
+{
+	size_t nd;
+
+	if (!hasprefix(s, "sm_"))
+		return false;
+	s += 3;
+	nd = strspn(s, "0123456789");
+	if (nd < 2 || nd > 3 || s[0] == '0')
+		return false;
+	s += nd;
+	return !*s || ((*s == 'a' || *s == 'f') && !s[1]);
+}
+
+static int
+archcmp(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a + 3, *y = *(char *const *)b + 3;
+	long nx = strtol(x, NULL, 10), ny = strtol(y, NULL, 10);
+
+	if (nx != ny)
+		return nx < ny ? -1 : 1;
+	return strcmp(x, y);
+}
+
+static void
+parsearch(Opts *o)
+{
+	const char *list = o->arch ? o->arch : "sm_80,sm_90", *p, *q;
+	char *a;
+	int i;
+
+	if (strcmp(list, "native") == 0) {
+		o->archs = emalloc(sizeof *o->archs);
+		o->archs[o->narch++] = estrdup("native");
+		return;
+	}
+	for (p = list;; p = q + 1) {
+		q = p + strcspn(p, ",");
+		a = emalloc(q - p + 1);
+		memcpy(a, p, q - p);
+		a[q - p] = '\0';
+		if (!validarch(a))
+			fatal("unknown architecture '%s' in '--arch=%s'; expected sm_NN "
+			      "(sm_80, sm_90, sm_90a, ...), a comma-separated list of them, or native",
+			      a, list);
+		for (i = 0; i < o->narch && strcmp(o->archs[i], a) != 0; i++)
+			;
+		if (i == o->narch) {
+			o->archs = erealloc(o->archs, (o->narch + 1) * sizeof *o->archs);
+			o->archs[o->narch++] = a;
+		} else
+			free(a);
+		if (!*q)
+			break;
+	}
+	qsort(o->archs, o->narch, sizeof *o->archs, archcmp);
+}
+
+/*
+ * nvcc's flags for the architectures: machine code (SASS) for each, and
+ * PTX for the newest, which the driver can JIT for GPUs newer than all:
+ *	-gencode arch=compute_80,code=sm_80
+ *	-gencode arch=compute_90,code=[sm_90,compute_90]
+ */
+static void
+addgencode(Cmd *c, const Opts *o)
+{
+	char buf[64];
+	const char *n;
+	int i;
+
+	if (strcmp(o->archs[0], "native") == 0) {
+		cmdadd(c, "-arch=native");
+		return;
+	}
+	for (i = 0; i < o->narch; i++) {
+		n = o->archs[i] + 3;
+		if (i < o->narch - 1)
+			snprintf(buf, sizeof buf, "arch=compute_%s,code=sm_%s", n, n);
+		else
+			snprintf(buf, sizeof buf, "arch=compute_%s,code=[sm_%s,compute_%s]", n, n, n);
+		cmdadd(c, "-gencode");
+		cmdadd(c, buf);
+	}
+}
+
+/* ------------------------------------------------------------ the options */
+
 /* Reject what cannot be done before doing any of it. */
 static void
 checkopts(Opts *o)
 {
+	bool dumponly;
+
 	if (!o->input)
 		fatal("no input file");
-	if (o->emit && strcmp(o->emit, "ir") != 0) {
-		if (strcmp(o->emit, "cuda") == 0 || strcmp(o->emit, "c") == 0 || strcmp(o->emit, "header") == 0)
-			fatal("--emit=%s: code generation is not available yet; use --dump-ir or --emit=ir", o->emit);
-		fatal("unknown --emit kind '%s'; expected cuda, c, header or ir", o->emit);
-	}
-	/* --dump-ir -o x.o: the dump is made, the object cannot be */
-	if (o->output && !o->emit && o->dump != DumpNone)
-		fprintf(stderr, "gnncc: warning: code generation is not available yet; '-o %s' ignored\n",
-		        o->output);
 	if (o->lang == LNone) {
 		size_t n = strlen(o->input);
 		o->lang = n > 3 && strcmp(o->input + n - 3, ".ir") == 0 ? LIr : LGnn;
 	}
+	if (o->emit == EmitCuda && o->target != TargetCUDA)
+		fatal("--emit=cuda needs --target=cuda; use --emit=c for --target=cpu");
+	if (o->emit == EmitC && o->target != TargetCPU)
+		fatal("--emit=c needs --target=cpu (the default target is cuda; its source is --emit=cuda)");
+	parsearch(o);
+	if (o->arch && o->target == TargetCPU)
+		warn("'--arch=%s' has no effect with --target=cpu", o->arch);
+	if (o->openmp && o->target == TargetCUDA)
+		warn("'-fopenmp' has no effect with --target=cuda");
+
+	/* --dump-ir alone, and -fsyntax-only, write nothing else */
+	dumponly = o->dump != DumpNone && !o->output;
+	if (o->syntaxonly)
+		o->emit = EmitNone;
+	else if (o->emit == EmitNone && !dumponly)
+		o->emit = EmitObj;
+	if (o->emit == EmitObj) {
+		if (!o->output && strcmp(o->input, "-") == 0)
+			fatal("an object from standard input needs '-o FILE'");
+		if (!o->output)
+			o->output = withsuffix(basename_(o->input), ".o");
+		if (strcmp(o->output, "-") == 0)
+			fatal("cannot write an object file to standard output; use --emit=%s for the source",
+			      o->target == TargetCUDA ? "cuda" : "c");
+	} else if (o->emit != EmitNone && !o->output)
+		o->output = "-";
+
+	if (o->emit != EmitNone && strcmp(o->input, "-") != 0 && samefile(o->input, o->output))
+		fatal("'%s' is both the input and the output", o->input);
+	if (o->emit == EmitObj) {
+		char *hdr = withsuffix(o->output, ".h");
+
+		if (samefile(o->input, hdr))
+			fatal("'%s' is the input and would be the header beside '%s'", o->input, o->output);
+		free(hdr);
+	}
+	if (o->emit == EmitNone && (o->md || o->keeptemps))
+		warn("'%s' has no effect when nothing is written", o->md ? "-MD" : "--keep-temps");
+	if (!o->md && (o->mf || o->nmt || o->mp))
+		warn("'%s' has no effect without -MD", o->mf ? "-MF" : o->nmt ? "-MT" : "-MP");
+	if (o->md && o->emit != EmitNone && strcmp(o->output, "-") == 0 && (!o->mf || !o->nmt))
+		fatal("-MD with output to standard output needs -MF FILE and -MT TARGET");
+	if (o->keeptemps && o->emit != EmitObj && o->emit != EmitNone)
+		warn("'--keep-temps' has no effect with --emit=%s", emitname[o->emit]);
 	if (checkpassopts(&o->po) < 0)
 		exit(1);
 }
 
+/* ---------------------------------------------------------------- loading */
+
+static void
+ondep(void *ud, const char *path)
+{
+	Deps *d = ud;
+	const LayerSource *ls;
+	int i;
+
+	/* the embedded library: its names ("layers/gcn.gnn") are not files */
+	for (ls = layerlib; ls->name; ls++)
+		if (path == ls->name)
+			return;
+	if (d->fromstdin && strcmp(path, "<stdin>") == 0)
+		return;
+	for (i = 0; i < d->n; i++)
+		if (strcmp(d->path[i], path) == 0)
+			return;
+	d->path = erealloc(d->path, (d->n + 1) * sizeof *d->path);
+	d->path[d->n++] = estrdup(path);
+}
 
 static Mod *
-loadir(const Opts *o, const char *name)
+loadir(const Opts *o, const char *name, Deps *deps)
 {
 	char *text;
 	size_t len;
@@ -239,6 +537,7 @@ loadir(const Opts *o, const char *name)
 
 	if (!(text = readfile(o->input, &len)))
 		fatal("cannot open '%s': %s", o->input, strerror(errno));
+	ondep(deps, name);
 	/* text is never freed: diagnostics may quote it until exit */
 	m = parseir(name, text, len);
 	if (!m || diag_nerrors() > 0)
@@ -250,9 +549,9 @@ loadir(const Opts *o, const char *name)
 }
 
 static Mod *
-loadgnn(const Opts *o, const char *name)
+loadgnn(const Opts *o, const char *name, Deps *deps)
 {
-	FrontOpts fo = {.incdir = o->incdir, .nincdir = o->nincdir};
+	FrontOpts fo = {.incdir = o->incdir, .nincdir = o->nincdir, .ondep = ondep, .ud = deps};
 	char *text;
 	size_t len;
 	Mod *m;
@@ -274,79 +573,290 @@ loadgnn(const Opts *o, const char *name)
 	return m;
 }
 
+/* ---------------------------------------------------------------- outputs */
+
+typedef void Emitter(FILE *f, Mod *m, const CodegenOpts *co);
+
+static void
+emitir(FILE *f, Mod *m, const CodegenOpts *co)
+{
+	(void)co;
+	printmod(f, m);
+}
+
+/* Write one artefact to path ("-": standard output), atomically. */
+static void
+writeout(const char *path, Emitter *emit, Mod *m, const CodegenOpts *co, bool ifchanged)
+{
+	OutFile out;
+	int err;
+
+	if ((err = outopen(&out, path)) != 0)
+		fatal("cannot write '%s': %s", path, strerror(err));
+	emit(out.f, m, co);
+	if ((err = outcommit(&out, ifchanged)) != 0) {
+		if (strcmp(path, "-") == 0)
+			fatal("cannot write to standard output: %s", strerror(err));
+		fatal("cannot write '%s': %s", path, strerror(err));
+	}
+}
+
+static void
+escapedep(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == ' ' || *s == '\t' || *s == '#' || *s == '\\')
+			fputc('\\', f);
+		else if (*s == '$')
+			fputc('$', f);
+		fputc(*s, f);
+	}
+}
+
 /*
- * Write the IR to path atomically: into a temporary file beside it, then
- * rename over it, so readers see the old file or the new, never a part.
- * Something other than a regular file (/dev/null, a pipe) is written in
- * place: renaming over it would replace the device node.
+ * The Make rule, as gcc -MD writes it:
+ *	gcn.o: gcn.gnn lib/pool.gnn /usr/local/bin/gnncc
+ * one dependency a line; -MP adds "dep:" for each but the input.
  */
 static void
-writeir(const char *path, Mod *m)
+writedeps(const Opts *o, Deps *d)
 {
-	struct stat st;
-	char *tmp;
-	FILE *f;
-	mode_t mask;
-	int fd, err;
+	char *path = o->mf ? estrdup(o->mf) : withsuffix(o->output, ".d");
+	const char *exe;
+	OutFile out;
+	int err, i;
 
-	if (strcmp(path, "-") == 0) {
-		printmod(stdout, m);
+	if (o->mdself && (exe = selfexe()))
+		ondep(d, exe);
+	if ((err = outopen(&out, path)) != 0)
+		fatal("cannot write '%s': %s", path, strerror(err));
+	if (o->nmt)
+		for (i = 0; i < o->nmt; i++)
+			fprintf(out.f, "%s%s", i ? " " : "", o->mt[i]);
+	else
+		escapedep(out.f, o->output);
+	fputc(':', out.f);
+	for (i = 0; i < d->n; i++) {
+		fputs(i ? " \\\n " : " ", out.f);
+		escapedep(out.f, d->path[i]);
+	}
+	fputc('\n', out.f);
+	for (i = 1; o->mp && i < d->n; i++) {
+		fputc('\n', out.f);
+		escapedep(out.f, d->path[i]);
+		fputs(":\n", out.f);
+	}
+	if ((err = outcommit(&out, false)) != 0)
+		fatal("cannot write '%s': %s", path, strerror(err));
+	free(path);
+}
+
+/* ------------------------------------------------------------ the compile */
+
+static const char *
+runtimeinclude(void)
+{
+	Layout l;
+
+	if (!findlayout(&l))
+		fatal("cannot find the gnncc runtime (gnnrt.h, libgnnrt.a): %s", l.where);
+	return l.includedir;
+}
+
+/*
+ * c's program from an environment variable (which may hold arguments
+ * too), else dflt on PATH, else fallback; false when it is not found.
+ */
+static bool
+findtool(Cmd *c, const char *var, const char *dflt, const char *fallback)
+{
+	const char *env = getenv(var);
+	char *path;
+
+	cmdwords(c, env && *env ? env : dflt);
+	if (c->argc == 0)
+		fatal("$%s is blank", var);
+	path = findprogram(c->argv[0]);
+	if (!path && !(env && *env) && fallback && access(fallback, X_OK) == 0)
+		path = estrdup(fallback);
+	if (!path)
+		return false;
+	free(c->argv[0]);
+	c->argv[0] = path;
+	return true;
+}
+
+static void
+findnvcc(Cmd *c)
+{
+	if (findtool(c, "NVCC", "nvcc", "/usr/local/cuda/bin/nvcc"))
+		return;
+	if (getenv("NVCC") && *getenv("NVCC"))
+		fatal("nvcc '%s' (from $NVCC) not found", c->argv[0]);
+	fatal("nvcc not found: set $NVCC, put nvcc on PATH, or install the CUDA "
+	      "toolkit in /usr/local/cuda (or compile with --target=cpu)");
+}
+
+static void
+findcc(Cmd *c)
+{
+	if (findtool(c, "CC", "cc", NULL))
+		return;
+	if (getenv("CC") && *getenv("CC"))
+		fatal("C compiler '%s' (from $CC) not found", c->argv[0]);
+	fatal("C compiler 'cc' not found: set $CC or put cc on PATH");
+}
+
+/*
+ * The object: source and header into the temporary directory, the
+ * compiler's output into OUT.tmpXXXXXX beside the output, then the
+ * header (only if changed, so that programs including it are not
+ * rebuilt for nothing) and the object into place.
+ */
+static void
+compileobj(const Opts *o, Mod *m, CodegenOpts *co)
+{
+	bool cuda = o->target == TargetCUDA, inplace;
+	const char *ext = cuda ? ".cu" : ".c", *tool;
+	char *stem, *src, *hdr, *obj, *keep, *name, why[256];
+	Cmd c = {0};
+	int st, err;
+
+	hdr = withsuffix(o->output, ".h");
+	if (strcmp(hdr, o->output) == 0)
+		fatal("the object '%s' would be overwritten by its header; name it .o", o->output);
+	stem = withsuffix(basename_(o->output), "");
+	keep = withsuffix(o->output, cuda ? ".gnncc.cu" : ".gnncc.c");
+
+	/* the tool first: a missing nvcc needs no generated code to report */
+	if (cuda) {
+		findnvcc(&c);
+		cmdadd(&c, "-O2");
+		/* no C++ runtime in the object: a C program links it with cc
+		 * and needs neither libstdc++ nor exceptions */
+		cmdadd(&c, "-Xcompiler");
+		cmdadd(&c, "-fPIC,-fno-exceptions,-fno-threadsafe-statics");
+		addgencode(&c, o);
+	} else {
+		findcc(&c);
+		cmdadd(&c, "-std=c11");
+		cmdadd(&c, "-O2");
+		cmdadd(&c, "-fPIC");
+		if (o->openmp)
+			cmdadd(&c, "-fopenmp");
+	}
+	cmdadd(&c, "-I");
+	cmdadd(&c, runtimeinclude());
+	tool = basename_(c.argv[0]);
+
+	name = withsuffix(stem, ext);
+	src = tempname(name);
+	free(name);
+	writeout(src, emitsource, m, co, false);
+	name = tempname(co->header);
+	writeout(name, emitheader, m, co, false);
+	free(name);
+
+	/* /dev/null and the like are written in place, and get no header */
+	inplace = access(o->output, F_OK) == 0 && !isregular(o->output);
+	if (inplace)
+		obj = (char *)o->output;
+	else if (!(obj = tempbeside(o->output)))
+		fatal("cannot write '%s': %s", o->output, strerror(errno));
+	cmdadd(&c, "-c");
+	cmdadd(&c, src);
+	cmdadd(&c, "-o");
+	cmdadd(&c, obj);
+	if (o->verbose)
+		cmdprint(stderr, &c);
+	if ((st = runcmd(&c, why, sizeof why)) != 0) {
+		if ((err = movefile(src, keep)) == 0)
+			tempforget(src);
+		if (st < 0)
+			fprintf(stderr, "gnncc: error: %s\n", why);
+		else
+			fprintf(stderr, "gnncc: error: %s failed (exit status %d) on the generated source\n",
+			        tool, st);
+		if (err == 0)
+			fprintf(stderr, "gnncc: note: the generated source is kept as '%s'\n", keep);
+		else
+			fprintf(stderr, "gnncc: note: cannot keep the generated source as '%s': %s\n",
+			        keep, strerror(err));
+		exit(1);
+	}
+	cmdfree(&c);
+
+	if (!inplace) {
+		writeout(hdr, emitheader, m, co, true);
+		if (rename(obj, o->output) != 0)
+			fatal("cannot write '%s': %s", o->output, strerror(errno));
+		tempforget(obj);
+		free(obj);
+	}
+	if (o->keeptemps) {
+		if ((err = copyfile(src, keep)) != 0)
+			fatal("cannot keep the generated source as '%s': %s", keep, strerror(err));
+		fprintf(stderr, "gnncc: note: the generated source is kept as '%s'\n", keep);
+	}
+	free(src);
+	free(keep);
+	free(stem);
+	free(hdr);
+}
+
+/* The flags a C program needs to use compiled models: -I, or the link
+ * line for the target. */
+static void
+printflags(const Opts *o)
+{
+	Layout l;
+	Cmd c = {0};
+	char *cuda = NULL;
+
+	if (!findlayout(&l))
+		fatal("cannot find the gnncc runtime (gnnrt.h, libgnnrt.a): %s", l.where);
+	if (o->print == PrintCflags) {
+		printf("-I%s\n", l.includedir);
 		return;
 	}
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		if (S_ISDIR(st.st_mode))
-			fatal("cannot write '%s': %s", path, strerror(EISDIR));
-		if (!(f = fopen(path, "w")))
-			fatal("cannot write '%s': %s", path, strerror(errno));
-		printmod(f, m);
-		if (fclose(f) != 0)
-			fatal("cannot write '%s': %s", path, strerror(errno));
-		return;
-	}
-	tmp = emalloc(strlen(path) + sizeof ".tmpXXXXXX");
-	strcpy(tmp, path);
-	strcat(tmp, ".tmpXXXXXX");
-	if ((fd = mkstemp(tmp)) < 0)
-		fatal("cannot write '%s': %s", path, strerror(errno));
-	/* mkstemp makes it 0600; give it the mode a new file would get */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) != 0 || !(f = fdopen(fd, "w"))) {
-		err = errno;
-		close(fd);
-		goto fail;
-	}
-	printmod(f, m);
-	err = ferror(f) || fflush(f) != 0 ? (errno ? errno : EIO) : 0;
-	if (fclose(f) != 0 && !err)
-		err = errno;
-	if (err)
-		goto fail;
-	if (rename(tmp, path) != 0) {
-		err = errno;
-		goto fail;
-	}
-	free(tmp);
-	return;
-fail:
-	unlink(tmp);
-	fatal("cannot write '%s': %s", path, strerror(err));
+	printf("-L%s -lgnnrt", l.libdir);
+	if (o->target == TargetCUDA) {
+		/* without nvcc, the system's directories are all there is */
+		if (findtool(&c, "NVCC", "nvcc", "/usr/local/cuda/bin/nvcc") &&
+		    (cuda = cudalibdir(c.argv[0])))
+			printf(" -L%s", cuda);
+		cmdfree(&c);
+		/* nvcc's host code needs the C++ runtime (static guards) */
+		printf(" -lcudart_static -ldl -lpthread -lrt");
+		free(cuda);
+	} else if (o->openmp)
+		printf(" -fopenmp");
+#ifdef GNNCC_RUNTIME_LINK_FLAGS
+	printf(" %s", GNNCC_RUNTIME_LINK_FLAGS);
+#endif
+	printf(" -lm\n");
 }
 
 int
 main(int argc, char **argv)
 {
-	Opts o = {0};
-	const char *name;
+	/* static: what the options and dependencies hold lives until exit */
+	static Opts o;
+	static Deps deps;
+	CodegenOpts co = {0};
+	const char *name, *hname;
+	char *header = NULL;
 	Mod *m;
 
 	parseargs(&o, argc, argv);
+	if (o.print) {
+		printflags(&o);
+		return fflush(stdout) != 0 || ferror(stdout);
+	}
 	checkopts(&o);
 	name = strcmp(o.input, "-") == 0 ? "<stdin>" : o.input;
-	m = o.lang == LIr ? loadir(&o, name) : loadgnn(&o, name);
-	/* after loading, so that the input's own errors come first */
-	if (!o.syntaxonly && !o.emit && o.dump == DumpNone)
-		fatal("code generation is not available yet; use --dump-ir or --emit=ir");
+	deps.fromstdin = strcmp(o.input, "-") == 0;
+	m = o.lang == LIr ? loadir(&o, name, &deps) : loadgnn(&o, name, &deps);
 	if (o.syntaxonly) {
 		freemod(m);
 		return 0;
@@ -360,10 +870,36 @@ main(int argc, char **argv)
 		return 1;
 	if (o.dump == DumpFinal)
 		printmod(stdout, m);
-	if (o.emit)
-		writeir(o.output ? o.output : "-", m);
+
+	if (o.emit != EmitNone && o.emit != EmitIr) {
+		/* the header's name as the source includes it: beside the output */
+		hname = strcmp(o.output, "-") != 0 ? o.output : deps.fromstdin ? "model" : o.input;
+		co.target = o.target;
+		co.source = name;
+		header = withsuffix(hname, ".h");
+		co.header = basename_(header);
+		if (codegencheck(m, &co) > 0)
+			return 1;
+	}
+	switch (o.emit) {
+	case EmitIr:
+		writeout(o.output, emitir, m, &co, false);
+		break;
+	case EmitCuda:
+	case EmitC:
+		writeout(o.output, emitsource, m, &co, false);
+		break;
+	case EmitHeader:
+		writeout(o.output, emitheader, m, &co, false);
+		break;
+	case EmitObj:
+		compileobj(&o, m, &co);
+		break;
+	}
+	if (o.md && o.emit != EmitNone)
+		writedeps(&o, &deps);
 	freemod(m);
-	free(o.incdir);
+	free(header);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		fatal("cannot write to standard output: %s", strerror(errno));
 	return diag_nerrors() > 0;

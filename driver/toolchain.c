@@ -1,0 +1,604 @@
+/*
+ * The driver's dealings with the system: the executable's location and
+ * the runtime's, temporary files, atomic outputs, and child processes.
+ *
+ * Layout.  CMake tells the compiler where its build tree keeps it, the
+ * library and the header (GNNCC_BUILD_BINDIR, GNNCC_BUILD_LIBDIR,
+ * GNNCC_RUNTIME_DIR), and where an installation keeps the library and the
+ * header relative to bin/ (GNNCC_BIN_TO_LIB, GNNCC_BIN_TO_INCLUDE).  A
+ * gnncc whose real path is in the build tree's bin directory uses the
+ * build tree; any other uses the installation around it, which must hold
+ * libgnnrt.a and gnnrt.h.  Installed trees are relocatable: nothing
+ * absolute from the build is trusted there.
+ *
+ * Temporaries.  Every file gnncc creates before it is complete (the
+ * private temporary directory and its files, FILE.tmpXXXXXX beside an
+ * output) is registered and removed at exit, and from a handler for
+ * SIGINT, SIGTERM, SIGHUP and SIGABRT (an internal error's abort), which
+ * passes the signal on to the tool running, if any, and uses only kill,
+ * unlink and rmdir before dying of the same signal.
+ *
+ * Processes.  posix_spawn with the driver's own standard streams: a
+ * tool's diagnostics reach the user unchanged, and nothing goes through
+ * a shell, so paths with blanks or quotes need no quoting.
+ */
+#define _XOPEN_SOURCE 700           /* POSIX 2008 with realpath */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../ir/ir.h"
+#include "toolchain.h"
+
+extern char **environ;
+
+/* ---------------------------------------------------------------- layout */
+
+const char *
+selfexe(void)
+{
+	static char path[PATH_MAX];
+	static int done;
+
+	if (!done)
+		done = realpath("/proc/self/exe", path) ? 1 : -1;
+	return done > 0 ? path : NULL;
+}
+
+/* dir/rel, normalized by realpath; NULL if it does not exist. */
+static char *
+resolve(const char *dir, const char *rel)
+{
+	char *p, *r;
+
+	p = emalloc(strlen(dir) + strlen(rel) + 2);
+	sprintf(p, "%s/%s", dir, rel);
+	r = realpath(p, NULL);
+	free(p);
+	return r;
+}
+
+static bool
+hasfile(const char *dir, const char *name)
+{
+	char *p;
+	bool ok;
+
+	p = emalloc(strlen(dir) + strlen(name) + 2);
+	sprintf(p, "%s/%s", dir, name);
+	ok = access(p, R_OK) == 0;
+	free(p);
+	return ok;
+}
+
+static bool
+locate(Layout *l)
+{
+	static char where[PATH_MAX + 128];
+	const char *exe = selfexe();
+	char *exedir, *slash, *lib, *inc;
+
+	if (!exe) {
+		l->where = "the path of the running gnncc (/proc/self/exe) is unknown";
+		return false;
+	}
+	exedir = estrdup(exe);
+	if ((slash = strrchr(exedir, '/')))
+		*(slash == exedir ? slash + 1 : slash) = '\0';
+#ifdef GNNCC_BUILD_BINDIR
+	{
+		char *build = realpath(GNNCC_BUILD_BINDIR, NULL);
+		bool inbuild = build && strcmp(build, exedir) == 0;
+
+		free(build);
+		if (inbuild) {
+			free(exedir);
+			l->libdir = GNNCC_BUILD_LIBDIR;
+			l->includedir = GNNCC_RUNTIME_DIR;
+			return true;
+		}
+	}
+#endif
+	lib = resolve(exedir, GNNCC_BIN_TO_LIB);
+	inc = resolve(exedir, GNNCC_BIN_TO_INCLUDE);
+	if (lib && inc && hasfile(lib, "libgnnrt.a") && hasfile(inc, "gnnrt.h")) {
+		free(exedir);
+		l->libdir = lib;
+		l->includedir = inc;
+		return true;
+	}
+	free(lib);
+	free(inc);
+	snprintf(where, sizeof where, "looked for %s/%s/libgnnrt.a and %s/%s/gnnrt.h",
+	         exedir, GNNCC_BIN_TO_LIB, exedir, GNNCC_BIN_TO_INCLUDE);
+	l->where = where;
+	free(exedir);
+	return false;
+}
+
+bool
+findlayout(Layout *l)
+{
+	static Layout found;
+	static int done;
+
+	if (!done)
+		done = locate(&found) ? 1 : -1;
+	*l = found;
+	return done > 0;
+}
+
+/* ----------------------------------------------------------- temporaries */
+
+typedef struct Temp {
+	char *path;
+	volatile sig_atomic_t live;     /* 0: forgotten */
+} Temp;
+
+static Temp *temps;             /* registered paths */
+static int ntemps;
+static char *tdir;
+static volatile pid_t child;    /* the tool running now, if any */
+
+static void
+removetemps(void)
+{
+	int i;
+
+	for (i = ntemps - 1; i >= 0; i--)
+		if (temps[i].live)
+			unlink(temps[i].path);
+	if (tdir)
+		rmdir(tdir);
+}
+
+static void
+onsignal(int sig)
+{
+	/* the tool first, so that it writes no more into what goes */
+	if (child > 0)
+		kill(child, sig);
+	removetemps();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void
+setup(void)
+{
+	static bool done;
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGABRT};
+	struct sigaction sa;
+	size_t i;
+
+	if (done)
+		return;
+	done = true;
+	atexit(removetemps);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = onsignal;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+void
+tempreg(const char *path)
+{
+	char *p = estrdup(path);
+	sigset_t all, old;
+
+	setup();
+	/* the handler walks the table: never let it see it half grown */
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	temps = erealloc(temps, (ntemps + 1) * sizeof *temps);
+	temps[ntemps].path = p;
+	temps[ntemps++].live = 1;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+void
+tempforget(const char *path)
+{
+	int i;
+
+	for (i = 0; i < ntemps; i++)
+		if (temps[i].live && strcmp(temps[i].path, path) == 0) {
+			temps[i].live = 0;
+			return;
+		}
+}
+
+const char *
+tempdir(void)
+{
+	const char *base = getenv("TMPDIR");
+	char *t;
+
+	if (tdir)
+		return tdir;
+	if (!base || !*base)
+		base = "/tmp";
+	t = emalloc(strlen(base) + sizeof "/gnncc-XXXXXX");
+	sprintf(t, "%s/gnncc-XXXXXX", base);
+	setup();
+	if (!mkdtemp(t)) {
+		fprintf(stderr, "gnncc: error: cannot make a temporary directory in '%s': %s\n",
+		        base, strerror(errno));
+		exit(1);
+	}
+	tdir = t;
+	return tdir;
+}
+
+char *
+tempname(const char *base)
+{
+	const char *d = tempdir();
+	char *p;
+
+	p = emalloc(strlen(d) + strlen(base) + 2);
+	sprintf(p, "%s/%s", d, base);
+	tempreg(p);
+	return p;
+}
+
+/* A new file gets 0666 less the umask; mkstemp made it 0600. */
+static int
+fixmode(int fd)
+{
+	mode_t mask = umask(0);
+
+	umask(mask);
+	return fchmod(fd, 0666 & ~mask);
+}
+
+char *
+tempbeside(const char *path)
+{
+	char *tmp;
+	int fd;
+
+	tmp = emalloc(strlen(path) + sizeof ".tmpXXXXXX");
+	sprintf(tmp, "%s.tmpXXXXXX", path);
+	setup();
+	if ((fd = mkstemp(tmp)) < 0) {
+		int err = errno;
+
+		free(tmp);
+		errno = err;
+		return NULL;
+	}
+	tempreg(tmp);
+	fixmode(fd);
+	close(fd);
+	return tmp;
+}
+
+bool
+isregular(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool
+samefile(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+/* --------------------------------------------------------------- outputs */
+
+int
+outopen(OutFile *o, const char *path)
+{
+	struct stat st;
+	int fd, err;
+
+	memset(o, 0, sizeof *o);
+	o->path = path;
+	if (strcmp(path, "-") == 0) {
+		o->f = stdout;
+		return 0;
+	}
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode))
+			return EISDIR;
+		/* renaming over /dev/null would replace the device node */
+		return (o->f = fopen(path, "w")) ? 0 : errno;
+	}
+	if (!(o->tmp = tempbeside(path)))
+		return errno;
+	if ((fd = open(o->tmp, O_WRONLY | O_TRUNC)) < 0 || !(o->f = fdopen(fd, "w"))) {
+		err = errno;
+		if (fd >= 0)
+			close(fd);
+		unlink(o->tmp);
+		tempforget(o->tmp);
+		free(o->tmp);
+		o->tmp = NULL;
+		return err;
+	}
+	return 0;
+}
+
+static bool
+samecontents(const char *a, const char *b)
+{
+	char ba[8192], bb[8192];
+	FILE *fa, *fb;
+	size_t na, nb;
+	bool same = false;
+
+	if (!(fa = fopen(a, "rb")))
+		return false;
+	if ((fb = fopen(b, "rb"))) {
+		do {
+			na = fread(ba, 1, sizeof ba, fa);
+			nb = fread(bb, 1, sizeof bb, fb);
+			same = na == nb && memcmp(ba, bb, na) == 0;
+		} while (same && na == sizeof ba);
+		same = same && !ferror(fa) && !ferror(fb);
+		fclose(fb);
+	}
+	fclose(fa);
+	return same;
+}
+
+int
+outcommit(OutFile *o, bool ifchanged)
+{
+	int err;
+
+	if (o->f == stdout)
+		return fflush(stdout) != 0 || ferror(stdout) ? errno ? errno : EIO : 0;
+	err = ferror(o->f) || fflush(o->f) != 0 ? (errno ? errno : EIO) : 0;
+	if (fclose(o->f) != 0 && !err)
+		err = errno;
+	o->f = NULL;
+	if (!o->tmp)
+		return err;
+	if (!err && ifchanged && samecontents(o->tmp, o->path))
+		unlink(o->tmp);
+	else if (!err && rename(o->tmp, o->path) != 0)
+		err = errno;
+	if (err)
+		unlink(o->tmp);
+	tempforget(o->tmp);
+	free(o->tmp);
+	o->tmp = NULL;
+	return err;
+}
+
+void
+outabort(OutFile *o)
+{
+	if (o->f && o->f != stdout)
+		fclose(o->f);
+	o->f = NULL;
+	if (o->tmp) {
+		unlink(o->tmp);
+		tempforget(o->tmp);
+		free(o->tmp);
+		o->tmp = NULL;
+	}
+}
+
+int
+copyfile(const char *from, const char *to)
+{
+	char buf[65536];
+	OutFile o;
+	FILE *f;
+	size_t n;
+	int err;
+
+	if (!(f = fopen(from, "rb")))
+		return errno;
+	if ((err = outopen(&o, to)) != 0) {
+		fclose(f);
+		return err;
+	}
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		fwrite(buf, 1, n, o.f);
+	if (ferror(f)) {
+		err = errno ? errno : EIO;
+		fclose(f);
+		outabort(&o);
+		return err;
+	}
+	fclose(f);
+	return outcommit(&o, false);
+}
+
+int
+movefile(const char *from, const char *to)
+{
+	int err;
+
+	if (rename(from, to) == 0)
+		return 0;
+	if (errno != EXDEV)
+		return errno;
+	if ((err = copyfile(from, to)) != 0)
+		return err;
+	unlink(from);
+	return 0;
+}
+
+/* ----------------------------------------------------------------- tools */
+
+void
+cmdadd(Cmd *c, const char *arg)
+{
+	if (c->argc + 2 > c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 16;
+		c->argv = erealloc(c->argv, c->cap * sizeof *c->argv);
+	}
+	c->argv[c->argc++] = estrdup(arg);
+	c->argv[c->argc] = NULL;
+}
+
+void
+cmdwords(Cmd *c, const char *words)
+{
+	const char *p = words, *q;
+	char *w;
+
+	for (;;) {
+		p += strspn(p, " \t\n");
+		if (!*p)
+			break;
+		q = p + strcspn(p, " \t\n");
+		w = emalloc(q - p + 1);
+		memcpy(w, p, q - p);
+		w[q - p] = '\0';
+		cmdadd(c, w);
+		free(w);
+		p = q;
+	}
+}
+
+void
+cmdfree(Cmd *c)
+{
+	int i;
+
+	for (i = 0; i < c->argc; i++)
+		free(c->argv[i]);
+	free(c->argv);
+	memset(c, 0, sizeof *c);
+}
+
+void
+cmdprint(FILE *f, const Cmd *c)
+{
+	const char *a, *p;
+	int i;
+
+	for (i = 0; i < c->argc; i++) {
+		a = c->argv[i];
+		if (i)
+			fputc(' ', f);
+		if (*a && strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		                    "0123456789_-+./=,:@%") == strlen(a)) {
+			fputs(a, f);
+			continue;
+		}
+		fputc('\'', f);
+		for (p = a; *p; p++)
+			if (*p == '\'')
+				fputs("'\\''", f);
+			else
+				fputc(*p, f);
+		fputc('\'', f);
+	}
+	fputc('\n', f);
+}
+
+static bool
+isexec(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+char *
+findprogram(const char *name)
+{
+	const char *path = getenv("PATH"), *p, *q;
+	char *cand;
+	size_t n;
+
+	if (!*name)
+		return NULL;
+	if (strchr(name, '/'))
+		return isexec(name) ? estrdup(name) : NULL;
+	if (!path)
+		path = "/usr/bin:/bin";
+	for (p = path;; p = q + 1) {
+		q = p + strcspn(p, ":");
+		n = q - p;
+		/* an empty entry is the current directory, as in execvp */
+		cand = emalloc(n + strlen(name) + 3);
+		sprintf(cand, "%.*s%s%s", (int)n, n ? p : ".", "/", name);
+		if (isexec(cand))
+			return cand;
+		free(cand);
+		if (!*q)
+			return NULL;
+	}
+}
+
+int
+runcmd(const Cmd *c, char *why, size_t nwhy)
+{
+	pid_t pid;
+	int err, st;
+
+	fflush(stdout);
+	fflush(stderr);
+	if ((err = posix_spawn(&pid, c->argv[0], NULL, NULL, c->argv, environ)) != 0) {
+		snprintf(why, nwhy, "cannot run '%s': %s", c->argv[0], strerror(err));
+		return -1;
+	}
+	child = pid;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			snprintf(why, nwhy, "cannot wait for '%s': %s", c->argv[0], strerror(errno));
+			child = 0;
+			return -1;
+		}
+	child = 0;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		snprintf(why, nwhy, "'%s' was killed by signal %d", c->argv[0], WTERMSIG(st));
+	else
+		snprintf(why, nwhy, "'%s' stopped abnormally", c->argv[0]);
+	return -1;
+}
+
+char *
+cudalibdir(const char *nvcc)
+{
+	static const char *const sub[] = {"lib64", "lib", "targets/x86_64-linux/lib",
+	                                  "targets/sbsa-linux/lib"};
+	char *root[2], *dir = NULL, *s;
+	size_t i;
+	int k, up;
+
+	root[0] = estrdup(nvcc);
+	root[1] = realpath(nvcc, NULL);
+	for (k = 0; k < 2; k++) {
+		for (up = 0; up < 2 && root[k] && (s = strrchr(root[k], '/')); up++)
+			*s = '\0';
+		for (i = 0; !dir && root[k] && i < sizeof sub / sizeof sub[0]; i++) {
+			dir = emalloc(strlen(root[k]) + strlen(sub[i]) + sizeof "//libcudart_static.a");
+			sprintf(dir, "%s/%s/libcudart_static.a", root[k], sub[i]);
+			if (access(dir, R_OK) == 0)
+				*strrchr(dir, '/') = '\0';
+			else {
+				free(dir);
+				dir = NULL;
+			}
+		}
+		free(root[k]);
+	}
+	return dir;
+}
