@@ -32,6 +32,7 @@ shared = os.path.join(os.path.dirname(root), "shared")
 python = shutil.which("python3") or "python3"
 config.substitutions += [
     ("%gnncc", os.path.join(build, "gnncc")),
+    ("%build", build),
     ("%gnnrun", os.path.join(build, "gnnrun")),
     ("%parsedump", os.path.join(build, "tests", "parsedump")),
     ("%irtool", os.path.join(build, "tests", "irtool")),
