@@ -10,6 +10,7 @@ command -v cc >/dev/null || need_apt+=(gcc)
 command -v cmake >/dev/null || need_apt+=(cmake)
 command -v flex >/dev/null || need_apt+=(flex)
 command -v bison >/dev/null || need_apt+=(bison)
+command -v valgrind >/dev/null || need_apt+=(valgrind)
 command -v python3 >/dev/null || need_apt+=(python3 python3-pip)
 if ! command -v FileCheck >/dev/null && ! ls /usr/lib/llvm-*/bin/FileCheck >/dev/null 2>&1; then
   need_apt+=(llvm-14-tools)
