@@ -755,6 +755,8 @@ emitload(E *e)
 		if (fn->ins[i].op == Oparam)
 			out(e, "\tdst[%d] = m->h[%d];\n", k++, fn->ins[i].to);
 	out(e, "\tif ((s = gnn_load_params(path, %s_params, %d, dst)) != GNN_OK)\n\t\treturn s;\n", e->nm, e->p->nparam);
+	if (e->cuda)   /* queued forwards read the parameters being replaced */
+		out(e, "\tif (cudaStreamSynchronize(m->stream) != cudaSuccess)\n\t\treturn gnn_error(GNN_ERR_CUDA, \"%s_load_weights: an earlier forward failed\");\n", e->nm);
 	if (e->cuda)
 		for (i = 0; i < fn->nins; i++)
 			if (fn->ins[i].op == Oparam)
@@ -884,6 +886,8 @@ emitbind(E *e)
 
 	out(e, "\ngnn_status\n%s_bind(%s *m, gnn_graph *graph)\n{\n\tgnn_status s = GNN_OK;\n\tsize_t off = 0;\n\n", e->nm, e->nm);
 	out(e, "\tif (!m || !graph)\n\t\treturn gnn_error(GNN_ERR_ARG, \"%s_bind: NULL argument\");\n", e->nm);
+	if (e->cuda)   /* forwards still queued read what bind replaces */
+		out(e, "\tif (cudaStreamSynchronize(m->stream) != cudaSuccess)\n\t\treturn gnn_error(GNN_ERR_CUDA, \"%s_bind: an earlier forward failed: %%s\", cudaGetErrorString(cudaGetLastError()));\n", e->nm);
 	out(e, "\t%s_unbind(m);\n\tm->g[%d] = graph;\n", e->nm, e->p->graph);
 	for (k = 0; k < gt.rank; k++) {
 		if ((s = dimassym(e->m, gt.dim[k])) >= 0)
