@@ -693,6 +693,28 @@ cbytes(E *e, Ref v)
 	return buf[k];
 }
 
+/* Parameter-only values (a transposed weight): computed on the host
+ * whenever the parameters change, uploaded once for forward. */
+static void
+emitloadtime(E *e)
+{
+	Fn *fn = e->fn;
+	int i;
+	Ref v;
+
+	out(e, "\nstatic gnn_status\n%s_loadtime(%s *m)\n{\n", e->nm, e->nm);
+	for (i = 0; i < fn->nins; i++) {
+		v = fn->ins[i].to;
+		if (phaseof(e, v) != PhaseLoad || !e->calls[i])
+			continue;
+		out(e, "\t%s\n", e->calls[i]);
+		if (e->cuda && usedinforward(e, v))
+			out(e, "\tif (m->nb[%d] && cudaMemcpy(m->d[%d], m->h[%d], m->nb[%d], cudaMemcpyHostToDevice) != cudaSuccess)\n\t\treturn gnn_error(GNN_ERR_CUDA, \"%s: upload failed\");\n",
+			    v, v, v, v, e->nm);
+	}
+	out(e, "\t(void)m;\n\treturn GNN_OK;\n}\n");
+}
+
 static void
 emitcreate(E *e)
 {
@@ -701,6 +723,7 @@ emitcreate(E *e)
 	const Ins *in;
 
 	out(e, "\nstatic void %s_unbind(%s *m);\n", e->nm, e->nm);
+	emitloadtime(e);
 	out(e, "\nvoid\n%s_destroy(%s *m)\n{\n\tint i;\n\n\tif (!m)\n\t\treturn;\n\t%s_unbind(m);\n", e->nm, e->nm, e->nm);
 	out(e, "\tfor (i = 0; i < %d; i++) {\n", fn->nval);
 	if (e->cuda)
@@ -739,6 +762,20 @@ emitcreate(E *e)
 		} else
 			out(e, "\tm->d[%d] = m->h[%d];\n", in->to, in->to);
 	}
+	for (i = 0; i < fn->nins; i++) {
+		Ref v = fn->ins[i].to;
+		if (phaseof(e, v) != PhaseLoad || isaliasins(&fn->ins[i]))
+			continue;
+		out(e, "\tm->nb[%d] = %s;\n", v, cbytes(e, v));
+		out(e, "\tif (m->nb[%d] && !(m->h[%d] = gnn_malloc(m->nb[%d]))) {\n\t\t%s_destroy(m);\n\t\treturn gnn_error(GNN_ERR_MEM, \"%s_create: out of memory\");\n\t}\n",
+		    v, v, v, e->nm, e->nm);
+		if (e->cuda && usedinforward(e, v))
+			out(e, "\tif (m->nb[%d] && cudaMalloc(&m->d[%d], m->nb[%d]) != cudaSuccess) {\n\t\t%s_destroy(m);\n\t\treturn gnn_error(GNN_ERR_CUDA, \"%s_create: out of device memory\");\n\t}\n",
+			    v, v, v, e->nm, e->nm);
+		else
+			out(e, "\tm->d[%d] = m->h[%d];\n", v, v);
+	}
+	out(e, "\t{\n\t\tgnn_status s = %s_loadtime(m);\n\t\tif (s != GNN_OK) {\n\t\t\t%s_destroy(m);\n\t\t\treturn s;\n\t\t}\n\t}\n", e->nm, e->nm);
 	out(e, "\t(void)i;\n\t*out = m;\n\treturn GNN_OK;\n}\n");
 }
 
@@ -762,7 +799,7 @@ emitload(E *e)
 			if (fn->ins[i].op == Oparam)
 				out(e, "\tif (m->nb[%d] && cudaMemcpy(m->d[%d], m->h[%d], m->nb[%d], cudaMemcpyHostToDevice) != cudaSuccess)\n\t\treturn gnn_error(GNN_ERR_CUDA, \"%s_load_weights: upload failed\");\n",
 				    fn->ins[i].to, fn->ins[i].to, fn->ins[i].to, fn->ins[i].to, e->nm);
-	out(e, "\t(void)dst;\n\treturn GNN_OK;\n}\n");
+	out(e, "\t(void)dst;\n\treturn %s_loadtime(m);\n}\n", e->nm);
 }
 
 /* host code computing bind-time value i (a graph op or a tensor) */

@@ -299,6 +299,10 @@ void filluse(Fn *fn);          /* recompute val[].nuse and val[].def */
 bool typecheckop(Mod *m, int op, const Type *at, int n,
                  const Attr *attr, int nattr, const Type *decl,
                  Type *out, char *err, size_t errlen);
+/* "group" (fusion group) and "slot" (memory slot): scheduling attributes
+ * any op may carry; set by passes, read by codegen, ignored by the
+ * interpreter. */
+bool isschedattr(const char *key);
 /* NumPy broadcast of two shapes; false if incompatible. */
 bool broadcast(const Type *a, const Type *b, Type *out);
 

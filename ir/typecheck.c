@@ -149,7 +149,11 @@ floatattr(Ctx *c, const char *key, bool required)
 	return true;
 }
 
-/* An attribute key unknown to the op is an error: it would be ignored. */
+/*
+ * An attribute key unknown to the op is an error: it would be ignored.
+ * The scheduling attributes that passes add (fusion group, memory slot)
+ * are known to every op; they never change what an op computes.
+ */
 static bool
 checkkeys(Ctx *c, const char *allowed)
 {
@@ -158,6 +162,11 @@ checkkeys(Ctx *c, const char *allowed)
 	int i;
 
 	for (i = 0; i < c->nattr; i++) {
+		if (isschedattr(c->attr[i].key)) {
+			if (c->attr[i].kind != AInt || c->attr[i].u.i < 0)
+				return fail(c, "%s: attribute '%s' must be a non-negative integer", opname(c->op), c->attr[i].key);
+			continue;
+		}
 		n = strlen(c->attr[i].key);
 		for (p = allowed; (p = strstr(p, c->attr[i].key)); p += n)
 			if ((p == allowed || p[-1] == ' ') && (p[n] == ' ' || p[n] == 0))
@@ -168,6 +177,12 @@ checkkeys(Ctx *c, const char *allowed)
 			return fail(c, "%s: attribute '%s' given twice", opname(c->op), c->attr[i].key);
 	}
 	return true;
+}
+
+bool
+isschedattr(const char *key)
+{
+	return strcmp(key, "group") == 0 || strcmp(key, "slot") == 0;
 }
 
 static bool
