@@ -61,44 +61,6 @@ dimbound(const Plan *p, Dim d)
 	return true;
 }
 
-/*
- * When can an instruction run?  Anything touching an input runs in
- * forward; so does anything mixing parameters with the graph (bind must
- * not cache what new weights change).  Graph-only work runs at bind,
- * parameter-only work at load (a transposed weight, say), and constants
- * at load unless their size depends on the graph.
- */
-static int
-classify(const Plan *p, const Ins *in)
-{
-	bool fwd = false, param = false, graph = false;
-	const Type *t = &p->fn->val[in->to].type;
-	int k;
-
-	for (k = 0; k < in->narg; k++)
-		switch (p->phase[in->arg[k]]) {
-		case PhaseInput:
-		case PhaseForward: fwd = true; break;
-		case PhaseParam:
-		case PhaseLoad: param = true; break;
-		default: graph = true; break;
-		}
-	bool constdims = t->kind == TTensor;
-
-	if (fwd || (param && graph))
-		return PhaseForward;
-	if (graph)
-		return PhaseBind;
-	for (k = 0; k < t->rank; k++)
-		constdims &= dimisconst(t->dim[k]);
-	/* message passing needs a graph's plans, which exist from bind on */
-	if (opinfo[in->op].flags & Fmsg)
-		constdims = false;
-	if (param)
-		return constdims ? PhaseLoad : PhaseForward;
-	return constdims ? PhaseLoad : PhaseBind;
-}
-
 int
 plan(Plan *p, Fn *fn, int target)
 {
@@ -115,20 +77,18 @@ plan(Plan *p, Fn *fn, int target)
 	p->symknown = emalloc((m->nsym + 1) * sizeof *p->symknown);
 	p->graph = RNone;
 	filluse(fn);
+	phases(fn, p->phase);
 	for (i = 0; i < fn->narg; i++) {
 		Ref a = fn->arg[i];
 		t = fn->val[a].type;
-		if (t.kind != TGraph) {
-			p->phase[a] = PhaseInput;
+		if (t.kind != TGraph)
 			continue;
-		}
 		if (p->graph != RNone) {
 			errorat(fn->loc, "model %s: code generation supports one graph input, this model has several", fn->name);
 			nerr++;
 			continue;
 		}
 		p->graph = a;
-		p->phase[a] = PhaseBind;
 		for (k = 0; k < t.rank; k++) {
 			if (dimisconst(t.dim[k]))
 				continue;
@@ -164,11 +124,9 @@ plan(Plan *p, Fn *fn, int target)
 		in = &fn->ins[i];
 		nerr += !checkdtype(fn, in->to, in->loc);
 		if (in->op == Oparam) {
-			p->phase[in->to] = PhaseParam;
 			p->nparam++;
 			continue;
 		}
-		p->phase[in->to] = classify(p, in);
 		if ((opinfo[in->op].flags & Fscatter) && p->phase[in->arg[1]] != PhaseBind &&
 		    target == TargetCUDA) {
 			errorat(in->loc, "the cuda target needs a scatter index that depends only on the graph");

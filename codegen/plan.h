@@ -8,16 +8,8 @@
 #include <stdlib.h>
 
 #include "../ir/ir.h"
+#include "../passes/passes.h"
 
-enum Phase {
-	PhaseNone,
-	PhaseInput,     /* a tensor input of forward */
-	PhaseParam,     /* a parameter: loaded with the weights */
-	PhaseLoad,      /* depends on parameters only: computed on the host at
-	                   create and load_weights */
-	PhaseBind,      /* computed on the host when a graph is bound */
-	PhaseForward,   /* computed by forward (on the device for cuda) */
-};
 
 typedef struct Plan {
 	Fn *fn;

@@ -52,6 +52,20 @@ int checkpassopts(const PassOpts *o);
  */
 int runpasses(Mod *m, const PassOpts *o);
 
+/* phase.c: when each value can be computed --------------------------------- */
+
+enum Phase {
+	PhaseNone,
+	PhaseInput,     /* a tensor input of forward */
+	PhaseParam,     /* a parameter: loaded with the weights */
+	PhaseLoad,      /* parameters only: computed when weights are loaded */
+	PhaseBind,      /* the graph only: computed when a graph is bound */
+	PhaseForward,   /* computed by forward (on the device for cuda) */
+};
+/* phase[v] for every value of fn (sized fn->nval); instructions must be
+ * in dependency order, as they always are. */
+void phases(const Fn *fn, unsigned char *phase);
+
 /* pipeline.c: the shared rewriting helper ---------------------------------- */
 
 /*
@@ -66,5 +80,6 @@ void replaceuses(Fn *fn, Ref from, Ref to);
 void canonicalize(Fn *fn);      /* canonicalize.c: exact algebraic identities */
 void cse(Fn *fn);               /* cse.c: merge equal instructions */
 void dce(Fn *fn);               /* dce.c: drop unused instructions, keep params */
+void hoist(Fn *fn);             /* hoist.c: load-, bind- and forward-time work in that order */
 
 #endif

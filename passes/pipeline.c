@@ -24,11 +24,12 @@ const Pass passtab[] = {
 	{"canonicalize", canonicalize, "exact algebraic identities (dropout, x*1, transpose/reshape)"},
 	{"cse", cse, "merge instructions that compute the same value"},
 	{"dce", dce, "remove instructions whose values are unused (params stay)"},
+	{"hoist", hoist, "order work by when it runs: weights loaded, graph bound, forward"},
 	{NULL, NULL, NULL},
 };
 
 /* -O1 and -O2 are the same until there are passes that differ */
-static const char o2pipeline[] = "canonicalize,cse,dce";
+static const char o2pipeline[] = "canonicalize,cse,dce,hoist";
 
 const Pass *
 findpass(const char *name)

@@ -1,0 +1,56 @@
+/*
+ * When each value can be computed: the analysis that graph-invariant
+ * hoisting, memory planning and code generation share.
+ *
+ * Anything touching a tensor input runs in forward; so does anything
+ * mixing parameters with the graph (bind must not cache what new weights
+ * change).  Graph-only work runs when a graph is bound, parameter-only
+ * work when weights are loaded (a transposed weight, say), and constants
+ * at load unless their size depends on the graph.
+ */
+#include "passes.h"
+
+static int
+classify(const Fn *fn, const unsigned char *phase, const Ins *in)
+{
+	bool fwd = false, param = false, graph = false, constdims;
+	const Type *t = &fn->val[in->to].type;
+	int k;
+
+	if (in->op == Oparam)
+		return PhaseParam;
+	for (k = 0; k < in->narg; k++)
+		switch (phase[in->arg[k]]) {
+		case PhaseInput:
+		case PhaseForward: fwd = true; break;
+		case PhaseParam:
+		case PhaseLoad: param = true; break;
+		default: graph = true; break;
+		}
+	if (fwd || (param && graph))
+		return PhaseForward;
+	if (graph)
+		return PhaseBind;
+	constdims = t->kind == TTensor;
+	for (k = 0; k < t->rank; k++)
+		constdims &= dimisconst(t->dim[k]);
+	/* message passing needs a graph's plans, which exist from bind on */
+	if (opinfo[in->op].flags & Fmsg)
+		constdims = false;
+	if (param)
+		return constdims ? PhaseLoad : PhaseForward;
+	return constdims ? PhaseLoad : PhaseBind;
+}
+
+void
+phases(const Fn *fn, unsigned char *phase)
+{
+	int i;
+
+	for (i = 0; i < fn->nval; i++)
+		phase[i] = PhaseNone;
+	for (i = 0; i < fn->narg; i++)
+		phase[fn->arg[i]] = fn->val[fn->arg[i]].type.kind == TGraph ? PhaseBind : PhaseInput;
+	for (i = 0; i < fn->nins; i++)
+		phase[fn->ins[i].to] = classify(fn, phase, &fn->ins[i]);
+}
