@@ -22,19 +22,9 @@
 #include <string.h>
 
 #include "codegen.h"
-#include "plan.h"
+#include "emit.h"
 
-typedef struct E {
-	FILE *f;
-	Plan *p;
-	Fn *fn;
-	Mod *m;
-	const char *nm;      /* model name: the prefix of every symbol */
-	bool cuda;
-	char **calls;        /* per instruction: the statement that runs it */
-} E;
-
-static void
+void
 out(E *e, const char *fmt, ...)
 {
 	va_list ap;
@@ -44,7 +34,7 @@ out(E *e, const char *fmt, ...)
 	va_end(ap);
 }
 
-static const char *
+const char *
 ctype(int dt)
 {
 	switch (dt) {
@@ -71,7 +61,7 @@ gnndtype(int dt)
 }
 
 /* A dim as a C expression over m->sym[]; buffers rotate. */
-static const char *
+const char *
 cdim(E *e, Dim d)
 {
 	static char buf[8][512];
@@ -100,14 +90,14 @@ cdim(E *e, Dim d)
 	return b;
 }
 
-static Type
+Type
 ty(E *e, Ref v)
 {
 	return e->fn->val[v].type;
 }
 
 /* the element count of v as a C expression */
-static const char *
+const char *
 cnumel(E *e, Ref v)
 {
 	Type t = ty(e, v);
@@ -120,7 +110,7 @@ cnumel(E *e, Ref v)
 }
 
 /* product of dims [from, to) */
-static const char *
+const char *
 cprod(E *e, const Type *t, int from, int to)
 {
 	bool ok = true;
@@ -133,15 +123,9 @@ cprod(E *e, const Type *t, int from, int to)
 
 /* ---- kernels ------------------------------------------------------------ */
 
-/* A kernel's extra arguments: C declarations and the host expressions
- * passed for them. */
-typedef struct Args {
-	int n;
-	char decl[48][64];
-	char val[48][600];
-} Args;
 
-static void
+
+void
 arg(Args *a, const char *decl, const char *fmt, ...)
 {
 	va_list ap;
@@ -156,7 +140,7 @@ arg(Args *a, const char *decl, const char *fmt, ...)
 }
 
 /* pointer to v's storage, on the side where instruction phase runs */
-static void
+void
 ptrarg(E *e, Args *a, const char *name, Ref v, bool isout, bool device)
 {
 	char decl[64];
@@ -225,7 +209,7 @@ isf32(int dt)
 }
 
 /* the C expression of an elementwise unary op on x */
-static void
+void
 unaryexpr(char *buf, size_t n, const Ins *in, int dt, int odt)
 {
 	const char *f = isf32(dt) ? "f" : "";
@@ -253,7 +237,7 @@ unaryexpr(char *buf, size_t n, const Ins *in, int dt, int odt)
 	}
 }
 
-static void
+void
 binaryexpr(char *buf, size_t n, int op, int dt)
 {
 	const char *f = isf32(dt) ? "f" : "";
@@ -905,8 +889,8 @@ emitbind(E *e)
 	Type gt = ty(e, e->p->graph);
 	const char *what[3] = {"nodes", "edges", "graphs"};
 	const char *get[3] = {"gnn_graph_num_nodes", "gnn_graph_num_edges", "gnn_graph_num_graphs"};
-	int i, k, s;
-	Ref v;
+	int i, k, s, *buf;
+	Ref v, *rep;
 
 	out(e, "\nstatic void\n%s_unbind(%s *m)\n{\n\tint i;\n\n", e->nm, e->nm);
 	for (i = 0; i < fn->nins; i++) {
@@ -945,14 +929,23 @@ emitbind(E *e)
 	for (i = 0; i < fn->nins; i++)
 		if (phaseof(e, fn->ins[i].to) == PhaseForward && hasseg(e, i))
 			emitseg(e, i);
-	/* the memory plan: every forward value, and for cuda the device copies
-	 * of bind-time values and plans and the staging of forward_host */
+	/* the memory plan: the forward buffers (values with the same memplan
+	 * slot share one; values internal to a fusion group have none), and
+	 * for cuda the device copies of bind-time values and plans and the
+	 * staging of forward_host */
 	out(e, "\t/* memory plan */\n");
+	buf = emalloc((fn->nval + 1) * sizeof *buf);
+	rep = emalloc((fn->nval + 1) * sizeof *rep);
+	arenabuffers(fn, e->p->phase, buf, rep);
 	for (i = 0; i < fn->nins; i++) {
 		v = fn->ins[i].to;
 		if (isaliasins(&fn->ins[i]) || ty(e, v).kind == TGraph)
 			continue;
-		if (phaseof(e, v) == PhaseForward || (e->cuda && phaseof(e, v) == PhaseBind && usedinforward(e, v))) {
+		if (phaseof(e, v) == PhaseForward && buf[v] < 0)
+			continue;
+		if (phaseof(e, v) == PhaseForward && rep[buf[v]] != v) {
+			out(e, "\tm->d[%d] = m->d[%d];   /* slot %d */\n", v, rep[buf[v]], buf[v]);
+		} else if (phaseof(e, v) == PhaseForward || (e->cuda && phaseof(e, v) == PhaseBind && usedinforward(e, v))) {
 			out(e, "\tm->d[%d] = (void *)off;\n\toff += (%s + 255) & ~(size_t)255;\n", v, cbytes(e, v));
 		} else if (phaseof(e, v) == PhaseBind)
 			out(e, "\tm->d[%d] = m->h[%d];\n", v, v);
@@ -987,6 +980,8 @@ emitbind(E *e)
 		v = fn->ins[i].to;
 		if (isaliasins(&fn->ins[i]) || ty(e, v).kind == TGraph)
 			continue;
+		if (phaseof(e, v) == PhaseForward && buf[v] < 0)
+			continue;
 		if (phaseof(e, v) == PhaseForward || (e->cuda && phaseof(e, v) == PhaseBind && usedinforward(e, v)))
 			out(e, "\tm->d[%d] = m->arena + (size_t)m->d[%d];\n", v, v);
 		if (e->cuda && phaseof(e, v) == PhaseBind && usedinforward(e, v))
@@ -1003,6 +998,8 @@ emitbind(E *e)
 				out(e, "\tm->stage[%d] = m->arena + (size_t)m->stage[%d];\n", i, i);
 	}
 	out(e, "\tm->bound = 1;\n\treturn GNN_OK;\nfail:\n\t%s_unbind(m);\n\treturn s;\n}\n", e->nm);
+	free(buf);
+	free(rep);
 }
 
 static void
@@ -1085,12 +1082,24 @@ emitkernels(E *e)
 	char call[8192];
 	int i;
 
+	int64_t grp, last = -1;
+
 	e->calls = emalloc((e->fn->nins + 1) * sizeof *e->calls);
-	for (i = 0; i < e->fn->nins; i++)
+	for (i = 0; i < e->fn->nins; i++) {
+		grp = attrint(&e->fn->ins[i], "group", -1);
+		if (grp >= 0 && phaseof(e, e->fn->ins[i].to) == PhaseForward) {
+			/* one row kernel for the group, run where it starts */
+			if (grp != last)
+				emitrowkernel(e, (int)grp, call, sizeof call), e->calls[i] = estrdup(call);
+			last = grp;
+			continue;
+		}
+		last = -1;
 		if (needskernel(e, &e->fn->ins[i])) {
 			emitkernel(e, i, call, sizeof call);
 			e->calls[i] = estrdup(call);
 		}
+	}
 }
 
 static void

@@ -120,6 +120,13 @@ plan(Plan *p, Fn *fn, int target)
 				break;
 			}
 	}
+	/* the API hands back tensors (gnn_tensor_info has no graphs) */
+	for (i = 0; i < fn->nret; i++)
+		if (fn->val[fn->ret[i]].type.kind != TTensor) {
+			errorat(fn->loc, "model %s: output %d is a graph; code generation returns tensors only",
+			        fn->name, i);
+			nerr++;
+		}
 	for (i = 0; i < fn->nins; i++) {
 		in = &fn->ins[i];
 		nerr += !checkdtype(fn, in->to, in->loc);
@@ -154,6 +161,14 @@ codegencheck(Mod *m, const CodegenOpts *o)
 	for (fn = m->fn; fn; fn = fn->link) {
 		nerr += plan(&p, fn, o->target);
 		planfree(&p);
+	}
+	for (fn = m->fn; fn; fn = fn->link) {
+		char err[256];
+		Loc where;
+		if (checkgroups(fn, &where, err, sizeof err) < 0) {
+			errorat(where, "%s", err);
+			nerr++;
+		}
 	}
 	if (!m->fn) {
 		errorat((Loc){0}, "no model to compile");

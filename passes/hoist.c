@@ -30,7 +30,8 @@ hoist(Fn *fn)
 				ins[n++] = fn->ins[i];
 	if (n != fn->nins)
 		die("hoist: an instruction without a phase");
-	memcpy(fn->ins, ins, n * sizeof *ins);
+	if (n)         /* a function may have no instructions (fn->ins NULL) */
+		memcpy(fn->ins, ins, n * sizeof *ins);
 	free(ins);
 	free(phase);
 }

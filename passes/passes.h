@@ -33,6 +33,9 @@ typedef struct PassOpts {
 	bool verifyeach;            /* verify after every pass (always with GNNCC_VERIFY_DEFAULT) */
 	const char *dumpafter;      /* NULL, "all", or a pass name */
 	FILE *dumpto;               /* where dumps go; NULL: stdout */
+	const char *specialize;     /* --specialize "N=2708,E=10556"; NULL: none */
+	bool nographbreaks;         /* --no-graph-breaks: a graph break is an error */
+	bool hostforward;           /* forward runs on the host (cpu target): no breaks */
 } PassOpts;
 
 /* The pipeline runpasses would run, as a comma list (for messages). */
@@ -78,8 +81,72 @@ void replaceuses(Fn *fn, Ref from, Ref to);
 /* The passes, one per file -------------------------------------------------- */
 
 void canonicalize(Fn *fn);      /* canonicalize.c: exact algebraic identities */
+void fold(Fn *fn);              /* fold.c: constant folding */
 void cse(Fn *fn);               /* cse.c: merge equal instructions */
 void dce(Fn *fn);               /* dce.c: drop unused instructions, keep params */
+void reorder(Fn *fn);           /* reorder.c: transform before or after aggregation, whichever is narrower */
 void hoist(Fn *fn);             /* hoist.c: load-, bind- and forward-time work in that order */
+void fuse(Fn *fn);              /* fuse.c: row kernels (SpMM, attention, epilogues) */
+void specialize(Fn *fn);        /* specialize.c: --specialize's sizes become constants */
+void memplan(Fn *fn);           /* memplan.c: arena slots by liveness */
+
+/* fuse.c: the analysis behind fusion groups, for codegen ------------------- */
+
+enum { RowNone, RowNode, RowEdge, RowUniform };
+/* 0 if every "group" attribute of fn names a valid row kernel; else -1
+ * with a message and the offending instruction's location. */
+int checkgroups(const Fn *fn, Loc *where, char *err, size_t errlen);
+/* kind[v]: how a row kernel sees value v (node row, edge value, uniform,
+ * none); egraph[v]: for an edge value, the graph of its edges. */
+void rowkinds(const Fn *fn, unsigned char *kind, Ref *egraph);
+
+/* specialize.c: the sizes the pass substitutes ------------------------------ */
+
+/* Syntax of --specialize ("N=2708,E=10556"): 0, or -1 after a message. */
+int checkspecialize(const char *spec);
+/* Set the sizes for m's symbols (an unknown name is a user error: -1
+ * after a message); spec NULL clears them.  runpasses does this. */
+int specializeprep(Mod *m, const char *spec);
+void specializedone(void);
+
+/* memplan.c: forward's kernels and the values that need storage ------------- */
+
+/*
+ * kern[i] (sized fn->nins): the kernel of forward that runs instruction i,
+ * numbered in launch order (a fusion group is one kernel, at its start;
+ * an ungrouped forward instruction is one), or -1 when i launches
+ * nothing in forward (aliases, load- and bind-time work).  Returns the
+ * number of kernels.  Codegen's emitkernels makes the same walk.
+ */
+int forwardkernels(const Fn *fn, const unsigned char *phase, int *kern);
+/* v is made by a fusion group, read only inside it (through the group's
+ * own aliases) and not returned: the fused kernel stores it nowhere. */
+bool groupinternal(const Fn *fn, Ref v);
+/* v needs arena storage: a forward tensor, not an alias, not group-internal */
+bool needsstorage(const Fn *fn, const unsigned char *phase, Ref v);
+/*
+ * The arena's forward buffers: buf[v] (sized fn->nval) is the buffer of
+ * value v or -1; values with the same valid "slot" share one.  rep[b]
+ * (sized fn->nval) is buffer b's first value, which gives its size.
+ * Buffers are numbered in order of definition; returns their count.
+ */
+int arenabuffers(Fn *fn, const unsigned char *phase, int *buf, Ref *rep);
+
+/* breaks.c: graph breaks and host syncs ------------------------------------- */
+
+/*
+ * The instructions whose segment plan depends on more than the graph: a
+ * scatter whose index, or an edge_softmax whose graph, is not bind-time.
+ * On the cuda target each is a graph break (a device-to-host sync); on
+ * the cpu target it runs sequentially.  Writes their indices to at
+ * (sized fn->nins); returns the count.
+ */
+int hostpoints(const Fn *fn, const unsigned char *phase, int *at);
+/* Why instruction i is a break: "scatter_sum's index depends on the
+ * model's inputs, so its segment plan must be built on the host (...)". */
+void breakreason(const Fn *fn, const unsigned char *phase, int i, char *buf, size_t n);
+/* --no-graph-breaks: an error at each break of m (none when
+ * hostforward); returns the number of errors. */
+int checkbreaks(Mod *m, bool hostforward);
 
 #endif

@@ -22,14 +22,19 @@
 
 const Pass passtab[] = {
 	{"canonicalize", canonicalize, "exact algebraic identities (dropout, x*1, transpose/reshape)"},
+	{"fold", fold, "fold elementwise ops and reductions of constants into constants"},
 	{"cse", cse, "merge instructions that compute the same value"},
 	{"dce", dce, "remove instructions whose values are unused (params stay)"},
+	{"reorder", reorder, "move dense transforms across sum/mean aggregation to the narrower side"},
 	{"hoist", hoist, "order work by when it runs: weights loaded, graph bound, forward"},
+	{"fuse", fuse, "fuse message passing and its epilogues into row kernels"},
+	{"memplan", memplan, "arena slots: forward values share memory when their lifetimes are disjoint"},
+	{"specialize", specialize, "--specialize's graph sizes become constants (run first when given)"},
 	{NULL, NULL, NULL},
 };
 
 /* -O1 and -O2 are the same until there are passes that differ */
-static const char o2pipeline[] = "canonicalize,cse,dce,hoist";
+static const char o2pipeline[] = "canonicalize,fold,cse,dce,reorder,cse,dce,hoist,fuse,memplan";
 
 const Pass *
 findpass(const char *name)
@@ -131,13 +136,43 @@ pipelineof(const PassOpts *o)
 	return o->pipeline ? o->pipeline : defaultpipeline(o->olevel);
 }
 
+/*
+ * The pipeline to run: --specialize puts specialize first (at every -O
+ * level: it changes what the model accepts), unless the pipeline names
+ * it itself.  Returns the count or -1, as parsepipeline.
+ */
+static int
+passlist(const PassOpts *o, const Pass ***out)
+{
+	const Pass **v;
+	int n, i;
+
+	if ((n = parsepipeline(pipelineof(o), out)) < 0 || !o->specialize)
+		return n;
+	if (checkspecialize(o->specialize) < 0) {
+		free(*out);
+		*out = NULL;
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		if ((*out)[i]->run == specialize)
+			return n;
+	v = emalloc((n + 1) * sizeof *v);
+	v[0] = findpass("specialize");
+	if (n)
+		memcpy(v + 1, *out, n * sizeof *v);
+	free(*out);
+	*out = v;
+	return n + 1;
+}
+
 int
 checkpassopts(const PassOpts *o)
 {
 	const Pass **v;
 	int n, i;
 
-	if ((n = parsepipeline(pipelineof(o), &v)) < 0)
+	if ((n = passlist(o, &v)) < 0)
 		return -1;
 	if (o->dumpafter && strcmp(o->dumpafter, "all") != 0) {
 		if (!findpass(o->dumpafter)) {
@@ -173,14 +208,22 @@ runpasses(Mod *m, const PassOpts *o)
 	FILE *out = o->dumpto ? o->dumpto : stdout;
 	bool verify = o->verifyeach || GNNCC_VERIFY_DEFAULT;
 	bool all = o->dumpafter && strcmp(o->dumpafter, "all") == 0;
-	int n, i;
+	int n, i, nerr = diag_nerrors(), rc = 0;
 	Fn *fn;
 
-	if ((n = parsepipeline(pipelineof(o), &v)) < 0)
+	if ((n = passlist(o, &v)) < 0 || specializeprep(m, o->specialize) < 0) {
+		free(v);
 		return -1;
+	}
 	for (i = 0; i < n; i++) {
 		for (fn = m->fn; fn; fn = fn->link) {
 			v[i]->run(fn);
+			/* a pass may find a user error (specialize: a size
+			 * that overflows); the IR is then not to be trusted */
+			if (diag_nerrors() > nerr) {
+				rc = -1;
+				goto out;
+			}
 			filluse(fn);
 			if (verify && !verifyfn(fn, v[i]->name))
 				brokenir(fn, v[i]->name);
@@ -190,8 +233,13 @@ runpasses(Mod *m, const PassOpts *o)
 			printmod(out, m);
 		}
 	}
+	/* breaks are whatever the pipeline left */
+	if (o->nographbreaks && checkbreaks(m, o->hostforward) > 0)
+		rc = -1;
+out:
+	specializedone();
 	free(v);
-	return 0;
+	return rc;
 }
 
 void

@@ -1,0 +1,553 @@
+/*
+ * Fused row kernels: one task per target node r, computing every
+ * instruction of a fusion group (passes/fuse.c) for that row.
+ *
+ * Node rows made in the group live in local arrays of their (constant)
+ * width; rows made elsewhere are read in place (x + r * width).  Edge
+ * values are never stored: a scatter walks the edges into r along its
+ * segment plan (the graph's CSR, in a fixed order) and computes the edge
+ * values it needs for each edge as it goes -- the gathered rows are read
+ * straight from their tables.  edge_softmax first walks the segment to
+ * get each column's maximum and sum, as PyG's softmax does, so the
+ * weights equal exp(s - max) / (sum + 1e-16) exactly.  Rows that other
+ * kernels read, or that the model returns, are written out at the end.
+ *
+ * Every shape inside a row is constant, so loops have constant bounds
+ * and the compiler can unroll and vectorize them.
+ */
+#include <string.h>
+
+#include "emit.h"
+
+typedef struct R {
+	E *e;
+	Fn *fn;
+	int a, b;                /* the group's instructions: [a, b) */
+	unsigned char *kind;     /* RowNode/RowEdge/... per value */
+	Ref *egraph;
+	bool *ingroup;           /* per value: made by the group */
+	bool *ext;               /* per value: passed to the kernel */
+	bool *done;              /* per value: computed in the current scope */
+	char *esdone;            /* per value: edge_softmax stats emitted */
+} R;
+
+static const Ins *
+defins(R *r, Ref v)
+{
+	int d = r->fn->val[v].def;
+
+	return d >= 0 ? &r->fn->ins[d] : NULL;
+}
+
+static bool
+isalias(const Ins *in)
+{
+	return in && (in->op == Oreshape || in->op == Odropout);
+}
+
+/* width of a row: the product of the dims after the first */
+static int64_t
+width(R *r, Ref v)
+{
+	Type t = ty(r->e, v);
+	int64_t w = 1;
+	int k;
+
+	for (k = 1; k < t.rank; k++)
+		w *= dimconstval(t.dim[k]);
+	return w;
+}
+
+/* the value whose data v is (through reshape and dropout) */
+static Ref
+base(R *r, Ref v)
+{
+	const Ins *d;
+
+	while ((d = defins(r, v)) && isalias(d) && r->ingroup[v])
+		v = d->arg[0];
+	return v;
+}
+
+/*
+ * The element of value v at flat row-local index idx (a C expression),
+ * in the current scope: row r, and inside a segment loop edge e_.
+ */
+static void
+access(R *r, Ref v, const char *idx, char *buf, size_t n)
+{
+	const Ins *d;
+	char sub[512];
+
+	v = base(r, v);
+	d = defins(r, v);
+	if (r->ingroup[v] && d && d->op == Ogather) {
+		const Ins *ix = defins(r, d->arg[1]);
+		if (ix->op == Osrc) {
+			/* another node's row: the table was made by an earlier kernel */
+			snprintf(buf, n, "p%d[(int64_t)p%d[e_] * %lld + (%s)]", base(r, d->arg[0]), d->arg[1],
+			         (long long)width(r, d->arg[0]), idx);
+			return;
+		}
+		/* by dst: the target's own row */
+		access(r, d->arg[0], idx, sub, sizeof sub);
+		snprintf(buf, n, "%s", sub);
+		return;
+	}
+	if (r->ingroup[v] && d && d->op == Oedge_softmax) {
+		char s[512];
+		access(r, d->arg[1], idx, s, sizeof s);
+		snprintf(buf, n, "(%s(%s - esmax%d[%s]) / (essum%d[%s] + (%s)1e-16))",
+		         ty(r->e, v).dtype == DF32 ? "expf" : "exp", s, v, idx, v, idx, ctype(ty(r->e, v).dtype));
+		return;
+	}
+	if (r->ingroup[v]) {
+		snprintf(buf, n, "v%d[%s]", v, idx);
+		return;
+	}
+	switch (r->kind[v]) {
+	case RowNode:
+		snprintf(buf, n, "p%d[r * %lld + (%s)]", v, (long long)width(r, v), idx);
+		return;
+	case RowUniform:
+		snprintf(buf, n, "p%d[%s]", v, idx);
+		return;
+	default:   /* a bind-time edge array of this segment's graph */
+		snprintf(buf, n, "p%d[e_ * %lld + (%s)]", v, (long long)width(r, v), idx);
+		return;
+	}
+}
+
+/*
+ * Nested loops over the trailing dims of the result type t (constant),
+ * with the flat index j_ and, for each operand, its offset under NumPy
+ * broadcasting: row values align their trailing dims with the result's;
+ * uniform values align from the right and never use the row dim.
+ */
+static void
+loopsopen(R *r, const Type *t, int nops, const Ref *ops, char offs[][512])
+{
+	int k, j, depth = 0;
+	int64_t rs = 1;
+
+	for (k = 1; k < t->rank; k++) {
+		out(r->e, "\t\tfor (int64_t c%d_ = 0; c%d_ < %d; c%d_++)\n", k, k, t->dim[k], k);
+		depth++;
+	}
+	out(r->e, "\t\t{\n\t\t\tint64_t j_ = 0");
+	for (k = t->rank - 1; k >= 1; k--) {
+		out(r->e, " + c%d_ * %lld", k, (long long)rs);
+		rs *= dimconstval(t->dim[k]);
+	}
+	out(r->e, ";\n");
+	for (j = 0; j < nops; j++) {
+		Type ot = ty(r->e, ops[j]);
+		bool row = r->kind[ops[j]] == RowNode || r->kind[ops[j]] == RowEdge || r->ingroup[ops[j]];
+		int64_t os = 1;
+		size_t len = snprintf(offs[j], 512, "0");
+		for (k = t->rank - 1; k >= 1; k--) {
+			int ko = row ? k : k - (t->rank - ot.rank);
+			if (ko < (row ? 1 : 0) || (!row && ot.rank == t->rank && ko == 0))
+				break;
+			if (!(ot.dim[ko] == 1 && t->dim[k] != 1))
+				len += snprintf(offs[j] + len, 512 - len, " + c%d_ * %lld", k, (long long)os);
+			os *= dimconstval(ot.dim[ko]);
+		}
+	}
+	(void)depth;
+}
+
+static void
+loopsclose(R *r)
+{
+	out(r->e, "\t\t}\n");
+}
+
+/* emit the local array of value v, computed by instruction in */
+static void emitvalue(R *r, const Ins *in);
+
+/* Make sure edge value v (and what it depends on) is computed in the
+ * current segment loop. */
+static void
+neededge(R *r, Ref v)
+{
+	const Ins *in;
+	int k;
+
+	v = base(r, v);
+	if (!r->ingroup[v] || r->done[v])
+		return;
+	in = defins(r, v);
+	for (k = 0; k < in->narg; k++)
+		if (r->ingroup[in->arg[k]])
+			neededge(r, in->arg[k]);
+	if (in->op == Oedge_softmax || in->op == Ogather) {
+		r->done[v] = true;   /* read through access() */
+		return;
+	}
+	emitvalue(r, in);
+	r->done[v] = true;
+}
+
+static void
+resetedges(R *r)
+{
+	int i;
+
+	for (i = r->a; i < r->b; i++)
+		if (r->kind[r->fn->ins[i].to] == RowEdge)
+			r->done[r->fn->ins[i].to] = false;
+}
+
+/* the edges of segment row r under plan p (rowptr, then order) */
+static void
+segopen(R *r, int plan)
+{
+	out(r->e, "\t\tfor (int64_t k_ = seg%d[r]; k_ < seg%d[r + 1]; k_++) {\n", plan, plan);
+	out(r->e, "\t\t\tint64_t e_ = seg%d[T + 1 + k_];\n", plan);
+	resetedges(r);
+}
+
+static void
+segclose(R *r)
+{
+	out(r->e, "\t\t}\n");
+	resetedges(r);
+}
+
+/* the stats of every edge_softmax that v depends on, before its loop */
+static void
+needstats(R *r, Ref v)
+{
+	const Ins *in;
+	char s[512];
+	int k, i = r->fn->val[base(r, v)].def;
+	int64_t w;
+	const char *T;
+
+	v = base(r, v);
+	if (!r->ingroup[v])
+		return;
+	in = defins(r, v);
+	for (k = 0; k < in->narg; k++)
+		needstats(r, in->arg[k]);
+	if (in->op != Oedge_softmax || r->esdone[v])
+		return;
+	r->esdone[v] = 1;
+	w = width(r, v);
+	T = ctype(ty(r->e, v).dtype);
+	out(r->e, "\t\t%s esmax%d[%lld], essum%d[%lld];\n", T, v, (long long)w, v, (long long)w);
+	out(r->e, "\t\tfor (int64_t j_ = 0; j_ < %lld; j_++)\n\t\t\tesmax%d[j_] = essum%d[j_] = 0;\n", (long long)w, v, v);
+	segopen(r, i);
+	neededge(r, in->arg[1]);
+	access(r, in->arg[1], "j_", s, sizeof s);
+	out(r->e, "\t\t\tfor (int64_t j_ = 0; j_ < %lld; j_++)\n", (long long)w);
+	out(r->e, "\t\t\t\tif (k_ == seg%d[r] || %s > esmax%d[j_])\n\t\t\t\t\tesmax%d[j_] = %s;\n", i, s, v, v, s);
+	segclose(r);
+	segopen(r, i);
+	neededge(r, in->arg[1]);
+	out(r->e, "\t\t\tfor (int64_t j_ = 0; j_ < %lld; j_++)\n", (long long)w);
+	out(r->e, "\t\t\t\tessum%d[j_] += %s(%s - esmax%d[j_]);\n", v, ty(r->e, v).dtype == DF32 ? "expf" : "exp", s, v);
+	segclose(r);
+}
+
+static void
+emitscatter(R *r, const Ins *in)
+{
+	Ref v = in->to, m = in->arg[0];
+	int i = r->fn->val[v].def;
+	int64_t w = width(r, v);
+	const char *T = ctype(ty(r->e, v).dtype);
+	char s[512];
+
+	needstats(r, m);
+	out(r->e, "\t\t%s v%d[%lld];\n", T, v, (long long)w);
+	out(r->e, "\t\tfor (int64_t j_ = 0; j_ < %lld; j_++)\n\t\t\tv%d[j_] = 0;\n", (long long)w, v);
+	segopen(r, i);
+	neededge(r, m);
+	access(r, m, "j_", s, sizeof s);
+	out(r->e, "\t\t\tfor (int64_t j_ = 0; j_ < %lld; j_++) {\n\t\t\t\t%s x_ = %s;\n", (long long)w, T, s);
+	if (in->op == Oscatter_max)
+		out(r->e, "\t\t\t\tif (k_ == seg%d[r] || x_ > v%d[j_] || x_ != x_)\n\t\t\t\t\tv%d[j_] = x_;\n", i, v, v);
+	else
+		out(r->e, "\t\t\t\tv%d[j_] += x_;\n", v);
+	out(r->e, "\t\t\t}\n");
+	segclose(r);
+	if (in->op == Oscatter_mean)
+		out(r->e, "\t\tif (seg%d[r + 1] - seg%d[r] > 1)\n\t\t\tfor (int64_t j_ = 0; j_ < %lld; j_++)\n\t\t\t\tv%d[j_] /= (%s)(seg%d[r + 1] - seg%d[r]);\n",
+		    i, i, (long long)w, v, T, i, i);
+}
+
+/* sum/mean/max/softmax/log_softmax/l2_normalize over a trailing dim */
+static void
+emitreduce(R *r, const Ins *in)
+{
+	Ref v = in->to, x = in->arg[0];
+	Type xt = ty(r->e, x);
+	int64_t d = attrint(in, "dim", 1), outer = 1, D, inner = 1;
+	const char *T = ctype(xt.dtype), *f = xt.dtype == DF32 ? "f" : "";
+	char xa[512];
+	int k;
+
+	for (k = 1; k < d; k++)
+		outer *= dimconstval(xt.dim[k]);
+	D = dimconstval(xt.dim[d]);
+	for (k = d + 1; k < xt.rank; k++)
+		inner *= dimconstval(xt.dim[k]);
+	out(r->e, "\t\t%s v%d[%lld];\n", T, v, (long long)width(r, v));
+	out(r->e, "\t\tfor (int64_t o_ = 0; o_ < %lld; o_++)\n\t\tfor (int64_t i_ = 0; i_ < %lld; i_++) {\n", (long long)outer, (long long)inner);
+	access(r, x, "(o_ * " "D_" " + k_) * I_ + i_", xa, sizeof xa);
+	out(r->e, "\t\t\tconst int64_t D_ = %lld, I_ = %lld;\n\t\t\t%s a_ = 0, m_ = 0;\n\t\t\tint64_t k_;\n", (long long)D, (long long)inner, T);
+	switch (in->op) {
+	case Osum:
+	case Omean:
+		out(r->e, "\t\t\tfor (k_ = 0; k_ < D_; k_++)\n\t\t\t\ta_ += %s;\n", xa);
+		out(r->e, "\t\t\tv%d[o_ * I_ + i_] = a_%s;\n", v, in->op == Omean ? " / (D_ ? D_ : 1)" : "");
+		break;
+	case Omax:
+		out(r->e, "\t\t\tfor (k_ = 0; k_ < D_; k_++)\n\t\t\t\tif (k_ == 0 || %s > a_ || %s != %s)\n\t\t\t\t\ta_ = %s;\n", xa, xa, xa, xa);
+		out(r->e, "\t\t\tv%d[o_ * I_ + i_] = a_;\n", v);
+		break;
+	case Ol2_normalize:
+		out(r->e, "\t\t\tfor (k_ = 0; k_ < D_; k_++)\n\t\t\t\ta_ += %s * %s;\n", xa, xa);
+		out(r->e, "\t\t\ta_ = sqrt%s(a_);\n\t\t\tif (!(a_ > (%s)%.17g))\n\t\t\t\ta_ = (%s)%.17g;\n", f, T,
+		    attrfloat(in, "eps", 1e-12), T, attrfloat(in, "eps", 1e-12));
+		out(r->e, "\t\t\tfor (k_ = 0; k_ < D_; k_++)\n\t\t\t\tv%d[(o_ * D_ + k_) * I_ + i_] = %s / a_;\n", v, xa);
+		break;
+	default:   /* softmax, log_softmax: as the per-op kernel */
+		out(r->e, "\t\t\tfor (k_ = 0; k_ < D_; k_++)\n\t\t\t\tif (k_ == 0 || %s > m_)\n\t\t\t\t\tm_ = %s;\n", xa, xa);
+		out(r->e, "\t\t\tfor (k_ = 0; k_ < D_; k_++)\n\t\t\t\ta_ += exp%s(%s - m_);\n", f, xa);
+		if (in->op == Osoftmax)
+			out(r->e, "\t\t\tfor (k_ = 0; k_ < D_; k_++)\n\t\t\t\tv%d[(o_ * D_ + k_) * I_ + i_] = exp%s(%s - m_) / a_;\n", v, f, xa);
+		else
+			out(r->e, "\t\t\tfor (k_ = 0; k_ < D_; k_++)\n\t\t\t\tv%d[(o_ * D_ + k_) * I_ + i_] = %s - m_ - log%s(a_);\n", v, xa, f);
+	}
+	out(r->e, "\t\t\t(void)m_;\n\t\t}\n");
+}
+
+static void
+emitmatmul(R *r, const Ins *in)
+{
+	Ref v = in->to, a = in->arg[0], b = in->arg[1];
+	Type at = ty(r->e, a), bt = ty(r->e, b);
+	int64_t K = dimconstval(bt.dim[0]), P = dimconstval(bt.dim[1]), B = width(r, a) / K;
+	const char *T = ctype(ty(r->e, v).dtype);
+	char xa[512];
+
+	(void)at;
+	out(r->e, "\t\t%s v%d[%lld];\n", T, v, (long long)width(r, v));
+	out(r->e, "\t\tfor (int64_t b_ = 0; b_ < %lld; b_++)\n\t\tfor (int64_t p_ = 0; p_ < %lld; p_++) {\n", (long long)B, (long long)P);
+	access(r, a, "b_ * " "K_" " + k_", xa, sizeof xa);
+	out(r->e, "\t\t\tconst int64_t K_ = %lld;\n\t\t\t%s a_ = 0;\n", (long long)K, T);
+	out(r->e, "\t\t\tfor (int64_t k_ = 0; k_ < K_; k_++)\n\t\t\t\ta_ += %s * p%d[k_ * %lld + p_];\n", xa, b, (long long)P);
+	out(r->e, "\t\t\tv%d[b_ * %lld + p_] = a_;\n\t\t}\n", v, (long long)P);
+}
+
+static void
+emitconcat(R *r, const Ins *in)
+{
+	Ref v = in->to;
+	Type t = ty(r->e, v);
+	int64_t d = attrint(in, "dim", 1), outer = 1, inner = 1, D = dimconstval(t.dim[d]), start = 0, n;
+	char xa[512];
+	int k;
+
+	for (k = 1; k < d; k++)
+		outer *= dimconstval(t.dim[k]);
+	for (k = d + 1; k < t.rank; k++)
+		inner *= dimconstval(t.dim[k]);
+	out(r->e, "\t\t%s v%d[%lld];\n", ctype(t.dtype), v, (long long)width(r, v));
+	for (k = 0; k < in->narg; k++) {
+		n = dimconstval(ty(r->e, in->arg[k]).dim[d]);
+		snprintf(xa, sizeof xa, "(o_ * %lld + c_) * %lld + i_", (long long)n, (long long)inner);
+		{
+			char src[600];
+			access(r, in->arg[k], xa, src, sizeof src);
+			out(r->e, "\t\tfor (int64_t o_ = 0; o_ < %lld; o_++)\n\t\tfor (int64_t c_ = 0; c_ < %lld; c_++)\n\t\tfor (int64_t i_ = 0; i_ < %lld; i_++)\n",
+			    (long long)outer, (long long)n, (long long)inner);
+			out(r->e, "\t\t\tv%d[(o_ * %lld + %lld + c_) * %lld + i_] = %s;\n", v, (long long)D, (long long)start, (long long)inner, src);
+		}
+		start += n;
+	}
+}
+
+static void
+emittranspose(R *r, const Ins *in)
+{
+	Ref v = in->to, x = in->arg[0];
+	Type t = ty(r->e, v), xt = ty(r->e, x);
+	const Attr *pa = findattr(in, "perm");
+	int64_t xs[MaxRank], s = 1;
+	char off[512], xa[600];
+	size_t len = 0;
+	int k;
+
+	for (k = xt.rank - 1; k >= 1; k--) {
+		xs[k] = s;
+		s *= dimconstval(xt.dim[k]);
+	}
+	out(r->e, "\t\t%s v%d[%lld];\n", ctype(t.dtype), v, (long long)width(r, v));
+	loopsopen(r, &t, 0, NULL, NULL);
+	len = snprintf(off, sizeof off, "0");
+	for (k = 1; k < t.rank; k++)
+		len += snprintf(off + len, sizeof off - len, " + c%d_ * %lld", k, (long long)xs[pa->u.is[k]]);
+	access(r, x, off, xa, sizeof xa);
+	out(r->e, "\t\t\tv%d[j_] = %s;\n", v, xa);
+	loopsclose(r);
+}
+
+/* elementwise: unary, cast, binary with broadcasting */
+static void
+emitelem(R *r, const Ins *in)
+{
+	Ref v = in->to;
+	Type t = ty(r->e, v);
+	char offs[2][512], a[600], b[600], expr[256];
+
+	out(r->e, "\t\t%s v%d[%lld];\n", ctype(t.dtype), v, (long long)width(r, v));
+	loopsopen(r, &t, in->narg, in->arg, offs);
+	access(r, in->arg[0], offs[0], a, sizeof a);
+	if (in->narg == 2) {
+		access(r, in->arg[1], offs[1], b, sizeof b);
+		binaryexpr(expr, sizeof expr, in->op, t.dtype);
+		out(r->e, "\t\t\t%s a = %s, b = %s;\n\t\t\tv%d[j_] = %s;\n", ctype(t.dtype), a, b, v, expr);
+	} else {
+		unaryexpr(expr, sizeof expr, in, ty(r->e, in->arg[0]).dtype, t.dtype);
+		out(r->e, "\t\t\t%s x = %s;\n\t\t\tv%d[j_] = %s;\n", ctype(ty(r->e, in->arg[0]).dtype), a, v, expr);
+	}
+	loopsclose(r);
+}
+
+static void
+emitvalue(R *r, const Ins *in)
+{
+	if (isalias(in) || in->op == Ogather || in->op == Oedge_softmax)
+		return;
+	if (opinfo[in->op].flags & Fscatter)
+		emitscatter(r, in);
+	else if (in->op == Omatmul)
+		emitmatmul(r, in);
+	else if (in->op == Oconcat)
+		emitconcat(r, in);
+	else if (in->op == Otranspose)
+		emittranspose(r, in);
+	else if (opinfo[in->op].flags & (Freduce | Fnorm))
+		emitreduce(r, in);
+	else if (opinfo[in->op].flags & (Felem | Fbin))
+		emitelem(r, in);
+	else
+		die("rowkernel: %s in a fusion group", opinfo[in->op].name);
+}
+
+/* Is node value v needed outside the group (directly or via aliases)? */
+static bool
+escapes(R *r, Ref v)
+{
+	Fn *fn = r->fn;
+	int i, k;
+
+	for (i = 0; i < fn->nret; i++)
+		if (base(r, fn->ret[i]) == v)
+			return true;
+	for (i = 0; i < fn->nins; i++) {
+		if (i >= r->a && i < r->b)
+			continue;
+		for (k = 0; k < fn->ins[i].narg; k++)
+			if (fn->ins[i].arg[k] == v || (r->ingroup[fn->ins[i].arg[k]] && base(r, fn->ins[i].arg[k]) == v))
+				return true;
+	}
+	return false;
+}
+
+void
+emitrowkernel(E *e, int grp, char *call, size_t calln)
+{
+	Fn *fn = e->fn;
+	R r = {.e = e, .fn = fn, .a = -1};
+	Args a = {0};
+	char name[32], decl[64];
+	Dim nodes = 0;
+	bool found = false;
+	int i, k;
+	size_t len;
+	Ref v;
+
+	for (i = 0; i < fn->nins; i++)
+		if (attrint(&fn->ins[i], "group", -1) == grp) {
+			if (r.a < 0)
+				r.a = i;
+			r.b = i + 1;
+		}
+	r.kind = emalloc(fn->nval + 1);
+	r.egraph = emalloc((fn->nval + 1) * sizeof *r.egraph);
+	r.ingroup = emalloc(fn->nval + 1);
+	r.ext = emalloc(fn->nval + 1);
+	r.done = emalloc(fn->nval + 1);
+	r.esdone = emalloc(fn->nval + 1);
+	rowkinds(fn, r.kind, r.egraph);
+	for (i = r.a; i < r.b; i++)
+		r.ingroup[fn->ins[i].to] = true;
+	for (i = 0; i < fn->narg; i++)
+		if (ty(e, fn->arg[i]).kind == TGraph && !found) {
+			nodes = ty(e, fn->arg[i]).dim[0];
+			found = true;
+		}
+
+	/* arguments: outputs, then what the group reads, then segment plans */
+	for (i = r.a; i < r.b; i++) {
+		v = fn->ins[i].to;
+		if (r.kind[v] == RowNode && !isalias(&fn->ins[i]) && escapes(&r, v)) {
+			snprintf(name, sizeof name, "o%d", v);
+			ptrarg(e, &a, name, v, true, true);
+		}
+	}
+	for (i = r.a; i < r.b; i++) {
+		const Ins *in = &fn->ins[i];
+		for (k = 0; k < in->narg; k++) {
+			Ref x = base(&r, in->arg[k]);
+			if (r.ingroup[x] || r.ext[x] || ty(e, x).kind == TGraph)
+				continue;
+			/* a scatter's index is its segment plan; a gather's by dst
+			 * is row r itself */
+			if ((k == 1 && (opinfo[in->op].flags & Fscatter)) ||
+			    (in->op == Ogather && k == 1 && defins(&r, x)->op == Odst))
+				continue;
+			r.ext[x] = true;
+			snprintf(name, sizeof name, "p%d", x);
+			ptrarg(e, &a, name, x, false, true);
+		}
+		if ((opinfo[in->op].flags & Fscatter) || in->op == Oedge_softmax) {
+			snprintf(decl, sizeof decl, "const int64_t *seg%d", i);
+			arg(&a, decl, "(const int64_t *)m->dseg[%d]", i);
+		}
+	}
+	out(e, "\n/* fusion group %d:", grp);
+	for (i = r.a; i < r.b; i++)
+		out(e, " %s", opinfo[fn->ins[i].op].name);
+	out(e, " */\nstatic GNN_DKERNEL void\n%s_g%d(int64_t T", e->nm, grp);
+	for (k = 0; k < a.n; k++)
+		out(e, ", %s", a.decl[k]);
+	out(e, ")\n{\n\tGNN_DLOOP(r, T) {\n");
+	for (i = r.a; i < r.b; i++)
+		if (r.kind[fn->ins[i].to] == RowNode) {
+			emitvalue(&r, &fn->ins[i]);
+			r.done[fn->ins[i].to] = true;
+		}
+	for (i = r.a; i < r.b; i++) {
+		v = fn->ins[i].to;
+		if (r.kind[v] == RowNode && !isalias(&fn->ins[i]) && escapes(&r, v))
+			out(e, "\t\tfor (int64_t j_ = 0; j_ < %lld; j_++)\n\t\t\to%d[r * %lld + j_] = v%d[j_];\n",
+			    (long long)width(&r, v), v, (long long)width(&r, v), v);
+	}
+	out(e, "\t}\n}\n");
+	len = snprintf(call, calln, "GNN_DLAUNCH(%s_g%d, %s", e->nm, grp, cdim(e, nodes));
+	for (k = 0; k < a.n; k++)
+		len += snprintf(call + len, calln > len ? calln - len : 0, ", %s", a.val[k]);
+	snprintf(call + len, calln > len ? calln - len : 0, ");");
+	free(r.kind);
+	free(r.egraph);
+	free(r.ingroup);
+	free(r.ext);
+	free(r.done);
+	free(r.esdone);
+}

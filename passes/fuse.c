@@ -1,0 +1,444 @@
+/*
+ * fuse: message-passing, epilogue and prologue fusion into row kernels.
+ *
+ * A row kernel runs one task per target node.  Everything it computes is
+ * either a node row (a value whose first dim is the graph's N: row r of
+ * it belongs to task r) or an edge value of some graph (computed per edge
+ * while the task walks the edges into r along the graph's CSR), so one
+ * kernel covers a dense transform x @ W, the gather -> edge math ->
+ * scatter of a generalized SpMM, edge_softmax with its aggregation, and
+ * any row-wise epilogue (bias, activations, normalizations over a row,
+ * small dense transforms) -- the whole of a GCN layer, say.
+ *
+ * The rules that make this exact (no value read before it is computed):
+ *   - a gather by src(g) reads rows of other nodes, so its table must
+ *     come from an earlier kernel; a gather by dst(g) reads row r itself;
+ *   - a scatter must reduce into the rows of N along dst(g) of the graph
+ *     whose edges its messages belong to;
+ *   - edge values never leave their kernel (they are not stored).
+ * Groups are contiguous runs of forward instructions (hoist puts forward
+ * work last), so running a group as one kernel keeps the order valid.
+ * A group of one instruction is left alone: the per-op kernel serves.
+ *
+ * checkgroups() applies the same rules to any "group" attributes, so code
+ * generation can reject IR text that claims an impossible fusion.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes.h"
+
+enum { KNone, KNode, KEdge, KUniform };
+
+typedef struct Rows {
+	const Fn *fn;
+	unsigned char *phase;
+	unsigned char *kind;     /* per value */
+	Ref *egraph;             /* per value: for KEdge, the graph of its edges */
+	Dim n;                   /* the graph input's node count */
+	bool hasgraph;
+	int *group;              /* per value: the group that produced it, -1 */
+} Rows;
+
+static const Ins *
+defof(const Rows *r, Ref v)
+{
+	int d = r->fn->val[v].def;
+
+	return d >= 0 ? &r->fn->ins[d] : NULL;
+}
+
+/* every dim after the first is a constant: rows have a fixed width */
+static bool
+constrow(const Type *t)
+{
+	int k;
+
+	if (t->kind != TTensor || t->rank < 1)
+		return false;
+	for (k = 1; k < t->rank; k++)
+		if (!dimisconst(t->dim[k]))
+			return false;
+	return true;
+}
+
+/* the graph whose src/dst an index value is, or RNone */
+static Ref
+indexgraph(const Rows *r, Ref idx, int op)
+{
+	const Ins *d = defof(r, idx);
+
+	return d && d->op == op ? d->arg[0] : RNone;
+}
+
+/* the edge count of graph g */
+static Dim
+edgesof(const Rows *r, Ref g)
+{
+	return r->fn->val[g].type.dim[1];
+}
+
+/* Kind of an operand value as seen by a row kernel. */
+static int
+kindof(const Rows *r, Ref v)
+{
+	const Type *t = &r->fn->val[v].type;
+
+	if (r->kind[v] != KNone)
+		return r->kind[v];
+	if (t->kind != TTensor)
+		return KNone;
+	/* values computed outside forward: by rank and first dim */
+	if (r->phase[v] == PhaseParam || r->phase[v] == PhaseLoad)
+		return KUniform;
+	if (t->rank >= 1 && t->dim[0] == r->n && constrow(t))
+		return KNode;
+	if (r->phase[v] == PhaseBind)
+		return t->rank == 0 || dimisconst(t->dim[0]) ? KUniform : KNone;
+	return KNone;
+}
+
+/* A bind-time edge array of graph g (gcn_norm(g), edge_weight(g)). */
+static bool
+bindedges(const Rows *r, Ref v, Ref g)
+{
+	const Type *t = &r->fn->val[v].type;
+
+	return r->phase[v] == PhaseBind && r->kind[v] == KNone && t->kind == TTensor &&
+	       t->rank >= 1 && t->dim[0] == edgesof(r, g) && constrow(t);
+}
+
+/*
+ * Can instruction in join a row kernel, given the values produced by the
+ * kernel so far (r->group[v] == grp)?  Sets *kind and *eg (the result's
+ * kind and, for an edge value, its graph).
+ */
+static bool
+fusible(const Rows *r, const Ins *in, int grp, int *kind, Ref *eg)
+{
+	const Type *t = &r->fn->val[in->to].type;
+	unsigned fl = opinfo[in->op].flags;
+	int k, ka, rowk = KNone;
+	Ref g = RNone, ga;
+
+	*eg = RNone;
+	if (r->phase[in->to] != PhaseForward || !constrow(t))
+		return false;
+	switch (in->op) {
+	case Ogather:
+		if ((g = indexgraph(r, in->arg[1], Osrc)) != RNone) {
+			/* rows of other nodes: the table must be finished */
+			if (kindof(r, in->arg[0]) != KNode || (r->kind[in->arg[0]] && r->group[in->arg[0]] == grp))
+				return false;
+		} else if ((g = indexgraph(r, in->arg[1], Odst)) != RNone) {
+			if (kindof(r, in->arg[0]) != KNode)
+				return false;
+		} else
+			return false;
+		*kind = KEdge;
+		*eg = g;
+		return true;
+	case Oscatter_sum:
+	case Oscatter_mean:
+	case Oscatter_max: {
+		Dim n;
+		g = indexgraph(r, in->arg[1], Odst);
+		if (g == RNone || !attrdim(in, "n", &n) || n != r->n)
+			return false;
+		if (r->kind[in->arg[0]] != KEdge || r->egraph[in->arg[0]] != g || r->group[in->arg[0]] != grp)
+			return false;
+		*kind = KNode;
+		return true;
+	}
+	case Oedge_softmax:
+		g = in->arg[0];
+		if (r->kind[in->arg[1]] != KEdge || r->egraph[in->arg[1]] != g || r->group[in->arg[1]] != grp)
+			return false;
+		*kind = KEdge;
+		*eg = g;
+		return true;
+	case Omatmul:
+		if (t->rank < 2 || r->fn->val[in->arg[1]].type.rank != 2 || kindof(r, in->arg[1]) != KUniform)
+			return false;
+		break;
+	case Otranspose:
+		if (findattr(in, "perm")->u.is[0] != 0)
+			return false;
+		break;
+	case Oreshape:
+		if (r->fn->val[in->arg[0]].type.dim[0] != t->dim[0])
+			return false;
+		break;
+	case Osum: case Omean: case Omax:
+	case Osoftmax: case Olog_softmax: case Ol2_normalize:
+	case Oconcat:
+		if (attrint(in, "dim", 0) < 1)
+			return false;
+		break;
+	default:
+		if (!(fl & (Felem | Fbin)))
+			return false;
+	}
+	/* the operands decide: node rows, edge values of one graph, or
+	 * uniform values broadcast along the rows */
+	for (k = 0; k < in->narg; k++) {
+		const Type *at = &r->fn->val[in->arg[k]].type;
+		ka = kindof(r, in->arg[k]);
+		if (in->op == Omatmul && k == 1)
+			continue;
+		if (ka == KUniform) {
+			if (at->rank == t->rank && at->rank > 0 && at->dim[0] != 1)
+				return false;
+			continue;
+		}
+		if (ka == KNone && rowk == KEdge && bindedges(r, in->arg[k], g))
+			continue;
+		if (ka == KNone) {
+			/* a bind-time edge array can also come first */
+			for (int j = k + 1; j < in->narg && g == RNone; j++)
+				if (r->kind[in->arg[j]] == KEdge)
+					g = r->egraph[in->arg[j]];
+			if (g != RNone && bindedges(r, in->arg[k], g)) {
+				rowk = KEdge;
+				continue;
+			}
+			return false;
+		}
+		if (at->rank != t->rank && in->op != Omatmul && !(fl & Freduce) && in->op != Oreshape)
+			return false;
+		ga = ka == KEdge ? r->egraph[in->arg[k]] : RNone;
+		if (ka == KEdge && r->group[in->arg[k]] != grp)
+			return false;   /* edge values are never stored */
+		if (rowk != KNone && (rowk != ka || ga != g))
+			return false;
+		rowk = ka;
+		g = ga;
+	}
+	if (rowk == KNone)
+		return false;
+	*kind = rowk;
+	*eg = g;
+	return true;
+}
+
+static void
+initrows(Rows *r, const Fn *fn)
+{
+	int i;
+
+	memset(r, 0, sizeof *r);
+	r->fn = fn;
+	r->phase = emalloc(fn->nval + 1);
+	r->kind = emalloc(fn->nval + 1);
+	r->egraph = emalloc((fn->nval + 1) * sizeof *r->egraph);
+	r->group = emalloc((fn->nval + 1) * sizeof *r->group);
+	phases(fn, r->phase);
+	for (i = 0; i < fn->narg; i++)
+		if (fn->val[fn->arg[i]].type.kind == TGraph && !r->hasgraph) {
+			r->n = fn->val[fn->arg[i]].type.dim[0];
+			r->hasgraph = true;
+		}
+	for (i = 0; i < fn->nval; i++) {
+		r->group[i] = -1;
+		r->egraph[i] = RNone;
+	}
+}
+
+static void
+freerows(Rows *r)
+{
+	free(r->phase);
+	free(r->kind);
+	free(r->egraph);
+	free(r->group);
+}
+
+/* Does a value made in group grp escape it (a use elsewhere, a return)? */
+static bool
+escapes(const Fn *fn, const int *insgroup, Ref v, int grp)
+{
+	int i, k;
+
+	for (i = 0; i < fn->nret; i++)
+		if (fn->ret[i] == v)
+			return true;
+	for (i = 0; i < fn->nins; i++)
+		for (k = 0; k < fn->ins[i].narg; k++)
+			if (fn->ins[i].arg[k] == v && insgroup[i] != grp)
+				return true;
+	return false;
+}
+
+/* Edge values must stay inside their group; 0 if so, else the index of
+ * an offending instruction. */
+static int
+edgeescape(const Fn *fn, const Rows *r, const int *insgroup, int grp)
+{
+	int i;
+
+	for (i = 0; i < fn->nins; i++)
+		if (insgroup[i] == grp && r->kind[fn->ins[i].to] == KEdge &&
+		    escapes(fn, insgroup, fn->ins[i].to, grp))
+			return i + 1;
+	return 0;
+}
+
+static void
+setgroup(Fn *fn, int i, int grp)
+{
+	Ins *in = &fn->ins[i];
+	Attr *a;
+	int k;
+
+	for (k = 0; k < in->nattr; k++)
+		if (strcmp(in->attr[k].key, "group") == 0) {
+			in->attr[k].u.i = grp;
+			return;
+		}
+	a = arena_alloc(fn->mod->arena, (in->nattr + 1) * sizeof *a);
+	if (in->nattr)
+		memcpy(a, in->attr, in->nattr * sizeof *a);
+	a[in->nattr] = mkattrint(fn->mod->arena, "group", grp);
+	in->attr = a;
+	in->nattr++;
+}
+
+static void
+dropgroup(Fn *fn, int i)
+{
+	Ins *in = &fn->ins[i];
+	int k;
+
+	for (k = 0; k < in->nattr; k++)
+		if (strcmp(in->attr[k].key, "group") == 0) {
+			in->attr[k] = in->attr[--in->nattr];
+			return;
+		}
+}
+
+void
+fuse(Fn *fn)
+{
+	Rows r;
+	int *insgroup, i, k, kind, grp = 0, start = -1, size = 0;
+	Ref eg;
+
+	initrows(&r, fn);
+	insgroup = emalloc((fn->nins + 1) * sizeof *insgroup);
+	for (i = 0; i < fn->nins; i++) {
+		insgroup[i] = -1;
+		dropgroup(fn, i);
+	}
+	if (!r.hasgraph)
+		goto out;
+	for (i = 0; i <= fn->nins; i++) {
+		if (i < fn->nins && fusible(&r, &fn->ins[i], grp, &kind, &eg)) {
+			if (start < 0)
+				start = i;
+			insgroup[i] = grp;
+			r.group[fn->ins[i].to] = grp;
+			r.kind[fn->ins[i].to] = kind;
+			r.egraph[fn->ins[i].to] = eg;
+			size++;
+			continue;
+		}
+		/* close the group: keep it if it is worth a kernel and exact */
+		if (start >= 0) {
+			if (size < 2 || edgeescape(fn, &r, insgroup, grp)) {
+				for (k = start; k < i; k++)
+					if (insgroup[k] == grp) {
+						insgroup[k] = -1;
+						r.group[fn->ins[k].to] = -1;
+						r.kind[fn->ins[k].to] = KNone;
+					}
+			} else
+				grp++;
+		}
+		start = -1;
+		size = 0;
+		/* this instruction may begin the next group */
+		if (i < fn->nins && fusible(&r, &fn->ins[i], grp, &kind, &eg)) {
+			start = i;
+			insgroup[i] = grp;
+			r.group[fn->ins[i].to] = grp;
+			r.kind[fn->ins[i].to] = kind;
+			r.egraph[fn->ins[i].to] = eg;
+			size = 1;
+		}
+	}
+	for (i = 0; i < fn->nins; i++)
+		if (insgroup[i] >= 0)
+			setgroup(fn, i, insgroup[i]);
+out:
+	free(insgroup);
+	freerows(&r);
+}
+
+int
+checkgroups(const Fn *fn, Loc *where, char *err, size_t errlen)
+{
+	Rows r;
+	int *insgroup, i, kind, prev = -1, bad = 0;
+	Ref eg;
+	bool *seen;
+
+	initrows(&r, fn);
+	insgroup = emalloc((fn->nins + 1) * sizeof *insgroup);
+	seen = emalloc((fn->nins + 1) * sizeof *seen);
+	for (i = 0; i < fn->nins && !bad; i++) {
+		int64_t gi = attrint(&fn->ins[i], "group", -1);
+		insgroup[i] = (int)gi;
+		if (gi < 0) {
+			prev = -1;
+			continue;
+		}
+		if (gi > fn->nins || (gi != prev && seen[gi])) {
+			snprintf(err, errlen, "fusion group %lld is not contiguous", (long long)gi);
+			bad = i + 1;
+			break;
+		}
+		seen[gi] = true;
+		prev = (int)gi;
+		if (!r.hasgraph || !fusible(&r, &fn->ins[i], (int)gi, &kind, &eg)) {
+			snprintf(err, errlen, "%s cannot join fusion group %lld", opinfo[fn->ins[i].op].name, (long long)gi);
+			bad = i + 1;
+			break;
+		}
+		r.group[fn->ins[i].to] = (int)gi;
+		r.kind[fn->ins[i].to] = kind;
+		r.egraph[fn->ins[i].to] = eg;
+	}
+	for (i = 0; i < fn->nins && !bad; i++)
+		if (insgroup[i] >= 0 && (bad = edgeescape(fn, &r, insgroup, insgroup[i])))
+			snprintf(err, errlen, "an edge value of fusion group %d is used outside it", insgroup[i]);
+	if (bad)
+		*where = fn->ins[bad - 1].loc;
+	free(insgroup);
+	free(seen);
+	freerows(&r);
+	return bad ? -1 : 0;
+}
+
+void
+rowkinds(const Fn *fn, unsigned char *kind, Ref *egraph)
+{
+	Rows r;
+	int i, k;
+	Ref eg;
+
+	initrows(&r, fn);
+	for (i = 0; i < fn->nins; i++) {
+		int64_t gi = attrint(&fn->ins[i], "group", -1);
+		if (gi < 0 || !fusible(&r, &fn->ins[i], (int)gi, &k, &eg))
+			continue;
+		r.group[fn->ins[i].to] = (int)gi;
+		r.kind[fn->ins[i].to] = k;
+		r.egraph[fn->ins[i].to] = eg;
+	}
+	for (i = 0; i < fn->nval; i++) {
+		k = r.kind[i] != KNone ? r.kind[i] : kindof(&r, i);
+		kind[i] = k == KNode ? RowNode : k == KEdge ? RowEdge : k == KUniform ? RowUniform : RowNone;
+		egraph[i] = r.egraph[i];
+	}
+	freerows(&r);
+}

@@ -1,0 +1,310 @@
+/*
+ * memplan: memory planning by liveness, and the analyses it shares with
+ * code generation and --report (which kernels forward launches, which
+ * values need storage, which buffers the arena holds).
+ *
+ * Forward runs as a sequence of kernels: one per fusion group (the
+ * "group" attribute; fuse.c makes them contiguous), one per ungrouped
+ * forward instruction; reshape and dropout are aliases of their operand
+ * and launch nothing.  Time is the kernel index.  A value that needs
+ * storage in the arena lives from the kernel that defines it to the last
+ * kernel that reads it (through aliases), or to the end of forward if it
+ * is returned (forward copies its outputs out last).  Ranges are closed:
+ * a kernel's inputs and outputs are live together, so no kernel ever
+ * writes the buffer it reads.
+ *
+ * Values that need no storage: everything outside forward (parameters,
+ * load- and bind-time values have buffers of their own), aliases, and
+ * values internal to a fusion group -- made by the group, read only
+ * inside it, not returned -- which the fused kernel keeps in registers.
+ *
+ * The pass gives every value that needs storage a {slot = K}.  Values
+ * share a slot when their live ranges are disjoint and their sizes are
+ * the same polynomial (the element count times the dtype's size:
+ * interning makes equal polynomials equal Dims), so the arena, the sum
+ * of the slots, stays a formula in N, E and the derived sizes and one
+ * object serves every graph.  Slots are handed out greedily in order of
+ * definition, reusing the first free slot of the size; for intervals in
+ * definition order that uses the fewest slots of each size.
+ *
+ * arenabuffers() is what code generation lays out: values with the same
+ * valid slot share a buffer; a slot that does not fit (hand-written IR:
+ * another size, an overlapping live range) gives the value a buffer of
+ * its own rather than wrong results.  Without slots (-O0) every value
+ * has its own buffer.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes.h"
+
+static bool
+isalias(const Ins *in)
+{
+	return in->op == Oreshape || in->op == Odropout;
+}
+
+int
+forwardkernels(const Fn *fn, const unsigned char *phase, int *kern)
+{
+	const Ins *in;
+	int64_t grp, last = -1;
+	int i, n = 0;
+
+	/* the same walk as codegen's emitkernels: a group's kernel runs
+	 * where the group starts */
+	for (i = 0; i < fn->nins; i++) {
+		in = &fn->ins[i];
+		kern[i] = -1;
+		if (phase[in->to] != PhaseForward) {
+			last = -1;
+			continue;
+		}
+		grp = attrint(in, "group", -1);
+		if (grp >= 0) {
+			if (grp != last)
+				n++;
+			kern[i] = n - 1;
+			last = grp;
+			continue;
+		}
+		last = -1;
+		if (!isalias(in) && !(opinfo[in->op].flags & Fgraph))
+			kern[i] = n++;
+	}
+	return n;
+}
+
+/* v, or the in-group alias chain's base when v is an alias made in grp */
+static Ref
+groupbase(const Fn *fn, Ref v, int64_t grp)
+{
+	const Ins *d;
+
+	while (fn->val[v].def >= 0 && (d = &fn->ins[fn->val[v].def], isalias(d)) &&
+	       attrint(d, "group", -1) == grp)
+		v = d->arg[0];
+	return v;
+}
+
+bool
+groupinternal(const Fn *fn, Ref v)
+{
+	const Ins *in;
+	int64_t grp;
+	int i, k;
+
+	if (fn->val[v].def < 0)
+		return false;
+	if ((grp = attrint(&fn->ins[fn->val[v].def], "group", -1)) < 0)
+		return false;
+	for (i = 0; i < fn->nret; i++)
+		if (groupbase(fn, fn->ret[i], grp) == v)
+			return false;
+	for (i = 0; i < fn->nins; i++) {
+		in = &fn->ins[i];
+		if (attrint(in, "group", -1) == grp)
+			continue;
+		for (k = 0; k < in->narg; k++)
+			if (groupbase(fn, in->arg[k], grp) == v)
+				return false;
+	}
+	return true;
+}
+
+bool
+needsstorage(const Fn *fn, const unsigned char *phase, Ref v)
+{
+	int d = fn->val[v].def;
+
+	return phase[v] == PhaseForward && d >= 0 && !isalias(&fn->ins[d]) &&
+	       fn->val[v].type.kind == TTensor && !groupinternal(fn, v);
+}
+
+/* The value whose storage v is (itself unless an alias). */
+static Ref
+rootof(const Fn *fn, Ref v)
+{
+	while (fn->val[v].def >= 0 && isalias(&fn->ins[fn->val[v].def]))
+		v = fn->ins[fn->val[v].def].arg[0];
+	return v;
+}
+
+/* Live ranges in kernels, [from[v], to[v]], of the values that need
+ * storage (need[v]); the others are left -1. */
+typedef struct Live {
+	int nkern;
+	bool *need;
+	int *from, *to;
+} Live;
+
+static void
+liveness(const Fn *fn, const unsigned char *phase, Live *l)
+{
+	int *kern, i, k;
+	Ref r;
+
+	kern = emalloc((fn->nins + 1) * sizeof *kern);
+	l->nkern = forwardkernels(fn, phase, kern);
+	l->need = emalloc(fn->nval + 1);
+	l->from = emalloc((fn->nval + 1) * sizeof *l->from);
+	l->to = emalloc((fn->nval + 1) * sizeof *l->to);
+	for (i = 0; i < fn->nval; i++) {
+		l->need[i] = needsstorage(fn, phase, i);
+		l->from[i] = l->to[i] = -1;
+	}
+	for (i = 0; i < fn->nins; i++) {
+		r = fn->ins[i].to;
+		if (l->need[r])
+			l->from[r] = l->to[r] = kern[i];
+		if (kern[i] < 0)
+			continue;
+		for (k = 0; k < fn->ins[i].narg; k++) {
+			r = rootof(fn, fn->ins[i].arg[k]);
+			if (l->need[r] && l->to[r] < kern[i])
+				l->to[r] = kern[i];
+		}
+	}
+	for (i = 0; i < fn->nret; i++) {
+		r = rootof(fn, fn->ret[i]);
+		if (l->need[r])
+			l->to[r] = l->nkern;
+	}
+	free(kern);
+}
+
+static void
+freelive(Live *l)
+{
+	free(l->need);
+	free(l->from);
+	free(l->to);
+}
+
+/* v's size in bytes as a Dim; false if it does not fit one */
+static bool
+bytesof(Fn *fn, Ref v, Dim *out)
+{
+	const Type *t = &fn->val[v].type;
+	bool ok = true;
+	Dim n = dimprod(fn->mod, t->dim, t->rank, &ok);
+
+	n = dimmul(fn->mod, n, dimconst((int64_t)dtypesize(t->dtype)), &ok);
+	*out = n;
+	return ok;
+}
+
+int
+arenabuffers(Fn *fn, const unsigned char *phase, int *buf, Ref *rep)
+{
+	Live l;
+	Dim *bytes, b;
+	int *slotbuf, nslot = 0, nbuf = 0, i, j;
+	int64_t s;
+	bool okb, fits;
+	Ref v;
+
+	liveness(fn, phase, &l);
+	bytes = emalloc((fn->nval + 1) * sizeof *bytes);
+	for (i = 0; i < fn->nins; i++)
+		if ((s = attrint(&fn->ins[i], "slot", -1)) >= nslot && s < fn->nval)
+			nslot = (int)s + 1;
+	slotbuf = emalloc((nslot + 1) * sizeof *slotbuf);
+	for (i = 0; i < nslot; i++)
+		slotbuf[i] = -1;
+	for (v = 0; v < fn->nval; v++)
+		buf[v] = -1;
+	for (i = 0; i < fn->nins; i++) {
+		v = fn->ins[i].to;
+		if (!l.need[v])
+			continue;
+		s = attrint(&fn->ins[i], "slot", -1);
+		okb = bytesof(fn, v, &b);
+		fits = s >= 0 && s < nslot && slotbuf[s] >= 0 && okb && bytes[slotbuf[s]] == b;
+		/* every value already in the buffer must be dead before v is made */
+		for (j = 0; fits && j < fn->nval; j++)
+			if (buf[j] == slotbuf[s] && !(l.to[j] < l.from[v] || l.to[v] < l.from[j]))
+				fits = false;
+		if (fits) {
+			buf[v] = slotbuf[s];
+			continue;
+		}
+		buf[v] = nbuf;
+		rep[nbuf] = v;
+		bytes[nbuf] = okb ? b : -1;
+		/* a value whose size is no Dim shares with nothing */
+		if (s >= 0 && s < nslot && slotbuf[s] < 0 && okb)
+			slotbuf[s] = nbuf;
+		nbuf++;
+	}
+	free(slotbuf);
+	free(bytes);
+	freelive(&l);
+	return nbuf;
+}
+
+static void
+setslot(Fn *fn, int i, int slot)
+{
+	Ins *in = &fn->ins[i];
+	Attr *a;
+
+	a = arena_alloc(fn->mod->arena, (in->nattr + 1) * sizeof *a);
+	if (in->nattr)
+		memcpy(a, in->attr, in->nattr * sizeof *a);
+	a[in->nattr] = mkattrint(fn->mod->arena, "slot", slot);
+	in->attr = a;
+	in->nattr++;
+}
+
+static void
+dropslot(Fn *fn, int i)
+{
+	Ins *in = &fn->ins[i];
+	int k;
+
+	for (k = 0; k < in->nattr; k++)
+		if (strcmp(in->attr[k].key, "slot") == 0) {
+			in->attr[k--] = in->attr[--in->nattr];
+		}
+}
+
+void
+memplan(Fn *fn)
+{
+	unsigned char *phase;
+	Live l;
+	Dim *size, b;
+	bool *share;
+	int *freeat, nslot = 0, i, s;
+	Ref v;
+
+	filluse(fn);
+	for (i = 0; i < fn->nins; i++)
+		dropslot(fn, i);
+	phase = emalloc(fn->nval + 1);
+	phases(fn, phase);
+	liveness(fn, phase, &l);
+	size = emalloc((fn->nval + 1) * sizeof *size);
+	freeat = emalloc((fn->nval + 1) * sizeof *freeat);
+	share = emalloc(fn->nval + 1);
+	for (i = 0; i < fn->nins; i++) {
+		v = fn->ins[i].to;
+		if (!l.need[v])
+			continue;
+		/* a size too large for a Dim shares with nothing */
+		share[nslot] = bytesof(fn, v, &b);
+		for (s = 0; share[nslot] && s < nslot; s++)
+			if (share[s] && size[s] == b && freeat[s] < l.from[v])
+				break;
+		if (!share[nslot] || s == nslot)
+			size[s = nslot++] = b;
+		freeat[s] = l.to[v];
+		setslot(fn, i, s);
+	}
+	free(share);
+	free(size);
+	free(freeat);
+	freelive(&l);
+	free(phase);
+}
