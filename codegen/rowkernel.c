@@ -297,7 +297,9 @@ emitreduce(R *r, const Ins *in)
 	out(r->e, "\t\t%s v%d[%lld];\n", T, v, (long long)width(r, v));
 	out(r->e, "\t\tfor (int64_t o_ = 0; o_ < %lld; o_++)\n\t\tfor (int64_t i_ = 0; i_ < %lld; i_++) {\n", (long long)outer, (long long)inner);
 	access(r, x, "(o_ * " "D_" " + k_) * I_ + i_", xa, sizeof xa);
-	out(r->e, "\t\t\tconst int64_t D_ = %lld, I_ = %lld;\n\t\t\t%s a_ = 0, m_ = 0;\n\t\t\tint64_t k_;\n", (long long)D, (long long)inner, T);
+	out(r->e, "\t\t\tconst int64_t D_ = %lld, I_ = %lld;\n\t\t\t%s a_ = 0;\n\t\t\tint64_t k_;\n", (long long)D, (long long)inner, T);
+	if (in->op == Osoftmax || in->op == Olog_softmax)
+		out(r->e, "\t\t\t%s m_ = 0;\n", T);
 	switch (in->op) {
 	case Osum:
 	case Omean:
@@ -322,7 +324,7 @@ emitreduce(R *r, const Ins *in)
 		else
 			out(r->e, "\t\t\tfor (k_ = 0; k_ < D_; k_++)\n\t\t\t\tv%d[(o_ * D_ + k_) * I_ + i_] = %s - m_ - log%s(a_);\n", v, xa, f);
 	}
-	out(r->e, "\t\t\t(void)m_;\n\t\t}\n");
+	out(r->e, "\t\t}\n");
 }
 
 static void
