@@ -35,4 +35,21 @@ int codegencheck(Mod *m, const CodegenOpts *o);
 void emitsource(FILE *f, Mod *m, const CodegenOpts *o);
 void emitheader(FILE *f, Mod *m, const CodegenOpts *o);
 
+/* report.c: --report=kernels,breaks,syncs,memory */
+enum { ReportKernels = 1, ReportBreaks = 2, ReportSyncs = 4, ReportMemory = 8 };
+typedef struct ReportOpts {
+	unsigned what;           /* Report* bits */
+	int target;              /* TargetCPU or TargetCUDA */
+	const char *graph;       /* --report-graph: an edge_index .npy, or NULL */
+	int64_t nodes;           /* --report-nodes; -1: the largest index + 1 */
+} ReportOpts;
+/*
+ * Print what each model of m (optimized) will do: the kernels of one
+ * forward, the graph breaks and host syncs, the arena as a formula in N,
+ * E and the derived sizes (with o->graph, also its size for that graph).
+ * Returns 0, or -1 after a message on stderr (a graph that cannot be
+ * read or does not fit the model).
+ */
+int report(FILE *f, Mod *m, const ReportOpts *o);
+
 #endif

@@ -792,7 +792,7 @@ emitbindins(E *e, int i)
 {
 	const Ins *in = &e->fn->ins[i];
 	Ref v = in->to, g = in->narg ? in->arg[0] : RNone;
-	int s;
+	int s, k;
 	bool ok = true;
 	Dim rest = 0;
 
@@ -808,17 +808,22 @@ emitbindins(E *e, int i)
 		else
 			out(e, "\tif ((s = gnn_graph_%s(m->g[%d], &m->g[%d])) != GNN_OK)\n\t\tgoto fail;\n", fnname, g, v);
 		if (opinfo[in->op].flags & Fdyn) {
-			/* the derived size: edges = sym + rest */
+			/* the derived size: edges = sym + rest, for the derived
+			 * symbol that occurs in the edge count (not merely the
+			 * first derived symbol: a model may have several) */
 			Type t = ty(e, v);
-			for (s = 0; s < e->m->nsym; s++) {
+			const DExp *x = dimisconst(t.dim[1]) ? NULL : &e->m->dexp[~t.dim[1]];
+			for (s = 0; x && s < e->m->nsym; s++) {
 				if (!e->m->sym[s].derived)
 					continue;
-				rest = dimsub(e->m, t.dim[1], dimsym(e->m, s), &ok);
-				if (ok && rest != t.dim[1])
+				for (k = 0; k < x->nterm; k++)
+					if (x->term[k].deg == 1 && x->term[k].sym[0] == s && x->term[k].coef == 1)
+						break;
+				if (k < x->nterm)
 					break;
-				ok = true;
 			}
-			if (s == e->m->nsym)
+			rest = x && s < e->m->nsym ? dimsub(e->m, t.dim[1], dimsym(e->m, s), &ok) : 0;
+			if (!x || s == e->m->nsym || !ok)
 				die("codegen: no derived size in %s", opinfo[in->op].name);
 			out(e, "\tm->sym[%d] = gnn_graph_num_edges(m->g[%d]) - %s;\n", s, v, cdim(e, rest));
 		}
@@ -914,8 +919,9 @@ emitbind(E *e)
 		if ((s = dimassym(e->m, gt.dim[k])) >= 0)
 			out(e, "\tm->sym[%d] = %s(graph);\n", s, get[k]);
 		else
-			out(e, "\tif (%s(graph) != %s)\n\t\treturn gnn_error(GNN_ERR_SHAPE, \"%s_bind: the model takes %s %s, the graph has %%lld\", (long long)%s(graph));\n",
-			    get[k], cdim(e, gt.dim[k]), e->nm, cdim(e, gt.dim[k]), what[k], get[k]);
+			/* a constant size (--specialize): plan() allows nothing else */
+			out(e, "\tif (%s(graph) != %s)\n\t\treturn gnn_error(GNN_ERR_SHAPE, \"%s_bind: the model was compiled for %lld %s, the graph has %%lld\", (long long)%s(graph));\n",
+			    get[k], cdim(e, gt.dim[k]), e->nm, (long long)dimconstval(gt.dim[k]), what[k], get[k]);
 	}
 	for (i = 0; i < fn->nins; i++) {
 		if (phaseof(e, fn->ins[i].to) != PhaseBind)
@@ -944,7 +950,8 @@ emitbind(E *e)
 		if (phaseof(e, v) == PhaseForward && buf[v] < 0)
 			continue;
 		if (phaseof(e, v) == PhaseForward && rep[buf[v]] != v) {
-			out(e, "\tm->d[%d] = m->d[%d];   /* slot %d */\n", v, rep[buf[v]], buf[v]);
+			out(e, "\tm->d[%d] = m->d[%d];   /* slot %d */\n", v, rep[buf[v]],
+			    (int)attrint(&fn->ins[i], "slot", -1));
 		} else if (phaseof(e, v) == PhaseForward || (e->cuda && phaseof(e, v) == PhaseBind && usedinforward(e, v))) {
 			out(e, "\tm->d[%d] = (void *)off;\n\toff += (%s + 255) & ~(size_t)255;\n", v, cbytes(e, v));
 		} else if (phaseof(e, v) == PhaseBind)

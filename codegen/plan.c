@@ -136,7 +136,9 @@ plan(Plan *p, Fn *fn, int target)
 		}
 		if ((opinfo[in->op].flags & Fscatter) && p->phase[in->arg[1]] != PhaseBind &&
 		    target == TargetCUDA) {
-			errorat(in->loc, "the cuda target needs a scatter index that depends only on the graph");
+			/* the break path (index to the host, sort, upload) is future work */
+			errorat(in->loc, "the cuda target needs a scatter index that depends only on the graph; "
+			        "this one is a graph break (gnncc --report=breaks says why)");
 			nerr++;
 		}
 	}

@@ -42,30 +42,30 @@ engineload(Engine *en, Mod *m, Fn *fn, int target, const char *source)
 	char *so = tempname("model.so");
 	char sym[512], why[128], inc[4096];
 	const char *cc;
-	char *prog;
+	char *prog, *nvcc = NULL;
 	Layout l;
 	Cmd c = {0};
-	int rc;
+	int rc = -1;
 
 	memset(en, 0, sizeof *en);
 	if (writesources(m, target, src, hdr, source) < 0) {
 		fprintf(stderr, "gnnrun: error: cannot generate code for model %s\n", fn->name);
-		return -1;
+		goto out;
 	}
 	if (!findlayout(&l)) {
 		fprintf(stderr, "gnnrun: error: cannot find the runtime headers (looked in %s)\n", l.where);
-		return -1;
+		goto out;
 	}
 	cc = cuda ? getenv("NVCC") : getenv("CC");
 	if (cuda && !cc)
-		cc = (prog = findprogram("nvcc")) ? prog : "/usr/local/cuda/bin/nvcc";
+		cc = (nvcc = findprogram("nvcc")) ? nvcc : "/usr/local/cuda/bin/nvcc";
 	if (!cuda && !cc)
 		cc = "cc";
 	cmdwords(&c, cc);
 	if (!(prog = findprogram(c.argv[0]))) {
 		fprintf(stderr, "gnnrun: error: %s not found (the %s engine needs it)\n", c.argv[0], cuda ? "cuda" : "cpu");
 		cmdfree(&c);
-		return -1;
+		goto out;
 	}
 	free(c.argv[0]);
 	c.argv[0] = prog;   /* runcmd does not search PATH */
@@ -89,25 +89,39 @@ engineload(Engine *en, Mod *m, Fn *fn, int target, const char *source)
 	cmdadd(&c, so);
 	if (!cuda)
 		cmdadd(&c, "-lm");
+#ifdef GNNCC_SANITIZE_CFLAGS
+	/* a sanitized gnnrun loads a sanitized model */
+	if (!cuda)
+		cmdwords(&c, GNNCC_SANITIZE_CFLAGS);
+#endif
 	rc = runcmd(&c, why, sizeof why);
 	cmdfree(&c);
 	if (rc != 0) {
 		fprintf(stderr, "gnnrun: error: compiling the generated %s failed (%s)\n", src,
 		        rc < 0 ? why : "see above");
 		tempforget(src);
-		return -1;
+		rc = -1;
+		goto out;
 	}
+	rc = -1;
 	if (!(en->handle = dlopen(so, RTLD_NOW | RTLD_LOCAL))) {
 		fprintf(stderr, "gnnrun: error: cannot load the compiled model: %s\n", dlerror());
-		return -1;
+		goto out;
 	}
 	snprintf(sym, sizeof sym, "%s_desc", fn->name);
 	if (!(en->desc = (const gnn_model_desc *)dlsym(en->handle, sym))) {
 		fprintf(stderr, "gnnrun: error: the compiled model has no %s\n", sym);
 		engineclose(en);
-		return -1;
+		goto out;
 	}
-	return 0;
+	rc = 0;
+out:
+	/* the temporaries stay registered (removed at exit): only the names go */
+	free(src);
+	free(hdr);
+	free(so);
+	free(nvcc);
+	return rc;
 }
 
 void

@@ -75,6 +75,7 @@ typedef struct Opts {
 	bool keeptemps, verbose, openmp, syntaxonly;
 	int print;
 	PassOpts po;
+	ReportOpts report;          /* --report: what == 0 when not asked */
 } Opts;
 
 /* The files the frontend read, for -MD. */
@@ -107,6 +108,18 @@ static const char usage[] =
 "  -O1, -O2, -O3       run the default pipeline: canonicalize,cse,dce (-O2 is the default)\n"
 "  --passes=P1,P2,...  run exactly these passes, in this order; --passes= runs none\n"
 "  --verify-each       verify the IR after every pass\n"
+"  --specialize=N=2708,E=10556\n"
+"                      compile for these graph sizes only (any -O level); bind\n"
+"                      rejects graphs of other sizes\n"
+"  --no-graph-breaks   a graph break (a host sync inside forward) is an error\n"
+"\n"
+"Reports (to standard output, after the passes):\n"
+"  --report[=LIST]     per model: kernels (what one forward launches), breaks,\n"
+"                      syncs, memory (the arena as a formula in N, E, ...);\n"
+"                      LIST is a comma list of these (default: all).  Alone,\n"
+"                      without -o or --emit, nothing else is written\n"
+"  --report-graph=FILE the arena's size for this edge_index (.npy, [2, E])\n"
+"  --report-nodes=N    that graph's node count (default: largest index + 1)\n"
 "\n"
 "Output:\n"
 "  -o FILE             the output (default for objects: FILE's base name with .o)\n"
@@ -216,6 +229,32 @@ emitof(const char *name)
 	fatal("unknown --emit kind '%s'; expected obj, cuda, c, header or ir", name);
 }
 
+/* "kernels,memory": the Report* bits */
+static unsigned
+reportof(const char *list)
+{
+	static const char *const name[] = {"kernels", "breaks", "syncs", "memory"};
+	const char *p = list, *q;
+	unsigned what = 0;
+	size_t n;
+	int k;
+
+	for (;;) {
+		q = p + strcspn(p, ",");
+		n = q - p;
+		for (k = 0; k < 4; k++)
+			if (strlen(name[k]) == n && strncmp(p, name[k], n) == 0)
+				break;
+		if (k == 4)
+			fatal("unknown report '%.*s' in '--report=%s'; expected kernels, breaks, syncs or memory",
+			      (int)n, p, list);
+		what |= 1u << k;
+		if (!*q)
+			return what;
+		p = q + 1;
+	}
+}
+
 static void
 push(const char ***v, int *n, const char *s)
 {
@@ -234,6 +273,7 @@ parseargs(Opts *o, int argc, char **argv)
 
 	o->po.olevel = 2;
 	o->target = TargetCUDA;
+	o->report.nodes = -1;
 	for (i = 1; i < argc; i++) {
 		a = argv[i];
 		if (noopts || a[0] != '-' || strcmp(a, "-") == 0) {
@@ -264,6 +304,27 @@ parseargs(Opts *o, int argc, char **argv)
 			o->po.pipeline = a + strlen("--passes=");
 		else if (strcmp(a, "--verify-each") == 0)
 			o->po.verifyeach = true;
+		else if (strcmp(a, "--specialize") == 0 || hasprefix(a, "--specialize=")) {
+			v = a[strlen("--specialize")] == '=' ? a + strlen("--specialize=") :
+			    optarg_(argc, argv, &i, "--specialize");
+			if (checkspecialize(v) < 0)
+				exit(1);
+			o->po.specialize = v;
+		} else if (strcmp(a, "--no-graph-breaks") == 0)
+			o->po.nographbreaks = true;
+		else if (strcmp(a, "--report") == 0)
+			o->report.what = ReportKernels | ReportBreaks | ReportSyncs | ReportMemory;
+		else if (hasprefix(a, "--report="))
+			o->report.what = reportof(a + strlen("--report="));
+		else if (hasprefix(a, "--report-graph="))
+			o->report.graph = a + strlen("--report-graph=");
+		else if (hasprefix(a, "--report-nodes=")) {
+			v = a + strlen("--report-nodes=");
+			errno = 0;
+			o->report.nodes = strtoll(v, &end, 10);
+			if (!*v || *end || errno || o->report.nodes < 0)
+				fatal("bad number '%s' in '--report-nodes='", v);
+		}
 		else if (strcmp(a, "--dump-ir") == 0) {
 			o->dump = DumpFinal;
 			o->po.dumpafter = NULL;
@@ -467,9 +528,16 @@ checkopts(Opts *o)
 		warn("'--arch=%s' has no effect with --target=cpu", o->arch);
 	if (o->openmp && o->target == TargetCUDA)
 		warn("'-fopenmp' has no effect with --target=cuda");
+	/* breaks and the report depend on where forward runs */
+	o->po.hostforward = o->target == TargetCPU;
+	o->report.target = o->target;
+	if (o->report.graph && !(o->report.what & ReportMemory))
+		warn("'--report-graph' has no effect without --report=memory");
+	if (o->report.nodes >= 0 && !o->report.graph)
+		warn("'--report-nodes' has no effect without --report-graph");
 
 	/* --dump-ir alone, and -fsyntax-only, write nothing else */
-	dumponly = o->dump != DumpNone && !o->output;
+	dumponly = (o->dump != DumpNone || o->report.what) && !o->output;
 	if (o->syntaxonly)
 		o->emit = EmitNone;
 	else if (o->emit == EmitNone && !dumponly)
@@ -538,8 +606,9 @@ loadir(const Opts *o, const char *name, Deps *deps)
 	if (!(text = readfile(o->input, &len)))
 		fatal("cannot open '%s': %s", o->input, strerror(errno));
 	ondep(deps, name);
-	/* text is never freed: diagnostics may quote it until exit */
+	/* diagnostics quote diag's copy of the text */
 	m = parseir(name, text, len);
+	free(text);
 	if (!m || diag_nerrors() > 0)
 		exit(1);
 	/* the parser types each instruction; this checks the rest (SSA) */
@@ -560,6 +629,7 @@ loadgnn(const Opts *o, const char *name, Deps *deps)
 		if (!(text = readfile("-", &len)))
 			fatal("cannot read standard input: %s", strerror(errno));
 		m = compiletext(name, text, len, &fo);
+		free(text);
 	} else
 		m = compilefile(o->input, &fo);
 	if (!m || diag_nerrors() > 0)
@@ -767,6 +837,11 @@ compileobj(const Opts *o, Mod *m, CodegenOpts *co)
 	cmdadd(&c, src);
 	cmdadd(&c, "-o");
 	cmdadd(&c, obj);
+#ifdef GNNCC_SANITIZE_CFLAGS
+	/* a sanitized gnncc makes sanitized cpu objects (last, after -o) */
+	if (!cuda)
+		cmdwords(&c, GNNCC_SANITIZE_CFLAGS);
+#endif
 	if (o->verbose)
 		cmdprint(stderr, &c);
 	if ((st = runcmd(&c, why, sizeof why)) != 0) {
@@ -816,7 +891,11 @@ printflags(const Opts *o)
 	if (!findlayout(&l))
 		fatal("cannot find the gnncc runtime (gnnrt.h, libgnnrt.a): %s", l.where);
 	if (o->print == PrintCflags) {
-		printf("-I%s\n", l.includedir);
+		printf("-I%s", l.includedir);
+#ifdef GNNCC_SANITIZE_CFLAGS
+		printf(" %s", GNNCC_SANITIZE_CFLAGS);
+#endif
+		printf("\n");
 		return;
 	}
 	printf("-L%s -lgnnrt", l.libdir);
@@ -870,6 +949,8 @@ main(int argc, char **argv)
 		return 1;
 	if (o.dump == DumpFinal)
 		printmod(stdout, m);
+	if (o.report.what && report(stdout, m, &o.report) < 0)
+		return 1;
 
 	if (o.emit != EmitNone && o.emit != EmitIr) {
 		/* the header's name as the source includes it: beside the output */

@@ -9,12 +9,18 @@
  * The number of nodes comes from the node inputs (the tensor inputs whose
  * declared shape shares the graph's node dim), so isolated trailing nodes
  * count.  Every problem with the inputs is reported by name, all of them
- * before giving up; outputs are written atomically and only on success,
- * so a failed run never leaves or clobbers an output file.
+ * before giving up.  The compiled engines take bare pointers, so the
+ * interpreter's argument checks (every dim against the model's types and
+ * the graph) run before them too: all engines reject the same inputs
+ * with the same messages.  Outputs are written only on success, all of
+ * them to temporaries first and then renamed into place, so a failed run
+ * never leaves a new output file nor changes an existing one.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "frontend/frontend.h"
 #include "ir/interp.h"
@@ -38,10 +44,12 @@ typedef struct Opts {
 	int nout;
 	const char *engine;
 	int olevel;
+	const char *specialize;  /* --specialize N=...,E=...: sizes fixed at compile time */
 	const char *incdir[64];
 	int nincdir;
 	int64_t numnodes;        /* --num-nodes, -1: from inputs */
 	bool f64out;             /* --output-dtype=f64 */
+	bool checkfinite;        /* --check-finite */
 } Opts;
 
 static int nerr;
@@ -72,11 +80,13 @@ usage(FILE *f)
 	      "  --weights FILE      parameters by PyG state_dict name\n"
 	      "  --output FILE       one per model output, written as float32 .npy\n"
 	      "  --output-dtype=f64  write float64 instead (the interpreter's precision)\n"
+	      "  --check-finite      reject inputs and weights holding NaN or infinity\n"
 	      "  --model-name NAME   which model of the file (default: the first)\n"
 	      "  --engine=interp     the reference interpreter (float64; the default)\n"
 	      "  --engine=cpu        the model compiled for the cpu target (cc)\n"
 	      "  --engine=cuda       the model compiled for the cuda target (nvcc; needs a GPU)\n"
 	      "  -O0, -O2            optimization level of the compiled IR (default -O2)\n"
+	      "  --specialize N=V,E=V  compile for these graph sizes only, as gnncc does\n"
 	      "  -I DIR              search DIR for imports\n", f);
 }
 
@@ -148,7 +158,9 @@ shapestr(char *buf, size_t n, const int64_t *shape, int rank)
 
 typedef struct Weights {
 	gnn_safetensors *st;
+	const char *path;
 	Fn *fn;
+	bool checkfinite;
 } Weights;
 
 static bool
@@ -199,6 +211,8 @@ checkweights(Weights *w)
 			err("parameter '%s': expected shape %s, the weights file has %s %s", name, want, gnn_dtype_name(a.dtype), got);
 		else if (!dtypeok(t.dtype, a.dtype) || (t.dtype == DF32 && a.dtype != GNN_F32))
 			err("parameter '%s': expected %s, the weights file has %s %s", name, want, gnn_dtype_name(a.dtype), got);
+		else if (w->checkfinite && gnn_check_finite(&a, w->path) != GNN_OK)
+			err("parameter '%s': %s", name, gnn_errmsg());
 	}
 	n = w->st ? gnn_st_count(w->st) : 0;
 	for (k = 0; k < n; k++) {
@@ -213,8 +227,10 @@ checkweights(Weights *w)
 
 /* --- the graph ----------------------------------------------------------- */
 
+/* The graph of --graph (and --batch) with nnode nodes, or with as many as
+ * its largest index needs when nnode < 0; from says where nnode came from. */
 static bool
-loadgraph(const Opts *o, int64_t nnode, IGraph *g)
+loadgraph(const Opts *o, int64_t nnode, const char *from, IGraph *g)
 {
 	gnn_array a, b = {0};
 	int64_t e, i, v;
@@ -257,8 +273,8 @@ loadgraph(const Opts *o, int64_t nnode, IGraph *g)
 	g->nnode = nnode;
 	for (i = 0; i < e; i++)
 		if (g->src[i] < 0 || g->src[i] >= nnode || g->dst[i] < 0 || g->dst[i] >= nnode) {
-			err("%s: edge %lld (%lld -> %lld) is out of range for %lld nodes", o->graph, (long long)i,
-			    (long long)g->src[i], (long long)g->dst[i], (long long)nnode);
+			err("%s: edge %lld (%lld -> %lld) is out of range for %lld nodes (%s)", o->graph, (long long)i,
+			    (long long)g->src[i], (long long)g->dst[i], (long long)nnode, from);
 			return false;
 		}
 	g->ngraph = 1;
@@ -272,9 +288,13 @@ loadgraph(const Opts *o, int64_t nnode, IGraph *g)
 			gnn_array_free(&b);
 			return false;
 		}
-		g->batch = malloc((nnode ? nnode : 1) * sizeof(int64_t));
+		if (!(g->batch = malloc((nnode ? nnode : 1) * sizeof(int64_t)))) {
+			err("out of memory for %lld batch entries", (long long)nnode);
+			gnn_array_free(&b);
+			return false;
+		}
 		g->ngraph = 0;
-		for (i = 0; g->batch && i < nnode; i++) {
+		for (i = 0; i < nnode; i++) {
 			v = b.dtype == GNN_I64 ? ((int64_t *)b.data)[i] : ((int32_t *)b.data)[i];
 			if (v < 0) {
 				err("%s: negative graph id at node %lld", o->batch, (long long)i);
@@ -395,12 +415,81 @@ done:
 	return ok;
 }
 
+/* --- outputs -------------------------------------------------------------- */
+
+/* t as a float32 (or, with --output-dtype=f64, float64) .npy at path,
+ * a temporary for the output named out */
+static bool
+writeone(const Opts *o, const ITensor *t, const char *path, const char *out)
+{
+	gnn_array a = {.dtype = o->f64out ? GNN_F64 : GNN_F32, .rank = t->rank};
+	int64_t n = 1, j;
+	bool ok;
+	int k;
+
+	for (k = 0; k < t->rank; k++)
+		n *= a.shape[k] = t->shape[k];
+	a.nbytes = n * gnn_dtype_size(a.dtype);
+	if (o->f64out)
+		a.data = t->data;
+	else if ((a.data = malloc(a.nbytes ? a.nbytes : 1)))
+		for (j = 0; j < n; j++)
+			((float *)a.data)[j] = (float)t->data[j];
+	if (!a.data) {
+		err("cannot write %s: out of memory", out);
+		return false;
+	}
+	if (!(ok = gnn_npy_write(path, &a) == GNN_OK))
+		err("cannot write %s: %s", out, gnn_errmsg());
+	if (!o->f64out)
+		free(a.data);
+	return ok;
+}
+
+/*
+ * All outputs or none: each is written (atomically) under a temporary
+ * name beside it, and only when every one is complete are they renamed
+ * over their paths.  Otherwise a second output that cannot be written
+ * (a missing directory, a full disk) would leave the first one behind,
+ * new or replacing the user's old file, from a run that failed.
+ */
+static bool
+writeoutputs(const Opts *o, const IValue *outs, int n)
+{
+	char *tmp[MaxIO] = {0};
+	bool ok = true;
+	int i, done = 0;
+
+	for (i = 0; i < n && ok; i++) {
+		size_t len = strlen(o->out[i]) + 32;
+		if (!(tmp[i] = malloc(len))) {
+			err("out of memory");
+			ok = false;
+			break;
+		}
+		snprintf(tmp[i], len, "%s.gnnrun%ld.tmp", o->out[i], (long)getpid());
+		ok = writeone(o, &outs[i].t, tmp[i], o->out[i]);
+		done = ok ? i + 1 : i;
+	}
+	for (i = 0; ok && i < n; i++)
+		if (rename(tmp[i], o->out[i]) != 0) {
+			err("cannot rename %s to %s: %s", tmp[i], o->out[i], strerror(errno));
+			ok = false;
+		}
+	/* after a failure nothing new is left (a renamed one is gone already) */
+	for (i = 0; !ok && i < done; i++)
+		unlink(tmp[i]);
+	for (i = 0; i < n; i++)
+		free(tmp[i]);
+	return ok;
+}
+
 /* --- main ------------------------------------------------------------------ */
 
 static bool
 parseargs(int argc, char **argv, Opts *o)
 {
-	int i;
+	int i, k;
 	char *eq;
 	const char *a, *v;
 
@@ -426,7 +515,9 @@ parseargs(int argc, char **argv, Opts *o)
 				return false;
 			}
 			o->f64out = v[1] == '6';
-		} else if ((v = VALUE("--model-name")))
+		} else if (strcmp(a, "--check-finite") == 0)
+			o->checkfinite = true;
+		else if ((v = VALUE("--model-name")))
 			o->fnname = v;
 		else if ((v = VALUE("--num-nodes"))) {
 			char *end;
@@ -446,14 +537,27 @@ parseargs(int argc, char **argv, Opts *o)
 				return false;
 			}
 			snprintf(o->inname[o->nin], sizeof o->inname[0], "%.*s", (int)(eq - v), v);
+			for (k = 0; k < o->nin; k++)
+				if (strcmp(o->inname[k], o->inname[o->nin]) == 0) {
+					err("input '%s' given twice", o->inname[k]);
+					return false;
+				}
 			o->infile[o->nin++] = eq + 1;
 		} else if ((v = VALUE("--output"))) {
 			if (o->nout == MaxIO) {
 				err("too many outputs");
 				return false;
 			}
+			/* the second would silently replace the first */
+			for (k = 0; k < o->nout; k++)
+				if (strcmp(o->out[k], v) == 0) {
+					err("output '%s' given twice", v);
+					return false;
+				}
 			o->out[o->nout++] = v;
-		} else if (strcmp(a, "-O0") == 0)
+		} else if ((v = VALUE("--specialize")))
+			o->specialize = v;
+		else if (strcmp(a, "-O0") == 0)
 			o->olevel = 0;
 		else if (strcmp(a, "-O1") == 0 || strcmp(a, "-O2") == 0)
 			o->olevel = 2;
@@ -479,9 +583,10 @@ parseargs(int argc, char **argv, Opts *o)
 	return nerr == 0;
 }
 
-/* The node count: from a tensor input that shares the graph's node dim. */
+/* The node count: from a tensor input that shares the graph's node dim,
+ * whose name goes to *from; -1 if there is none. */
 static int64_t
-nodecount(Fn *fn, Ref garg, const IValue *in, const bool *have)
+nodecount(Fn *fn, Ref garg, const IValue *in, const bool *have, const char **from)
 {
 	Dim n = fn->val[garg].type.dim[0];
 	int i, k;
@@ -491,8 +596,10 @@ nodecount(Fn *fn, Ref garg, const IValue *in, const bool *have)
 		if (t.kind != TTensor || !have[i])
 			continue;
 		for (k = 0; k < t.rank; k++)
-			if (t.dim[k] == n && k < in[i].t.rank)
+			if (t.dim[k] == n && k < in[i].t.rank) {
+				*from = fn->val[fn->arg[i]].name;
 				return in[i].t.shape[k];
+			}
 	}
 	return -1;
 }
@@ -527,6 +634,7 @@ main(int argc, char **argv)
 		goto out;
 	}
 	po.olevel = o.olevel;
+	po.specialize = o.specialize;
 	if (runpasses(m, &po) != 0)
 		goto out;
 	if (fn->narg > MaxIO || fn->nret > MaxIO) {
@@ -557,6 +665,8 @@ main(int argc, char **argv)
 			shapestr(s, sizeof s, a.shape, a.rank);
 			snprinttype(t, sizeof t, m, v->type);
 			err("input '%s': %s has shape %s, the model takes %s", v->name, o.infile[k], s, t);
+		} else if (o.checkfinite && gnn_check_finite(&a, o.infile[k]) != GNN_OK) {
+			err("input '%s': %s", v->name, gnn_errmsg());
 		} else if (!totensor(&a, v->type.dtype, &args[i].t)) {
 			err("input '%s': out of memory", v->name);
 		} else {
@@ -573,6 +683,8 @@ main(int argc, char **argv)
 	if (o.weights && gnn_st_open(o.weights, &w.st) != GNN_OK)
 		err("%s", gnn_errmsg());
 	w.fn = fn;
+	w.path = o.weights;
+	w.checkfinite = o.checkfinite;
 	if (nerr == 0)
 		checkweights(&w);
 	if (nerr)
@@ -580,45 +692,43 @@ main(int argc, char **argv)
 	for (i = 0; i < fn->narg; i++) {
 		if (fn->val[fn->arg[i]].type.kind != TGraph)
 			continue;
-		nnode = o.numnodes >= 0 ? o.numnodes : nodecount(fn, fn->arg[i], args, have);
+		const char *from = NULL;
+		char why[160];
+		nnode = o.numnodes >= 0 ? o.numnodes : nodecount(fn, fn->arg[i], args, have, &from);
+		if (o.numnodes >= 0)
+			snprintf(why, sizeof why, "from --num-nodes");
+		else if (from)
+			snprintf(why, sizeof why, "the node count of input '%.100s'", from);
+		else
+			snprintf(why, sizeof why, "no input gives the node count: the largest index + 1");
 		args[i].kind = TGraph;
 		have[i] = true;
-		if (!loadgraph(&o, nnode, &args[i].g))
+		if (!loadgraph(&o, nnode, why, &args[i].g))
 			goto out;
 	}
+	run.fn = fn;
+	run.args = args;
+	run.param = getparam;
+	run.ud = &w;
 	if (strcmp(o.engine, "interp") == 0) {
-		run.fn = fn;
-		run.args = args;
-		run.param = getparam;
-		run.ud = &w;
 		if (interp(&run) != 0) {
 			err("%s", run.err);
 			goto out;
 		}
 		outs = run.outs;
 	} else {
+		/* the compiled model reads as many elements as its types say:
+		 * inputs that do not fit them must not get that far */
+		run.checkonly = true;
+		if (interp(&run) != 0) {
+			err("%s", run.err);
+			goto out;
+		}
 		outs = compiled;
 		if (!runcompiled(&o, m, fn, strcmp(o.engine, "cuda") == 0 ? TargetCUDA : TargetCPU, args, compiled))
 			goto out;
 	}
-	for (i = 0; i < fn->nret; i++) {
-		ITensor *t = &outs[i].t;
-		int64_t n = 1, j;
-		a = (gnn_array){.dtype = o.f64out ? GNN_F64 : GNN_F32, .rank = t->rank};
-		for (k = 0; k < t->rank; k++)
-			n *= a.shape[k] = t->shape[k];
-		a.nbytes = n * gnn_dtype_size(a.dtype);
-		if (o.f64out)
-			a.data = t->data;
-		else if ((a.data = malloc(a.nbytes ? a.nbytes : 1)))
-			for (j = 0; j < n; j++)
-				((float *)a.data)[j] = (float)t->data[j];
-		if (!a.data || gnn_npy_write(o.out[i], &a) != GNN_OK)
-			err("%s", a.data ? gnn_errmsg() : "out of memory");
-		if (!o.f64out)
-			free(a.data);
-	}
-	rc = nerr ? 1 : 0;
+	rc = writeoutputs(&o, outs, fn->nret) ? 0 : 1;
 out:
 	for (i = 0; i < MaxIO; i++)
 		if (have[i])

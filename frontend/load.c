@@ -179,6 +179,7 @@ doimport(Node *imp, const char *from)
 		return;
 	}
 	loadtext(cand, real, text, len, NULL);
+	free(text);     /* diag keeps its own copy for diagnostics */
 }
 
 /* Parse a file, record its definitions, and load what it imports. */
@@ -211,15 +212,26 @@ loadtext(const char *path, const char *real, const char *text, size_t len, File 
 	return true;
 }
 
+/* Free one compilation's state: the tables and the arena (the AST, the
+ * scopes, compile-time values).  The module keeps nothing in them: its
+ * strings live in its own arena, and its locations name files by diag's
+ * copies of their names (diag_addsource). */
 static void
-reset(const FrontOpts *o)
+release(void)
 {
 	free(defs);
 	free(loaded);
 	defs = NULL;
 	loaded = NULL;
 	ndefs = nloaded = nstack = 0;
+	arena_free(S.arena);
 	memset(&S, 0, sizeof S);
+}
+
+static void
+reset(const FrontOpts *o)
+{
+	release();
 	S.arena = arena_new();
 	S.opts = o;
 }
@@ -247,7 +259,7 @@ compiletext(const char *path, const char *text, size_t len, const FrontOpts *o)
 		for (i = 0; i < main->items.n; i++)
 			if (main->items.v[i]->kind == ND_MODEL)
 				lowermodel(main->items.v[i]);
-	/* the AST may be referenced by nothing now: IR strings live in m */
+	release();
 	if (diag_nerrors() > nerr) {
 		freemod(m);
 		m = NULL;
@@ -266,7 +278,8 @@ compilefile(const char *path, const FrontOpts *o)
 		errorat((Loc){0}, "cannot open '%s': %s", path, strerror(errno));
 		return NULL;
 	}
-	/* the text must outlive diagnostics printed by later stages */
+	/* diagnostics quote diag's copy of the text, not this one */
 	m = compiletext(path, text, len, o);
+	free(text);
 	return m;
 }

@@ -27,7 +27,31 @@
 
 Sema S;
 
-enum { MaxDepth = 48, MaxUnroll = 10000 };
+/*
+ * Limits that keep hostile input from crashing or hanging the compiler.
+ * MaxNest bounds the recursion of eval and execstmt, which is what the C
+ * stack holds: the parser bounds the nesting within one expression, but
+ * not a left-deep chain (x + x + ... + x) nor nesting that adds up
+ * across layers calling layers; at about 1 KiB a level (several times
+ * that under ASan) it stays far inside an 8 MiB stack.  MaxUnrolled
+ * bounds the work of compile-time loops, which multiply when nested.
+ */
+enum { MaxDepth = 48, MaxUnroll = 10000, MaxNest = 1000, MaxUnrolled = 1000000 };
+
+/* Enter one level of recursion; false (reported once per model) past MaxNest. */
+static bool
+deeper(Loc l)
+{
+	if (S.nest >= MaxNest) {
+		if (!S.toodeep)
+			serror(l, "nesting too deep: more than %d levels of expressions, statements "
+			       "and layer calls", MaxNest);
+		S.toodeep = true;
+		return false;
+	}
+	S.nest++;
+	return true;
+}
 
 void
 serror(Loc l, const char *fmt, ...)
@@ -912,8 +936,8 @@ value:
 	return none;
 }
 
-CVal
-eval(Ctx *c, Node *n)
+static CVal
+eval1(Ctx *c, Node *n)
 {
 	CVal v;
 	const char *near;
@@ -969,6 +993,18 @@ eval(Ctx *c, Node *n)
 		serror(n->loc, "expected an expression");
 		return none;
 	}
+}
+
+CVal
+eval(Ctx *c, Node *n)
+{
+	CVal v;
+
+	if (!deeper(n->loc))
+		return none;
+	v = eval1(c, n);
+	S.nest--;
+	return v;
 }
 
 /* statements ---------------------------------------------------------------- */
@@ -1178,6 +1214,8 @@ execstmt(Ctx *c, Node *n, CVal *ret, int *nret, bool *returned)
 	CVal v;
 	int i;
 
+	if (!deeper(n->loc))
+		return;
 	switch (n->kind) {
 	case ND_LAYERDECL:
 		declare(c, n, layerdecl1);
@@ -1232,6 +1270,8 @@ execstmt(Ctx *c, Node *n, CVal *ret, int *nret, bool *returned)
 			execbody(c, &n->els, ret, nret, returned);
 		break;
 	case ND_FOR:
+		if (S.unrolled > MaxUnrolled)   /* reported already: unroll no more */
+			break;
 		v = eval(c, n->init);
 		if (v.kind == CNone)
 			break;
@@ -1241,6 +1281,11 @@ execstmt(Ctx *c, Node *n, CVal *ret, int *nret, bool *returned)
 		}
 		if (v.n > MaxUnroll) {
 			serror(n->init->loc, "loop of %d iterations is too long to unroll (limit %d)", v.n, MaxUnroll);
+			break;
+		}
+		if ((S.unrolled += v.n) > MaxUnrolled) {
+			serror(n->init->loc, "loops unroll to more than %d iterations in all (nested "
+			       "loops multiply)", MaxUnrolled);
 			break;
 		}
 		for (i = 0; i < v.n && !*returned; i++) {
@@ -1254,6 +1299,7 @@ execstmt(Ctx *c, Node *n, CVal *ret, int *nret, bool *returned)
 	default:
 		serror(n->loc, "unexpected statement");
 	}
+	S.nest--;
 }
 
 static void
@@ -1290,6 +1336,7 @@ sigtype(Ctx *c, Node *ty, Type *t)
 {
 	static const char *const gdefault[] = {"N", "E", "B"};
 	Dim d[MaxRank];
+	char buf[256];
 	int k, nd;
 
 	if (ty->kind == ND_TSCALAR) {
@@ -1308,6 +1355,13 @@ sigtype(Ctx *c, Node *ty, Type *t)
 		*t = nd == 3 ? batchgraphtype(d[0], d[1], d[2]) : graphtype(d[0], d[1]);
 	else
 		*t = tensortype((int)ty->ival, nd, d);
+	/* op results are checked by typecheckop, inputs and outputs here */
+	if (!typenumelok(S.mod, *t)) {
+		tystr(buf, sizeof buf, *t);
+		serror(ty->loc, "%s is too large: its element count overflows or has degree "
+		       "above %d", buf, MaxDeg);
+		return false;
+	}
 	return true;
 }
 
@@ -1327,6 +1381,9 @@ lowermodel(Node *model)
 	S.fn = newfn(S.mod, model->name, model->loc);
 	S.nframe = 0;
 	S.depth = 0;
+	S.nest = 0;
+	S.toodeep = false;
+	S.unrolled = 0;
 	for (i = 0; i < model->params.n; i++) {
 		p = model->params.v[i];
 		if (!p->type) {

@@ -97,6 +97,9 @@ typedef struct Sema {
 	Fn *fn;                     /* the model being lowered */
 	const FrontOpts *opts;
 	int depth;                  /* instantiation and call depth */
+	int nest;                   /* eval and execstmt recursion */
+	bool toodeep;               /* nest hit its limit (reported) */
+	long unrolled;              /* for iterations in this model */
 	struct {                    /* for notes after an error */
 		const char *what;
 		Loc loc;

@@ -4,6 +4,12 @@
  * stage goes on, so one run can report several; the driver turns a
  * non-zero count into exit status 1.  Internal bugs take die(), which
  * aborts with the compiler's own source position.
+ *
+ * The registered sources are diag's own copies, names and texts, kept
+ * until exit (one per file name; a name registered again gets the new
+ * text): locations (Loc.file) point at the name diag_addsource returns,
+ * so they stay valid after the frontend has freed its memory, and a
+ * diagnostic printed by a later stage (codegen) can still quote the line.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +17,8 @@
 #include "ir.h"
 
 typedef struct Source {
-	const char *file;
-	const char *text;
+	char *file;
+	char *text;
 	size_t len;
 } Source;
 
@@ -22,19 +28,41 @@ static bool caret = true;
 static int nerrors;
 static int maxerrors = 20;
 
-void
+/* A diagnostic stays readable whatever the input: a message is cut at
+ * MsgMax bytes (it may quote a string of any length), and a long source
+ * line is shown as a window of LineMax bytes around the caret (a
+ * generated or hostile file may hold megabytes on one line). */
+enum { MsgMax = 4096, LineMax = 160 };
+
+static char *
+copytext(const char *text, size_t len)
+{
+	char *p = emalloc(len + 1);
+
+	if (len)
+		memcpy(p, text, len);
+	return p;
+}
+
+const char *
 diag_addsource(const char *file, const char *text, size_t len)
 {
 	int i;
 
+	if (!text)
+		len = 0;
 	for (i = 0; i < nsources; i++)
 		if (strcmp(sources[i].file, file) == 0) {
-			sources[i].text = text;
-			sources[i].len = len;
-			return;
+			if (sources[i].len != len || (len && memcmp(sources[i].text, text, len) != 0)) {
+				free(sources[i].text);
+				sources[i].text = copytext(text, len);
+				sources[i].len = len;
+			}
+			return sources[i].file;
 		}
 	sources = erealloc(sources, (nsources + 1) * sizeof *sources);
-	sources[nsources++] = (Source){file, text, len};
+	sources[nsources++] = (Source){estrdup(file), copytext(text, len), len};
+	return sources[nsources - 1].file;
 }
 
 void
@@ -66,7 +94,7 @@ diag_reset(void)
 static void
 showline(Loc l)
 {
-	const char *p, *end, *lim;
+	const char *p, *end, *lim, *from, *to, *at;
 	int i, line;
 
 	if (!caret || !l.file || l.line <= 0)
@@ -85,24 +113,44 @@ showline(Loc l)
 		return;
 	for (end = p; end < lim && *end != '\n'; end++)
 		;
-	fputc(' ', stderr);
-	for (const char *q = p; q < end; q++)
+	/* the window [from, to) of the line, with the caret's byte at in it */
+	at = l.col - 1 < end - p ? p + l.col - 1 : end;
+	from = p;
+	to = end;
+	if (end - p > LineMax) {
+		from = at - p > LineMax / 2 ? at - LineMax / 2 : p;
+		to = end - from > LineMax ? from + LineMax : end;
+		from = to - from < LineMax ? to - LineMax : from;
+		/* do not start or end inside a UTF-8 sequence */
+		while (from < at && from > p && (*from & 0xc0) == 0x80)
+			from++;
+		while (to > at + 1 && to < end && (*to & 0xc0) == 0x80)
+			to--;
+	}
+	fputs(from > p ? " ..." : " ", stderr);
+	for (const char *q = from; q < to; q++)
 		fputc((unsigned char)*q < 0x20 && *q != '\t' ? ' ' : *q, stderr);
-	fputs("\n ", stderr);
-	for (i = 1; i < l.col && p + i - 1 < end; i++)
-		fputc(p[i - 1] == '\t' ? '\t' : ' ', stderr);
+	fputs(to < end ? "...\n " : "\n ", stderr);
+	if (from > p)
+		fputs("   ", stderr);
+	for (const char *q = from; q < at; q++)
+		fputc(*q == '\t' ? '\t' : ' ', stderr);
 	fputs("^\n", stderr);
 }
 
 static void
 report(Loc l, const char *kind, const char *fmt, va_list ap)
 {
+	char msg[MsgMax];
+	int n;
+
 	if (l.file)
 		fprintf(stderr, "%s:%d:%d: %s: ", l.file, l.line, l.col, kind);
 	else
 		fprintf(stderr, "gnncc: %s: ", kind);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	n = vsnprintf(msg, sizeof msg, fmt, ap);
+	fputs(msg, stderr);
+	fputs(n >= (int)sizeof msg ? "...\n" : "\n", stderr);
 	showline(l);
 }
 

@@ -370,6 +370,43 @@ dimbind(const Mod *m, Dim d, int64_t v, int64_t *symval)
 	return true;
 }
 
+/*
+ * d with every symbol s that has symval[s] >= 0 replaced by that value,
+ * re-canonicalized (terms that become equal merge, a polynomial that
+ * becomes constant is a constant Dim).  symval may be NULL (no change).
+ * false through *ok (if not NULL) on overflow or a negative constant,
+ * as for the arithmetic above.
+ */
+Dim
+dimsubst(Mod *m, Dim d, const int64_t *symval, bool *ok)
+{
+	Poly p;
+	Term *t;
+	int i, k, j;
+
+	topoly(m, d, &p);
+	if (d >= 0 || !symval)
+		return d;
+	for (i = 0; i < p.n; i++) {
+		t = &p.t[i];
+		for (k = 0, j = 0; k < t->deg; k++) {
+			if (symval[t->sym[k]] < 0) {
+				t->sym[j++] = t->sym[k];
+				continue;
+			}
+			if (__builtin_mul_overflow(t->coef, symval[t->sym[k]], &t->coef)) {
+				if (ok)
+					*ok = false;
+				return 0;
+			}
+		}
+		for (k = j; k < t->deg; k++)
+			t->sym[k] = 0;
+		t->deg = (uint8_t)j;
+	}
+	return result(m, &p, ok);
+}
+
 int
 dimassym(const Mod *m, Dim d)
 {

@@ -1533,6 +1533,8 @@ runfn(R *r)
 	}
 	if (bindinputs(r) < 0)
 		return -1;
+	if (run->checkonly)
+		return 0;
 	for (i = 0; i < fn->narg; i++)
 		if (r->left[fn->arg[i]] == 0 && !r->isret[fn->arg[i]])
 			drop(r, fn->arg[i]);

@@ -56,6 +56,10 @@ typedef struct IRun {
 	IValue *outs;            /* fn->nret results, owned by the caller
 	                            on success (free with interpfree); NULL
 	                            after a failure */
+	bool checkonly;          /* bind and check the arguments, run
+	                            nothing (outs stays NULL): the checks a
+	                            compiled model, given bare pointers,
+	                            cannot make itself */
 	char err[512];           /* message on failure */
 } IRun;
 

@@ -37,8 +37,10 @@ typedef struct Loc {
 	int line, col;      /* 1-based; col counts bytes */
 } Loc;
 
-/* Source text is registered so that diagnostics can print the line. */
-void diag_addsource(const char *file, const char *text, size_t len);
+/* Source text is registered so that diagnostics can print the line.
+ * diag keeps copies of the name and the text until exit; the name it
+ * returns is the one for Loc.file, valid as long as the process. */
+const char *diag_addsource(const char *file, const char *text, size_t len);
 void diag_setcaret(bool on);            /* default on; -fno-caret turns off */
 void diag_setmaxerrors(int n);          /* stop after n errors; default 20 */
 /* User errors: print "file:line:col: error: msg", the line, a caret.
@@ -140,6 +142,9 @@ void fprintdim(FILE *f, const Mod *m, Dim d);
 bool dimbind(const Mod *m, Dim d, int64_t v, int64_t *symval);
 /* Product of dims (element count); ok as dimmul. */
 Dim dimprod(Mod *m, const Dim *d, int n, bool *ok);
+/* d with each symbol s that has symval[s] >= 0 replaced by that value,
+ * re-canonicalized; ok as dimmul.  (--specialize) */
+Dim dimsubst(Mod *m, Dim d, const int64_t *symval, bool *ok);
 
 /* type.c ---------------------------------------------------------------- */
 
@@ -158,6 +163,12 @@ Type tensortype(int dtype, int rank, const Dim *dim);
 Type graphtype(Dim nodes, Dim edges);
 Type batchgraphtype(Dim nodes, Dim edges, Dim graphs);
 bool typeeq(Type a, Type b);
+/* Whether t's element count is a Dim (a tensor's may not be: a constant
+ * product above DIMMAX, a coefficient that overflows, degree above
+ * MaxDeg), so that code can be generated for it; constant zero dims are
+ * left out, so every product of some of the dims is one too.  Graphs:
+ * true. */
+bool typenumelok(Mod *m, Type t);
 int snprinttype(char *buf, size_t n, const Mod *m, Type t); /* "f32[N, 16]", "graph[N, E]" */
 void fprinttype(FILE *f, const Mod *m, Type t);
 

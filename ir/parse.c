@@ -678,6 +678,12 @@ parsetype(Parser *P, Type *ty)
 		return false;
 	if (!graph) {
 		*ty = tensortype(dt, rank, dim);
+		if (!typenumelok(P->m, *ty)) {
+			char buf[256];
+			snprinttype(buf, sizeof buf, P->m, *ty);
+			return err(P, k, "%s is too large: its element count overflows or has "
+			           "degree above %d", buf, MaxDeg);
+		}
 		return true;
 	}
 	if (rank == 2)
@@ -1169,7 +1175,7 @@ parseir(const char *file, const char *text_, size_t len)
 	Scratch S = {0};
 	Tok *t;
 
-	diag_addsource(file, text_, len);
+	file = diag_addsource(file, text_, len);
 	if (len > INT32_MAX / 2) {     /* columns are ints */
 		errorat((Loc){file, 1, 1}, "input too large");
 		return NULL;

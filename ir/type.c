@@ -129,3 +129,18 @@ fprinttype(FILE *f, const Mod *m, Type t)
 	}
 	fputc(']', f);
 }
+
+bool
+typenumelok(Mod *m, Type t)
+{
+	Dim n = 1;
+	bool ok = true;
+	int i;
+
+	if (t.kind != TTensor)
+		return true;
+	for (i = 0; i < t.rank && ok; i++)
+		if (t.dim[i] != 0)
+			n = dimmul(m, n, t.dim[i], &ok);
+	return ok;
+}

@@ -585,5 +585,11 @@ typecheckop(Mod *m, int op, const Type *at, int n,
 		return fail(&c, "%s takes at least %d operands, got %d", oi->name, oi->minargs, n);
 	}
 	memset(out, 0, sizeof *out);
-	return check(&c);
+	if (!check(&c))
+		return false;
+	/* the code generator sizes every value by its element count */
+	if (!typenumelok(m, *out))
+		return fail(&c, "%s: %s is too large: its element count overflows or has "
+		            "degree above %d", opname(op), ty(&c, *out), MaxDeg);
+	return true;
 }

@@ -107,6 +107,8 @@ checktype(V *v, Ref r, Type t)
 	for (i = 0; i < t.rank; i++)
 		if (!dimok(v->m, t.dim[i]))
 			return bad(v, r, "dim %d of its type is invalid (%d)", i, (int)t.dim[i]);
+	if (!typenumelok(v->m, t))
+		return bad(v, r, "the element count of its type overflows");
 	return true;
 }
 

@@ -26,9 +26,10 @@
  *       matmul(x, W) is shared by both terms.
  *
  * Only sum and mean: max is not linear.  W must be a rank-2 value of the
- * parameter or load phase (phase.c: a param or a transpose of one), so
- * the rewrite never moves work that depends on the inputs into the
- * transform, and both widths must be constants to be compared.  Every
+ * parameter or load phase (phase.c: a param or a transpose of one): the
+ * rule is about a layer's weight matrix, whose shape is fixed when the
+ * model is compiled; a product of two data values is left alone.  Both
+ * widths must be constants to be compared.  Every
  * intermediate of a rewritten aggregation (its gather, its mul, the
  * aggregate itself, and in (c) the add and the mul by c) must have that
  * one use: otherwise the wide values are still needed and the rewrite

@@ -13,8 +13,9 @@
  * for the node and edge loops, and a model that refuses other graphs:
  * bind checks a constant graph size against the graph it is given.
  * Derived sizes (E1, the edge count after remove_self_loops) stay
- * symbolic unless named: they are measured at bind.  A named derived
- * size becomes a constant too, and bind then checks the measured count.
+ * symbolic: they are measured at bind, and the IR types each
+ * data-dependent graph op with a derived symbol of its own, so naming
+ * one is a user error.  `E1 + N` with N fixed becomes `E1 + 2708`.
  *
  * The values are module-wide (symbols belong to the module), set by
  * specializeprep() from the driver's option before the pass runs; the
@@ -95,14 +96,23 @@ setone(void *ud, const char *name, size_t len, int64_t v)
 {
 	Mod *m = ud;
 	char buf[128];
-	int s, k;
+	int s, k, n;
 
 	snprintf(buf, sizeof buf, "%.*s", (int)len, name);
 	if ((s = symlookup(m, buf)) < 0) {
 		fprintf(stderr, "gnncc: error: --specialize: the model has no size '%s'", buf);
-		for (k = 0; k < m->nsym; k++)
-			fprintf(stderr, "%s%s", k ? ", " : " (its sizes: ", m->sym[k].name);
-		fprintf(stderr, "%s\n", m->nsym ? ")" : "");
+		for (k = 0, n = 0; k < m->nsym; k++)
+			if (!m->sym[k].derived)
+				fprintf(stderr, "%s%s", n++ ? ", " : " (its sizes: ", m->sym[k].name);
+		fprintf(stderr, "%s\n", n ? ")" : "");
+		return -1;
+	}
+	/* the IR types a data-dependent graph op with a fresh derived
+	 * symbol (typecheck.c): its size is measured at bind, never fixed */
+	if (m->sym[s].derived) {
+		fprintf(stderr, "gnncc: error: --specialize: %s is a derived size, measured when a graph is "
+		        "bound (the edge count after a self-loop operation); only the graph's own sizes "
+		        "can be fixed\n", buf);
 		return -1;
 	}
 	if (specval[s] >= 0) {

@@ -102,6 +102,8 @@ gnn_array_numel(const gnn_array *a)
 {
 	int64_t n = 1;
 
+	if (!a || a->rank < 0 || a->rank > GNN_MAX_RANK)
+		return 0;
 	for (int i = 0; i < a->rank; i++)
 		n *= a->shape[i];
 	return n;

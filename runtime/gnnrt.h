@@ -31,7 +31,7 @@ typedef enum gnn_status {
 	GNN_ERR_FORMAT,   /* a file is malformed, truncated or inconsistent */
 	GNN_ERR_DTYPE,    /* element type unknown or unsupported */
 	GNN_ERR_SHAPE,    /* negative dims, rank > GNN_MAX_RANK, size overflow */
-	GNN_ERR_RANGE,    /* index out of range */
+	GNN_ERR_RANGE,    /* index out of range; a value not allowed (gnn_check_finite) */
 	GNN_ERR_CUDA,     /* a CUDA runtime or library call failed */
 	GNN_ERR_STATE     /* call not valid in the object's current state */
 } gnn_status;
@@ -90,8 +90,21 @@ typedef struct gnn_array {
 /* Frees a->data through the hook (with a->nbytes) and zeroes *a. Only
 ** for arrays that own their data, never for gnn_st_get views. */
 void gnn_array_free(gnn_array *a);
-/* Product of the dims (1 for rank 0); a must be valid. */
+/* Product of the dims (1 for rank 0); 0 for NULL or a rank outside
+** [0, GNN_MAX_RANK], whose dims cannot be read. */
 int64_t gnn_array_numel(const gnn_array *a);
+
+/* check.c */
+
+/*
+** An opt-in scan for NaN and infinities (the readers accept them: they
+** are valid floats). GNN_ERR_RANGE names the first bad element by its
+** position in a's shape ("x: element [3, 17] is nan (2 of 10031 elements
+** are not finite)"); what (NULL: "array") labels a in the message.
+** Integer and bool arrays always pass; a malformed a is GNN_ERR_ARG,
+** GNN_ERR_DTYPE or GNN_ERR_SHAPE as for gnn_npy_write.
+*/
+gnn_status gnn_check_finite(const gnn_array *a, const char *what);
 
 /* npy.c */
 

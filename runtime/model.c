@@ -213,8 +213,8 @@ gnn_check_(gnn_status s, const char *expr, const char *file, int line)
 {
 	if (s == GNN_OK)
 		return;
-	fprintf(stderr, "%s:%d: %s failed: %s: %s\n", file, line, expr, gnn_status_name(s),
-		gnn_errmsg());
+	fprintf(stderr, "%s:%d: %s failed: %s: %s\n", file ? file : "?", line, expr ? expr : "?",
+		gnn_status_name(s), gnn_errmsg());
 	exit(1);
 }
 
@@ -224,6 +224,9 @@ gnn_error(gnn_status s, const char *fmt, ...)
 	char buf[MSGMAX];
 	va_list ap;
 
+	/* a NULL format is a caller bug that must not become a crash */
+	if (!fmt)
+		return gnn_fail(s, "%s", gnn_status_name(s));
 	/* gnn_fail takes no va_list, so format here and hand the text over */
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);

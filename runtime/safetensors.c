@@ -591,8 +591,8 @@ load(const char *path, FILE *f, gnn_safetensors *st)
 		return gnn_fail(GNN_ERR_FORMAT, "%s: header length %llu exceeds the limit of %d",
 			path, (unsigned long long)n, HDR_MAX);
 	if (n > size - 8)
-		return gnn_fail(GNN_ERR_FORMAT, "%s: header length %llu exceeds the file size %llu",
-			path, (unsigned long long)n, (unsigned long long)size);
+		return gnn_fail(GNN_ERR_FORMAT, "%s: header length %llu runs past the end of the "
+			"file (%llu bytes)", path, (unsigned long long)n, (unsigned long long)size);
 	if (!(st->hdr = gnn_malloc(n + 1)))
 		return gnn_fail(GNN_ERR_MEM, "%s: out of memory for the header", path);
 	st->hdrsize = n;

@@ -22,7 +22,7 @@ for d in ["/usr/lib/llvm-14/bin", "/usr/lib/llvm-15/bin", "/usr/lib/llvm-16/bin"
         path = d + os.pathsep + path
         break
 config.environment["PATH"] = path
-for var in ["HOME", "TMPDIR", "LANG"]:
+for var in ["HOME", "TMPDIR", "LANG", "ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
 if shutil.which("FileCheck", path=path) is None:
@@ -36,6 +36,7 @@ config.substitutions += [
     ("%gnnrun", os.path.join(build, "gnnrun")),
     ("%parsedump", os.path.join(build, "tests", "parsedump")),
     ("%irtool", os.path.join(build, "tests", "irtool")),
+    ("%passcheck", os.path.join(build, "tests", "passcheck")),
     ("%python", python),
     ("%refdir", os.path.join(root, "tests", "ref")),
     ("%examples", os.path.join(root, "examples")),
@@ -50,3 +51,23 @@ if shutil.which("nvidia-smi", path=path) and os.system("nvidia-smi -L >/dev/null
     config.available_features.add("cuda")
 if os.path.isdir(os.path.join(shared, "datasets", "cora")):
     config.available_features.add("cora")
+
+# A sanitizer build (GNNCC_SANITIZE): its gnncc and gnnrun compile what
+# they generate with -fsanitize=address,undefined, and --print-cflags and
+# --print-link-flags say so, so programs built in the tests are checked by
+# ASan, LSan and UBSan as they run.  Valgrind cannot run those: %valgrind
+# is valgrind (leaks and invalid accesses fail the test) in a plain build
+# and nothing in a sanitizer build, where the sanitizers do that job.
+sanitize = False
+try:
+    with open(os.path.join(build, "CMakeCache.txt")) as f:
+        sanitize = any(l.strip() == "GNNCC_SANITIZE:BOOL=ON" for l in f)
+except OSError:
+    pass
+if sanitize:
+    config.available_features.add("asan")
+    config.environment.setdefault("UBSAN_OPTIONS", "print_stacktrace=1")
+    config.substitutions.append(("%valgrind", ""))
+else:
+    config.substitutions.append(
+        ("%valgrind", "valgrind -q --error-exitcode=9 --leak-check=full"))

@@ -34,8 +34,11 @@ main(int argc, char **argv)
 	}
 	a = arena_new();
 	file = parsefile(a, path, text, len);
-	if (!file)
+	if (!file) {
+		arena_free(a);
+		free(text);
 		return 1;
+	}
 	for (i = 0; i < file->items.n; i++)
 		dumpnode(stdout, file->items.v[i], 0);
 	arena_free(a);

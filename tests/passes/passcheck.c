@@ -15,6 +15,9 @@
  * f32, so this is far above the rounding a reassociation causes and far
  * below any real change of meaning).
  *
+ * -p double-output names a deliberately wrong pass, for the harness's own
+ * test.
+ *
  * Inputs are run twice ("trials"): signed values on an unweighted graph,
  * then positive values (for log, sqrt, pow) on a weighted graph.  The
  * graph has N = 23 nodes and E = 71 edges, with a self loop, a duplicate
@@ -536,6 +539,27 @@ checkfn(const char *path, int fi, const Pass **pipe, int npipe)
 	freemod(m0);
 }
 
+/*
+ * A pass that changes the meaning, to show that the harness notices:
+ * the first output, if a float tensor, is doubled.
+ */
+static void
+doubleoutput(Fn *fn)
+{
+	Type t;
+	Attr a;
+	Ref arg[2];
+
+	if (fn->nret == 0 || (t = fn->val[fn->ret[0]].type).kind != TTensor || !dtypeisfloat(t.dtype))
+		return;
+	a = mkattrfloat(fn->mod->arena, "value", 2.0);
+	arg[0] = fn->ret[0];
+	arg[1] = emit(fn, Oconst, tensortype(t.dtype, 0, NULL), NULL, 0, &a, 1, NULL, (Loc){0});
+	fn->ret[0] = emit(fn, Omul, t, arg, 2, NULL, 0, NULL, (Loc){0});
+}
+
+static const Pass broken = {"double-output", doubleoutput, "a wrong pass, for passcheck's own test"};
+
 /* Split a comma list into passes; -1 after a message. */
 static int
 parsepipe(const char *s, const Pass ***out)
@@ -548,7 +572,13 @@ parsepipe(const char *s, const Pass ***out)
 	while (*s) {
 		for (e = s; *e && *e != ','; e++)
 			;
-		if ((size_t)(e - s) >= sizeof name || !(p = (memcpy(name, s, e - s), name[e - s] = 0, findpass(name)))) {
+		p = NULL;
+		if ((size_t)(e - s) < sizeof name) {
+			memcpy(name, s, e - s);
+			name[e - s] = 0;
+			p = strcmp(name, broken.name) == 0 ? &broken : findpass(name);
+		}
+		if (!p) {
 			fprintf(stderr, "passcheck: unknown pass '%.*s'\n", (int)(e - s), s);
 			free(v);
 			return -1;

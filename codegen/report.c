@@ -1,0 +1,561 @@
+/*
+ * --report: what the compiled model will do, read off the optimized IR
+ * with the analyses code generation uses, so that it is exact rather
+ * than estimated.
+ *
+ *   kernels  the kernels one forward launches, in launch order, each with
+ *            its instructions' ops and the source lines they came from
+ *            (forwardkernels(): the walk emitkernels makes), and the work
+ *            done once per weights (load) and once per graph (bind);
+ *   breaks   the graph breaks of forward (breaks.c);
+ *   syncs    the host synchronizations inside forward, and those that
+ *            are not forward's;
+ *   memory   the arena that bind allocates, as a formula in N, E and the
+ *            derived sizes: the forward buffers (arenabuffers(): memplan's
+ *            slots), and for cuda the device copies of bind-time values,
+ *            the segment plans and forward_host's staging -- the same
+ *            buffers, in the same order, as emitbind's memory plan.  With
+ *            --report-graph, the graph is built by the runtime (and its
+ *            derived graphs, which give the derived sizes) and the
+ *            arena's exact size for it is printed, alignment included.
+ *
+ * The report runs before the code generator's checks: it is most useful
+ * for a model the target rejects (a graph break on cuda).
+ */
+#include <string.h>
+
+#include "../runtime/gnnrt.h"
+#include "codegen.h"
+#include "plan.h"
+
+typedef struct R {
+	FILE *f;
+	Fn *fn;
+	Mod *m;
+	const ReportOpts *o;
+	bool cuda;
+	unsigned char *phase;
+	int *kern, nkern;
+	int64_t *symval;         /* the sizes of --report-graph's graph, or NULL */
+	char **name;             /* value names as printed */
+} R;
+
+static bool
+isalias(const Ins *in)
+{
+	return in->op == Oreshape || in->op == Odropout;
+}
+
+static Ref
+storage(const Fn *fn, Ref v)
+{
+	while (fn->val[v].def >= 0 && isalias(&fn->ins[fn->val[v].def]))
+		v = fn->ins[fn->val[v].def].arg[0];
+	return v;
+}
+
+/* ---- kernels --------------------------------------------------------------- */
+
+/* "file:line" of in, appended to the list in buf unless it is there */
+static void
+addloc(char *buf, size_t n, const Ins *in)
+{
+	char one[300], *p;
+	size_t len, k;
+
+	if (!in->loc.file)
+		return;
+	snprintf(one, sizeof one, "%s:%d", in->loc.file, in->loc.line);
+	k = strlen(one);
+	for (p = buf; (p = strstr(p, one)); p += k)
+		if ((p == buf || p[-1] == ' ') && (p[k] == ',' || p[k] == 0))
+			return;
+	len = strlen(buf);
+	snprintf(buf + len, n - len, "%s%s", len ? ", " : "", one);
+}
+
+/* Does instruction i need a segment plan built at bind? */
+static bool
+bindplan(R *r, int i)
+{
+	const Ins *in = &r->fn->ins[i];
+
+	if (in->op == Oedge_softmax)
+		return r->phase[in->arg[0]] == PhaseBind;
+	return (opinfo[in->op].flags & Fscatter) && r->phase[in->arg[1]] == PhaseBind;
+}
+
+static void
+worklist(R *r, int phase, const char *what, const char *when)
+{
+	Fn *fn = r->fn;
+	const Ins *in;
+	int i, n = 0, nplan = 0;
+
+	fprintf(r->f, "  %s:", what);
+	for (i = 0; i < fn->nins; i++) {
+		in = &fn->ins[i];
+		if (phase == PhaseBind && bindplan(r, i))
+			nplan++;
+		if (r->phase[in->to] != phase || in->op == Oparam || isalias(in))
+			continue;
+		fprintf(r->f, "%s %s", n++ ? "," : "", opinfo[in->op].name);
+	}
+	if (nplan)
+		fprintf(r->f, "%s %d segment plan%s", n ? ";" : "", nplan, nplan == 1 ? "" : "s");
+	if (!n && !nplan)
+		fprintf(r->f, " nothing");
+	fprintf(r->f, "  (%s)\n", when);
+}
+
+static void
+reportkernels(R *r)
+{
+	Fn *fn = r->fn;
+	const Ins *in;
+	char locs[4096];
+	int k, i, n;
+
+	fprintf(r->f, "kernels: %d per forward\n", r->nkern);
+	for (k = 0; k < r->nkern; k++) {
+		fprintf(r->f, "  kernel %d:", k);
+		locs[0] = 0;
+		for (i = 0, n = 0; i < fn->nins; i++) {
+			in = &fn->ins[i];
+			if (r->kern[i] != k || isalias(in))
+				continue;
+			fprintf(r->f, "%s %s", n++ ? "," : "", opinfo[in->op].name);
+			addloc(locs, sizeof locs, in);
+		}
+		fprintf(r->f, "%s%s%s\n", *locs ? "  (" : "", locs, *locs ? ")" : "");
+	}
+	worklist(r, PhaseLoad, "load", "once per weights");
+	worklist(r, PhaseBind, "bind", "once per graph");
+}
+
+/* ---- breaks and syncs ------------------------------------------------------ */
+
+static void
+fprintloc(FILE *f, Loc l)
+{
+	if (l.file)
+		fprintf(f, "%s:%d:%d: ", l.file, l.line, l.col);
+}
+
+static int
+points(R *r, int **at)
+{
+	*at = emalloc((r->fn->nins + 1) * sizeof **at);
+	return hostpoints(r->fn, r->phase, *at);
+}
+
+static void
+reportbreaks(R *r)
+{
+	char why[256];
+	int *at, n, i;
+
+	n = points(r, &at);
+	if (!r->cuda) {
+		fprintf(r->f, "breaks: none (--target=cpu: forward runs on the host)\n");
+		for (i = 0; i < n; i++) {
+			fprintf(r->f, "  ");
+			fprintloc(r->f, r->fn->ins[at[i]].loc);
+			fprintf(r->f, "%s runs sequentially: its segments are known only in forward\n",
+			        opinfo[r->fn->ins[at[i]].op].name);
+		}
+	} else if (!n)
+		fprintf(r->f, "breaks: none\n");
+	else {
+		fprintf(r->f, "breaks: %d\n", n);
+		for (i = 0; i < n; i++) {
+			breakreason(r->fn, r->phase, at[i], why, sizeof why);
+			fprintf(r->f, "  ");
+			fprintloc(r->f, r->fn->ins[at[i]].loc);
+			fprintf(r->f, "%s\n", why);
+		}
+	}
+	free(at);
+}
+
+static void
+reportsyncs(R *r)
+{
+	int *at, n, i;
+
+	n = points(r, &at);
+	if (!r->cuda)
+		fprintf(r->f, "syncs: none (--target=cpu: forward runs on the host)\n");
+	else {
+		if (!n)
+			fprintf(r->f, "syncs: none in forward\n");
+		else
+			fprintf(r->f, "syncs: %d in forward\n", n);
+		for (i = 0; i < n; i++) {
+			fprintf(r->f, "  ");
+			fprintloc(r->f, r->fn->ins[at[i]].loc);
+			fprintf(r->f, "%s: the stream waits while its %s goes to the host (a graph break)\n",
+			        opinfo[r->fn->ins[at[i]].op].name,
+			        r->fn->ins[at[i]].op == Oedge_softmax ? "graph" : "index");
+		}
+		fprintf(r->f, "  not forward's: forward_host waits for its outputs once forward is queued "
+		        "(the API's synchronization); bind and load_weights wait for queued forwards "
+		        "before replacing memory they read\n");
+	}
+	free(at);
+}
+
+/* ---- memory ---------------------------------------------------------------- */
+
+/* A sum of buffers: the formula, and with a graph the bytes bind
+ * allocates (each buffer rounded up to 256, as emitbind does). */
+typedef struct Sum {
+	Dim bytes;
+	bool ok;                 /* the formula is a Dim */
+	int n;
+	int64_t val;             /* -1: not known */
+} Sum;
+
+static void
+addbytes(R *r, Sum *s, Dim b, bool okb)
+{
+	int64_t v;
+
+	if (s->n++ == 0) {
+		s->ok = true;
+		s->bytes = 0;
+		s->val = r->symval ? 0 : -1;
+	}
+	if (okb)
+		s->bytes = dimadd(r->m, s->bytes, b, &s->ok);
+	s->ok &= okb;
+	if (s->val < 0)
+		return;
+	v = okb ? dimeval(r->m, b, r->symval) : -1;
+	s->val = v < 0 ? -1 : s->val + ((v + 255) & ~(int64_t)255);
+}
+
+static void
+addsum(R *r, Sum *to, const Sum *s)
+{
+	if (!s->n)
+		return;
+	if (to->n == 0) {
+		*to = *s;
+		return;
+	}
+	to->n += s->n;
+	to->bytes = dimadd(r->m, to->bytes, s->bytes, &to->ok);
+	to->ok &= s->ok;
+	to->val = to->val < 0 || s->val < 0 ? -1 : to->val + s->val;
+}
+
+static bool
+valbytes(R *r, Ref v, Dim *b)
+{
+	const Type *t = &r->fn->val[v].type;
+	bool ok = true;
+
+	*b = dimprod(r->m, t->dim, t->rank, &ok);
+	*b = dimmul(r->m, *b, dimconst((int64_t)dtypesize(t->dtype)), &ok);
+	return ok;
+}
+
+static void
+addval(R *r, Sum *s, Ref v)
+{
+	Dim b;
+	bool ok = valbytes(r, v, &b);
+
+	addbytes(r, s, b, ok);
+}
+
+static void
+printsum(R *r, const char *what, const Sum *s, const char *unit)
+{
+	char buf[1024];
+
+	if (!s->n)
+		return;
+	fprintf(r->f, "  %s: ", what);
+	if (!s->ok)
+		fprintf(r->f, "too large for a formula");
+	else if (snprintdim(buf, sizeof buf, r->m, s->bytes) < (int)sizeof buf)
+		fputs(buf, r->f);
+	else
+		fprintdim(r->f, r->m, s->bytes);
+	fprintf(r->f, " bytes in %d %s%s", s->n, unit, s->n == 1 ? "" : "s");
+	if (s->val >= 0)
+		fprintf(r->f, "; %lld with the graph", (long long)s->val);
+	fputc('\n', r->f);
+}
+
+/* Does forward read v (or return it)?  As emit.c's usedinforward. */
+static bool
+usedinforward(R *r, Ref v)
+{
+	Fn *fn = r->fn;
+	int i, k;
+
+	for (i = 0; i < fn->nret; i++)
+		if (storage(fn, fn->ret[i]) == v)
+			return true;
+	for (i = 0; i < fn->nins; i++)
+		if (r->phase[fn->ins[i].to] == PhaseForward && !isalias(&fn->ins[i]))
+			for (k = 0; k < fn->ins[i].narg; k++)
+				if (storage(fn, fn->ins[i].arg[k]) == v)
+					return true;
+	return false;
+}
+
+/* The bytes of instruction i's segment plan, as emitseg sizes it. */
+static void
+addplan(R *r, Sum *s, int i)
+{
+	const Ins *in = &r->fn->ins[i];
+	const Type *t;
+	bool ok = true;
+	Dim n, b;
+
+	if (in->op == Oedge_softmax) {
+		t = &r->fn->val[in->arg[0]].type;
+		b = dimadd(r->m, dimadd(r->m, t->dim[0], 1, &ok), t->dim[1], &ok);
+	} else {
+		attrdim(in, "n", &n);
+		t = &r->fn->val[in->arg[1]].type;
+		b = dimadd(r->m, dimadd(r->m, n, 1, &ok), dimprod(r->m, t->dim, t->rank, &ok), &ok);
+	}
+	b = dimmul(r->m, b, 8, &ok);
+	addbytes(r, s, b, ok);
+}
+
+static void
+reportmemory(R *r)
+{
+	Fn *fn = r->fn;
+	Sum fwd = {0}, noreuse = {0}, copies = {0}, plans = {0}, stage = {0}, arena = {0};
+	int *buf, nbuf, b, i, k;
+	Ref *rep, v;
+	Dim bytes;
+	bool ok;
+	char dim[512];
+
+	buf = emalloc((fn->nval + 1) * sizeof *buf);
+	rep = emalloc((fn->nval + 1) * sizeof *rep);
+	nbuf = arenabuffers(fn, r->phase, buf, rep);
+	for (b = 0; b < nbuf; b++)
+		addval(r, &fwd, rep[b]);
+	for (v = 0; v < fn->nval; v++)
+		if (buf[v] >= 0)
+			addval(r, &noreuse, v);
+	if (r->cuda) {
+		for (i = 0; i < fn->nins; i++) {
+			v = fn->ins[i].to;
+			if (r->phase[v] == PhaseBind && !isalias(&fn->ins[i]) &&
+			    fn->val[v].type.kind == TTensor && usedinforward(r, v))
+				addval(r, &copies, v);
+		}
+		for (i = 0; i < fn->nins; i++)
+			if (r->phase[fn->ins[i].to] == PhaseForward &&
+			    ((opinfo[fn->ins[i].op].flags & Fscatter) || fn->ins[i].op == Oedge_softmax))
+				addplan(r, &plans, i);
+		for (i = 0; i < fn->narg; i++)
+			if (fn->val[fn->arg[i]].type.kind == TTensor)
+				addval(r, &stage, fn->arg[i]);
+		for (i = 0; i < fn->nret; i++)
+			addval(r, &stage, fn->ret[i]);
+	}
+	addsum(r, &arena, &fwd);
+	addsum(r, &arena, &copies);
+	addsum(r, &arena, &plans);
+	addsum(r, &arena, &stage);
+
+	fprintf(r->f, "memory:\n");
+	if (!arena.n)
+		fprintf(r->f, "  arena: none (forward stores nothing)\n");
+	else {
+		fprintf(r->f, "  arena: ");
+		if (arena.ok)
+			fprintdim(r->f, r->m, arena.bytes);
+		else
+			fprintf(r->f, "too large for a formula");
+		fprintf(r->f, " bytes (%d buffer%s, each rounded up to 256 bytes)\n", arena.n, arena.n == 1 ? "" : "s");
+	}
+	printsum(r, "forward values", &fwd, "buffer");
+	if (noreuse.n > fwd.n) {
+		fprintf(r->f, "    without reuse: ");
+		if (noreuse.ok)
+			fprintdim(r->f, r->m, noreuse.bytes);
+		else
+			fprintf(r->f, "too large for a formula");
+		fprintf(r->f, " bytes for %d values\n", noreuse.n);
+	}
+	for (b = 0; b < nbuf; b++) {
+		ok = valbytes(r, rep[b], &bytes);
+		if (ok)
+			snprintdim(dim, sizeof dim, r->m, bytes);
+		else
+			snprintf(dim, sizeof dim, "(too large)");
+		fprintf(r->f, "    %s %d: %s bytes:", attrint(&fn->ins[fn->val[rep[b]].def], "slot", -1) >= 0 ? "slot" : "buffer", b, dim);
+		for (v = 0, k = 0; v < fn->nval; v++)
+			if (buf[v] == b)
+				fprintf(r->f, "%s %%%s", k++ ? "," : "", r->name[v]);
+		fputc('\n', r->f);
+	}
+	printsum(r, "device copies of bind-time values", &copies, "buffer");
+	printsum(r, "segment plans", &plans, "buffer");
+	printsum(r, "forward_host staging", &stage, "buffer");
+	if (r->symval) {
+		fprintf(r->f, "  with %s (", r->o->graph);
+		for (i = 0, k = 0; i < r->m->nsym; i++)
+			if (r->symval[i] >= 0)
+				fprintf(r->f, "%s%s = %lld", k++ ? ", " : "", r->m->sym[i].name, (long long)r->symval[i]);
+		if (arena.val >= 0)
+			fprintf(r->f, "): arena %lld bytes\n", (long long)arena.val);
+		else
+			fprintf(r->f, "): arena size unknown (a size the graph does not fix)\n");
+	}
+	free(buf);
+	free(rep);
+}
+
+/* ---- the graph ------------------------------------------------------------- */
+
+/*
+ * The sizes of fn's symbols for the edge_index in o->graph: N and E from
+ * the graph itself, the derived sizes from the derived graphs the
+ * runtime builds (as bind does).  Returns NULL after a message.
+ */
+static int64_t *
+graphsizes(R *r)
+{
+	Fn *fn = r->fn;
+	const Ins *in;
+	gnn_graph **g = NULL, *out;
+	gnn_array a;
+	int64_t *sv = NULL, nodes = r->o->nodes, x, have[3];
+	const char *what[3] = {"nodes", "edges", "graphs"};
+	int i, k, s;
+	Type t;
+	Ref garg = RNone;
+	bool ok = false;
+
+	for (i = 0; i < fn->narg && garg == RNone; i++)
+		if (fn->val[fn->arg[i]].type.kind == TGraph)
+			garg = fn->arg[i];
+	if (garg == RNone) {
+		fprintf(stderr, "gnncc: error: --report-graph: model %s has no graph input\n", fn->name);
+		return NULL;
+	}
+	if (gnn_npy_read(r->o->graph, &a) != GNN_OK) {
+		fprintf(stderr, "gnncc: error: --report-graph: %s\n", gnn_errmsg());
+		return NULL;
+	}
+	if (a.rank != 2 || a.shape[0] != 2 || (a.dtype != GNN_I32 && a.dtype != GNN_I64)) {
+		fprintf(stderr, "gnncc: error: --report-graph: %s is not an edge_index (int32 or int64, shape [2, E])\n",
+		        r->o->graph);
+		gnn_array_free(&a);
+		return NULL;
+	}
+	if (nodes < 0)
+		for (nodes = 0, i = 0; i < 2 * a.shape[1]; i++) {
+			x = a.dtype == GNN_I64 ? ((int64_t *)a.data)[i] : ((int32_t *)a.data)[i];
+			if (x >= nodes)
+				nodes = x + 1;
+		}
+	g = emalloc((fn->nval + 1) * sizeof *g);
+	memset(g, 0, (fn->nval + 1) * sizeof *g);
+	if (gnn_graph_from_edge_index(&g[garg], a.data, a.dtype, a.shape[1], nodes) != GNN_OK) {
+		fprintf(stderr, "gnncc: error: --report-graph: %s\n", gnn_errmsg());
+		goto out;
+	}
+	sv = emalloc((r->m->nsym + 1) * sizeof *sv);
+	for (s = 0; s < r->m->nsym; s++)
+		sv[s] = -1;
+	t = fn->val[garg].type;
+	have[0] = gnn_graph_num_nodes(g[garg]);
+	have[1] = gnn_graph_num_edges(g[garg]);
+	have[2] = gnn_graph_num_graphs(g[garg]);
+	for (k = 0; k < t.rank; k++)
+		if (!dimbind(r->m, t.dim[k], have[k], sv)) {
+			fprintf(stderr, "gnncc: error: --report-graph: model %s takes ", fn->name);
+			fprintdim(stderr, r->m, t.dim[k]);
+			fprintf(stderr, " %s, %s has %lld\n", what[k], r->o->graph, (long long)have[k]);
+			goto out;
+		}
+	/* the derived graphs, in order, as bind builds them */
+	for (i = 0; i < fn->nins; i++) {
+		in = &fn->ins[i];
+		if (fn->val[in->to].type.kind != TGraph || !in->narg || !g[in->arg[0]])
+			continue;
+		out = NULL;
+		if (in->op == Oadd_self_loops && gnn_graph_add_self_loops(g[in->arg[0]], &out) != GNN_OK)
+			goto rterr;
+		if (in->op == Oremove_self_loops && gnn_graph_remove_self_loops(g[in->arg[0]], &out) != GNN_OK)
+			goto rterr;
+		if (in->op == Oadd_remaining_self_loops &&
+		    gnn_graph_add_remaining_self_loops(g[in->arg[0]], (float)attrfloat(in, "fill", 1.0), &out) != GNN_OK)
+			goto rterr;
+		if (!(g[in->to] = out))
+			continue;
+		t = fn->val[in->to].type;
+		if (!dimbind(r->m, t.dim[1], gnn_graph_num_edges(out), sv)) {
+			fprintf(stderr, "gnncc: error: --report-graph: %s of %s has %lld edges, which the model's ",
+			        opinfo[in->op].name, r->o->graph, (long long)gnn_graph_num_edges(out));
+			fprintdim(stderr, r->m, t.dim[1]);
+			fprintf(stderr, " does not fit\n");
+			goto out;
+		}
+	}
+	ok = true;
+	goto out;
+rterr:
+	fprintf(stderr, "gnncc: error: --report-graph: %s\n", gnn_errmsg());
+out:
+	for (i = 0; i < fn->nval; i++)
+		gnn_graph_destroy(g[i]);
+	free(g);
+	gnn_array_free(&a);
+	if (!ok) {
+		free(sv);
+		return NULL;
+	}
+	return sv;
+}
+
+/* ---- the report ------------------------------------------------------------ */
+
+int
+report(FILE *f, Mod *m, const ReportOpts *o)
+{
+	R r = {.f = f, .m = m, .o = o, .cuda = o->target == TargetCUDA};
+	int rc = 0;
+	Fn *fn;
+
+	for (fn = m->fn; fn; fn = fn->link) {
+		r.fn = fn;
+		filluse(fn);
+		r.phase = emalloc(fn->nval + 1);
+		r.kern = emalloc((fn->nins + 1) * sizeof *r.kern);
+		phases(fn, r.phase);
+		r.nkern = forwardkernels(fn, r.phase, r.kern);
+		r.name = valnames(fn);
+		r.symval = NULL;
+		if ((o->what & ReportMemory) && o->graph && !(r.symval = graphsizes(&r)))
+			rc = -1;
+		fprintf(f, "model %s (--target=%s)\n", fn->name, r.cuda ? "cuda" : "cpu");
+		if (o->what & ReportKernels)
+			reportkernels(&r);
+		if (o->what & ReportBreaks)
+			reportbreaks(&r);
+		if (o->what & ReportSyncs)
+			reportsyncs(&r);
+		if (o->what & ReportMemory)
+			reportmemory(&r);
+		freevalnames(r.name);
+		free(r.symval);
+		free(r.kern);
+		free(r.phase);
+	}
+	return rc;
+}

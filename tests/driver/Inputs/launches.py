@@ -1,0 +1,20 @@
+#!/usr/bin/env python3
+"""launches.py SOURCE MODEL: count the kernels the generated forward of
+MODEL launches (MODEL_run's body: each GNN_DLAUNCH/GNN_HLAUNCH, and each
+call of a sequential scatter, MODEL_kN(...) on a line of its own).
+Prints "launches: N"."""
+import re
+import sys
+
+src, model = sys.argv[1], sys.argv[2]
+body, inside = [], False
+for line in open(src):
+    if line.startswith(model + "_run("):
+        inside = True
+    elif inside and line.startswith("}"):
+        break
+    elif inside:
+        body.append(line)
+n = sum(1 for l in body
+        if re.search(r"GNN_[DH]LAUNCH\(", l) or re.match(r"\s+%s_k\d+\(" % model, l))
+print("launches: %d" % n)
