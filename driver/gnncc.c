@@ -105,7 +105,7 @@ static const char usage[] =
 "\n"
 "Optimization:\n"
 "  -O0                 run no passes\n"
-"  -O1, -O2, -O3       run the default pipeline: canonicalize,cse,dce (-O2 is the default)\n"
+"  -O1, -O2, -O3       run the default pipeline (-O2 is the default; docs/passes.md)\n"
 "  --passes=P1,P2,...  run exactly these passes, in this order; --passes= runs none\n"
 "  --verify-each       verify the IR after every pass\n"
 "  --specialize=N=2708,E=10556\n"
@@ -945,12 +945,18 @@ main(int argc, char **argv)
 		printf("# after frontend\n");
 		printmod(stdout, m);
 	}
-	if (runpasses(m, &o.po) < 0)
+	/* a user error in a pass (--specialize, --no-graph-breaks) or the
+	 * report's graph: the module goes, so that leak checkers see none */
+	if (runpasses(m, &o.po) < 0) {
+		freemod(m);
 		return 1;
+	}
 	if (o.dump == DumpFinal)
 		printmod(stdout, m);
-	if (o.report.what && report(stdout, m, &o.report) < 0)
+	if (o.report.what && report(stdout, m, &o.report) < 0) {
+		freemod(m);
 		return 1;
+	}
 
 	if (o.emit != EmitNone && o.emit != EmitIr) {
 		/* the header's name as the source includes it: beside the output */

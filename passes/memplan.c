@@ -263,10 +263,10 @@ dropslot(Fn *fn, int i)
 	Ins *in = &fn->ins[i];
 	int k;
 
+	/* attribute order carries no meaning: the last one fills the hole */
 	for (k = 0; k < in->nattr; k++)
-		if (strcmp(in->attr[k].key, "slot") == 0) {
+		if (strcmp(in->attr[k].key, "slot") == 0)
 			in->attr[k--] = in->attr[--in->nattr];
-		}
 }
 
 void

@@ -11,7 +11,9 @@ per way a user's export can go wrong:
   ei-1d), or out of range (ei-big, ei-neg);
   safetensors: truncated (w-trunc), a header length past the end
   (w-hlen), data_offsets past the buffer (w-lie), a repeated tensor name
-  (w-dup), a NaN in a weight (w-nan)."""
+  (w-dup), an infinity in a weight (w-nan), a weight missing (w-missing),
+  one the model does not have (w-extra), one transposed (w-shape) and one
+  of an integer dtype (w-dtype)."""
 import json
 import os
 import struct
@@ -90,3 +92,11 @@ wn = dict(w)
 wn["conv1.bias"] = wn["conv1.bias"].copy()
 wn["conv1.bias"][9] = np.inf
 st.save(path("w-nan.safetensors"), wn)
+for name, edit in (("w-missing", lambda t: t.pop("conv1.bias")),
+                   ("w-extra", lambda t: t.__setitem__("conv3.bias", np.zeros(3, np.float32))),
+                   ("w-shape", lambda t: t.__setitem__(
+                       "conv2.lin.weight", np.ascontiguousarray(t["conv2.lin.weight"].T))),
+                   ("w-dtype", lambda t: t.__setitem__("conv2.bias", t["conv2.bias"].astype(np.int32)))):
+    t = dict(w)
+    edit(t)
+    st.save(path(name + ".safetensors"), t)
