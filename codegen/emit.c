@@ -1087,26 +1087,25 @@ static void
 emitkernels(E *e)
 {
 	char call[8192];
-	int i;
+	int i, *kern, last = -1;
 
-	int64_t grp, last = -1;
-
+	/* kernels in forward's order, as memory planning and the report
+	 * count them: a fusion group is one row kernel, run where it starts */
+	kern = emalloc((e->fn->nins + 1) * sizeof *kern);
+	forwardkernels(e->fn, e->p->phase, kern);
 	e->calls = emalloc((e->fn->nins + 1) * sizeof *e->calls);
 	for (i = 0; i < e->fn->nins; i++) {
-		grp = attrint(&e->fn->ins[i], "group", -1);
-		if (grp >= 0 && phaseof(e, e->fn->ins[i].to) == PhaseForward) {
-			/* one row kernel for the group, run where it starts */
-			if (grp != last)
-				emitrowkernel(e, (int)grp, call, sizeof call), e->calls[i] = estrdup(call);
-			last = grp;
-			continue;
-		}
-		last = -1;
-		if (needskernel(e, &e->fn->ins[i])) {
+		if (kern[i] >= 0 && kern[i] != last && attrint(&e->fn->ins[i], "group", -1) >= 0) {
+			emitrowkernel(e, (int)attrint(&e->fn->ins[i], "group", -1), call, sizeof call);
+			e->calls[i] = estrdup(call);
+		} else if (kern[i] < 0 ? needskernel(e, &e->fn->ins[i]) : kern[i] != last) {
 			emitkernel(e, i, call, sizeof call);
 			e->calls[i] = estrdup(call);
 		}
+		if (kern[i] >= 0)
+			last = kern[i];
 	}
+	free(kern);
 }
 
 static void
