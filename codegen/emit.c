@@ -973,6 +973,8 @@ emitbind(E *e)
 			out(e, "\tm->stage[%d] = (void *)off;\n\toff += (%s + 255) & ~(size_t)255;\n", fn->narg + i, cbytes(e, fn->ret[i]));
 	}
 	/* grow the arena when this graph needs more than the last one */
+	/* never an empty arena: offsets become pointers into it */
+	out(e, "\tif (off == 0)\n\t\toff = 256;\n");
 	out(e, "\tif (off > m->arenasize) {\n");
 	if (e->cuda) {
 		out(e, "\t\tif (m->arena)\n\t\t\tcudaFree(m->arena);\n\t\tm->arena = NULL;\n\t\tm->arenasize = 0;\n");
@@ -1161,7 +1163,8 @@ emitapi(E *e)
 	out(e, "\treturn GNN_OK;\n}\n");
 
 	out(e, "\nstatic gnn_status\n%s_output_shape(void *model, int i, int64_t *shape)\n{\n\t%s *m = (%s *)model;\n\n", e->nm, e->nm, e->nm);
-	out(e, "\tif (!m || !shape || i < 0 || i >= %d)\n\t\treturn gnn_error(GNN_ERR_ARG, \"%s: no output %%d\", i);\n", fn->nret, e->nm);
+	out(e, "\tif (!m || !shape)\n\t\treturn gnn_error(GNN_ERR_ARG, \"%s: output_shape: NULL argument\");\n", e->nm);
+	out(e, "\tif (i < 0 || i >= %d)\n\t\treturn gnn_error(GNN_ERR_ARG, \"%s: no output %%d\", i);\n", fn->nret, e->nm);
 	out(e, "\tif (!m->bound)\n\t\treturn gnn_error(GNN_ERR_STATE, \"%s: no graph is bound\");\n\tswitch (i) {\n", e->nm);
 	for (i = 0; i < fn->nret; i++) {
 		Type t = ty(e, fn->ret[i]);

@@ -1349,7 +1349,8 @@ sigtype(Ctx *c, Node *ty, Type *t)
 		return false;
 	}
 	for (k = 0; k < nd; k++)
-		if (!sigdim(c, k < ty->args.n ? ty->args.v[k] : NULL, gdefault[k], &d[k]))
+		/* only a graph's dims have defaults: a tensor's are all written */
+		if (!sigdim(c, k < ty->args.n ? ty->args.v[k] : NULL, k < 3 ? gdefault[k] : NULL, &d[k]))
 			return false;
 	if (ty->kind == ND_TGRAPH)
 		*t = nd == 3 ? batchgraphtype(d[0], d[1], d[2]) : graphtype(d[0], d[1]);
