@@ -5,6 +5,7 @@
  * the operation and print the operand types in full, since a shape
  * mismatch is the most common mistake in a model.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -146,6 +147,31 @@ floatattr(Ctx *c, const char *key, bool required)
 		return required ? fail(c, "%s: missing attribute '%s'", opname(c->op), key) : true;
 	if (a->kind != AFloat && a->kind != AInt)
 		return fail(c, "%s: attribute '%s' must be a number", opname(c->op), key);
+	return true;
+}
+
+/*
+ * A const's value must be one its dtype holds: integer and bool tensors
+ * hold exact integers in the interpreter (its arithmetic relies on it: an
+ * i64 0.8 divides by zero) and in the generated code alike.
+ */
+static bool
+constfits(Ctx *c, const Attr *a, int dt)
+{
+	double v = a->kind == AInt ? (double)a->u.i : a->u.f;
+	bool ok = true;
+	char buf[64];
+
+	if (dt == DBool)
+		ok = v == 0 || v == 1;
+	else if (dt == DI32)
+		ok = v == trunc(v) && v >= -0x1p31 && v < 0x1p31;
+	else if (dt == DI64)
+		ok = a->kind == AInt || (v == trunc(v) && v >= -0x1p63 && v < 0x1p63);
+	if (!ok) {
+		snprintfloat(buf, sizeof buf, v);
+		return fail(c, "const: value %s does not fit %s", buf, dtypename(dt));
+	}
 	return true;
 }
 
@@ -434,7 +460,8 @@ check(Ctx *c)
 	}
 	switch (c->op) {
 	case Oconst:
-		if (!checkkeys(c, "value") || !needdecl(c, TTensor) || !floatattr(c, "value", true))
+		if (!checkkeys(c, "value") || !needdecl(c, TTensor) || !floatattr(c, "value", true) ||
+		    !constfits(c, attr(c, "value"), c->decl->dtype))
 			return false;
 		*c->out = *c->decl;
 		return true;
