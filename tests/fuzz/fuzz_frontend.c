@@ -22,41 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/codegen.h"
 #include "frontend/frontend.h"
 #include "passes/passes.h"
-
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int
-LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	setvbuf(stderr, NULL, _IOLBF, BUFSIZ);
-	diag_setmaxerrors(0);
-	return 0;
-}
-
-/* codegencheck, then the source and the header into a memory stream */
-static void
-generate(Mod *m, int target)
-{
-	CodegenOpts co = {.target = target, .source = "fuzz.gnn", .header = "fuzz.h"};
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
-
-	if (codegencheck(m, &co) > 0)
-		return;
-	if (!(f = open_memstream(&buf, &len)))
-		abort();
-	emitsource(f, m, &co);
-	emitheader(f, m, &co);
-	fclose(f);
-	free(buf);
-}
+#include "harness.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -74,8 +42,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	diag_reset();
 	m = compiletext("fuzz.gnn", text, size, NULL);
 	if (m && diag_nerrors() == 0 && runpasses(m, &po) == 0) {
-		generate(m, TargetCPU);
-		generate(m, TargetCUDA);
+		generate(m, TargetCPU, "fuzz.gnn");
+		generate(m, TargetCUDA, "fuzz.gnn");
 	}
 	freemod(m);
 	free(text);

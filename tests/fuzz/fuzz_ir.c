@@ -18,40 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/codegen.h"
 #include "ir/ir.h"
 #include "passes/passes.h"
-
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int
-LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	setvbuf(stderr, NULL, _IOLBF, BUFSIZ);
-	diag_setmaxerrors(0);
-	return 0;
-}
-
-static void
-generate(Mod *m, int target)
-{
-	CodegenOpts co = {.target = target, .source = "fuzz.ir", .header = "fuzz.h"};
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
-
-	if (codegencheck(m, &co) > 0)
-		return;
-	if (!(f = open_memstream(&buf, &len)))
-		abort();
-	emitsource(f, m, &co);
-	emitheader(f, m, &co);
-	fclose(f);
-	free(buf);
-}
+#include "harness.h"
 
 /* The module printed and parsed back: must read without an error. */
 static void
@@ -91,8 +60,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	m = parseir("fuzz.ir", text, size);
 	if (m && diag_nerrors() == 0 && verifymod(m, NULL) && runpasses(m, &po) == 0) {
 		roundtrip(m);
-		generate(m, TargetCPU);
-		generate(m, TargetCUDA);
+		generate(m, TargetCPU, "fuzz.ir");
+		generate(m, TargetCUDA, "fuzz.ir");
 	}
 	freemod(m);
 	free(text);
