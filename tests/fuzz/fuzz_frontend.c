@@ -33,13 +33,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *text;
 	Mod *m;
 
-	/* the lexer wants a NUL after the text */
-	text = malloc(size + 1);
-	if (!text)
+	if (!(text = fuzzinput(data, size)))
 		return 0;
-	memcpy(text, data, size);
-	text[size] = 0;
-	diag_reset();
 	m = compiletext("fuzz.gnn", text, size, NULL);
 	if (m && diag_nerrors() == 0 && runpasses(m, &po) == 0) {
 		generate(m, TargetCPU, "fuzz.gnn");

@@ -51,12 +51,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *text;
 	Mod *m;
 
-	text = malloc(size + 1);
-	if (!text)
+	if (!(text = fuzzinput(data, size)))
 		return 0;
-	memcpy(text, data, size);
-	text[size] = 0;
-	diag_reset();
 	m = parseir("fuzz.ir", text, size);
 	if (m && diag_nerrors() == 0 && verifymod(m, NULL) && runpasses(m, &po) == 0) {
 		roundtrip(m);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "codegen/codegen.h"
 
@@ -24,6 +25,21 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	setvbuf(stderr, NULL, _IOLBF, BUFSIZ);
 	diag_setmaxerrors(0);
 	return 0;
+}
+
+/* A fresh input: the bytes NUL-terminated (the lexers want it) and no
+ * diagnostics counted yet.  NULL if out of memory. */
+static char *
+fuzzinput(const uint8_t *data, size_t size)
+{
+	char *text = malloc(size + 1);
+
+	if (!text)
+		return NULL;
+	memcpy(text, data, size);
+	text[size] = 0;
+	diag_reset();
+	return text;
 }
 
 /* codegencheck, then the source and the header into a memory stream */
