@@ -15,13 +15,24 @@
 #include <stdio.h>
 
 #include "../ir/ir.h"
+#include "../passes/passes.h"
 
-enum Target { TargetCPU, TargetCUDA };
+/* A tuning build's candidates: per forward kernel of one model (in launch
+ * order), ncand schedules, cand[k][0] the reference. */
+typedef struct TuneCands {
+	int nkernels;
+	int *ncand;
+	Sched **cand;
+} TuneCands;
 
 typedef struct CodegenOpts {
 	int target;              /* TargetCPU or TargetCUDA */
 	const char *source;      /* the .gnn path, for the banner */
 	const char *header;      /* the header's file name as included ("gcn.h") */
+	/* a tuning build: per model, in module order, its candidates; every
+	 * one is compiled, forward runs the selected ones, and NAME_tune
+	 * (gnn_tune_desc) selects and times them.  NULL: a normal build. */
+	const TuneCands *tune;
 } CodegenOpts;
 
 /*
@@ -36,7 +47,7 @@ void emitsource(FILE *f, Mod *m, const CodegenOpts *o);
 void emitheader(FILE *f, Mod *m, const CodegenOpts *o);
 
 /* report.c: --report=kernels,breaks,syncs,memory */
-enum { ReportKernels = 1, ReportBreaks = 2, ReportSyncs = 4, ReportMemory = 8 };
+enum { ReportKernels = 1, ReportBreaks = 2, ReportSyncs = 4, ReportMemory = 8, ReportSchedules = 16 };
 typedef struct ReportOpts {
 	unsigned what;           /* Report* bits */
 	int target;              /* TargetCPU or TargetCUDA */

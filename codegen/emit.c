@@ -271,7 +271,7 @@ kernelhead(E *e, int i, bool device, const Args *a)
 	if (in->loc.file)
 		out(e, " (%s:%d)", in->loc.file, in->loc.line);
 	out(e, " */\n");
-	out(e, "static %s void\n%s_k%d(int64_t T", device ? "GNN_DKERNEL" : "GNN_HKERNEL", e->nm, i);
+	out(e, "static %s void\n%s_k%d%s(int64_t T", device ? "GNN_DKERNEL" : "GNN_HKERNEL", e->nm, i, e->sfx);
 	for (k = 0; k < a->n; k++)
 		out(e, ", %s", a->decl[k]);
 	out(e, ")\n{\n\t%s(t, T) {\n", device ? "GNN_DLOOP" : "GNN_HLOOP");
@@ -281,6 +281,50 @@ static void
 kerneltail(E *e)
 {
 	out(e, "\t}\n}\n");
+}
+
+/*
+ * A dense transform [M, K] @ [K, P] (K, P constant) under a schedule:
+ * each task computes tile rows, either one output column of them (B's
+ * element loaded once for tile rows) or, with axpy, whole output rows (B
+ * streamed by rows).  Every output sums over k in order, as the
+ * reference kernel does.  The rows past M of the last task read row M-1
+ * and store nothing.
+ */
+static void
+emitdense(E *e, int i, bool device, bool dev, Args *ap, char *T, size_t Tn)
+{
+	const Ins *in = &e->fn->ins[i];
+	Args a = {0};
+	const char *ot = ctype(ty(e, in->to).dtype), *M;
+	long long K = dimconstval(ty(e, in->arg[1]).dim[0]), P = dimconstval(ty(e, in->arg[1]).dim[1]);
+	int tile = e->sched.tile;
+
+	ptrarg(e, &a, "o", in->to, true, dev);
+	ptrarg(e, &a, "A", in->arg[0], false, dev);
+	ptrarg(e, &a, "B", in->arg[1], false, dev);
+	M = cdim(e, ty(e, in->arg[0]).dim[0]);
+	arg(&a, "int64_t M", "%s", M);
+	kernelhead(e, i, device, &a);
+	out(e, "\t\tconst int64_t K_ = %lld, P_ = %lld;\n", K, P);
+	if (e->sched.axpy) {
+		out(e, "\t\tconst int64_t r0_ = t * %d;\n\t\t%s acc_[%d][%lld];\n", tile, ot, tile, P);
+		out(e, "\t\tfor (int i_ = 0; i_ < %d; i_++)\n\t\t\tfor (int64_t p_ = 0; p_ < P_; p_++)\n\t\t\t\tacc_[i_][p_] = 0;\n", tile);
+		out(e, "\t\tfor (int64_t k_ = 0; k_ < K_; k_++)\n\t\t\tfor (int i_ = 0; i_ < %d; i_++) {\n", tile);
+		out(e, "\t\t\t\tconst %s a_ = A[(r0_ + i_ < M ? r0_ + i_ : M - 1) * K_ + k_];\n", ot);
+		out(e, "\t\t\t\tfor (int64_t p_ = 0; p_ < P_; p_++)\n\t\t\t\t\tacc_[i_][p_] += a_ * B[k_ * P_ + p_];\n\t\t\t}\n");
+		out(e, "\t\tfor (int i_ = 0; i_ < %d && r0_ + i_ < M; i_++)\n\t\t\tfor (int64_t p_ = 0; p_ < P_; p_++)\n\t\t\t\to[(r0_ + i_) * P_ + p_] = acc_[i_][p_];\n", tile);
+		snprintf(T, Tn, "((%s) + %d) / %d", M, tile - 1, tile);
+	} else {
+		out(e, "\t\tconst int64_t p_ = t %% P_, r0_ = (t / P_) * %d;\n\t\t%s acc_[%d];\n", tile, ot, tile);
+		out(e, "\t\tfor (int i_ = 0; i_ < %d; i_++)\n\t\t\tacc_[i_] = 0;\n", tile);
+		out(e, "\t\tfor (int64_t k_ = 0; k_ < K_; k_++) {\n\t\t\tconst %s b_ = B[k_ * P_ + p_];\n", ot);
+		out(e, "\t\t\tfor (int i_ = 0; i_ < %d; i_++)\n\t\t\t\tacc_[i_] += A[(r0_ + i_ < M ? r0_ + i_ : M - 1) * K_ + k_] * b_;\n\t\t}\n", tile);
+		out(e, "\t\tfor (int i_ = 0; i_ < %d && r0_ + i_ < M; i_++)\n\t\t\to[(r0_ + i_) * P_ + p_] = acc_[i_];\n", tile);
+		snprintf(T, Tn, "((%s) + %d) / %d * %lld", M, tile - 1, tile, P);
+	}
+	kerneltail(e);
+	*ap = a;
 }
 
 /* A scatter whose index is computed in forward (cpu only): one pass in
@@ -418,6 +462,10 @@ emitkernel(E *e, int i, char *call, size_t calln)
 		break;
 	}
 	case Omatmul: {
+		if (e->sched.tile > 1 || e->sched.axpy) {
+			emitdense(e, i, device, dev, &a, T, sizeof T);
+			break;
+		}
 		/* a as [batch.., M, K], b as [batch.., K, P]; vectors as 1-row
 		 * or 1-column matrices, which keeps the offsets uniform */
 		Type ab = src[0], bb = src[1], ob = o;
@@ -552,7 +600,7 @@ emitkernel(E *e, int i, char *call, size_t calln)
 		}
 		die("codegen: no kernel for %s", opinfo[in->op].name);
 	}
-	snprintf(call, calln, "%s(%s_k%d, %s", device ? "GNN_DLAUNCH" : "GNN_HLAUNCH", e->nm, i, T);
+	snprintf(call, calln, "%s(%s_k%d%s, %s", device ? "GNN_DLAUNCH" : "GNN_HLAUNCH", e->nm, i, e->sfx, T);
 	for (k = 0; k < a.n; k++)
 		snprintf(call + strlen(call), calln - strlen(call), ", %s", a.val[k]);
 	snprintf(call + strlen(call), calln - strlen(call), ");");
@@ -615,6 +663,8 @@ emitstruct(E *e)
 	out(e, "\tsize_t segnb[%d];\n", fn->nins ? fn->nins : 1);
 	out(e, "\tunsigned char *arena;   /* forward values%s */\n", e->cuda ? ", device copies and staging" : "");
 	out(e, "\tsize_t arenasize;\n");
+	if (e->tc)
+		out(e, "\tint sel[%d];          /* tuning: the candidate each kernel runs */\n", e->tc->nkernels ? e->tc->nkernels : 1);
 	if (e->cuda) {
 		out(e, "\tvoid *stage[%d];      /* forward_host: inputs then outputs */\n", fn->narg + fn->nret);
 		out(e, "\tcudaStream_t stream;\n");
@@ -1085,6 +1135,37 @@ needskernel(E *e, const Ins *in)
 	return !(opinfo[in->op].flags & Fgraph);
 }
 
+/* A tuning build's kernel: every candidate, and a switch that runs the
+ * selected one. */
+static char *
+candidates(E *e, int i, int kk)
+{
+	const TuneCands *tc = e->tc;
+	size_t cap = 1024, len = 0, need;
+	char *sw = emalloc(cap), call[8192], sfx[16];
+	int c;
+
+	len = snprintf(sw, cap, "switch (m->sel[%d]) {\n", kk);
+	for (c = 0; c < tc->ncand[kk]; c++) {
+		e->sched = tc->cand[kk][c];
+		snprintf(sfx, sizeof sfx, "_s%d", c);
+		e->sfx = sfx;
+		if (attrint(&e->fn->ins[i], "group", -1) >= 0)
+			emitrowkernel(e, (int)attrint(&e->fn->ins[i], "group", -1), call, sizeof call);
+		else
+			emitkernel(e, i, call, sizeof call);
+		need = len + strlen(call) + 64;
+		if (need > cap)
+			sw = realloc(sw, cap = 2 * need);
+		if (!sw)
+			die("out of memory");
+		len += snprintf(sw + len, cap - len, "\tcase %d:\n\t\t%s\n\t\tbreak;\n", c, call);
+	}
+	e->sfx = "";
+	snprintf(sw + len, cap - len, "\tdefault:\n\t\tbreak;\n\t}");
+	return sw;
+}
+
 static void
 emitkernels(E *e)
 {
@@ -1096,7 +1177,21 @@ emitkernels(E *e)
 	kern = emalloc((e->fn->nins + 1) * sizeof *kern);
 	forwardkernels(e->fn, e->p->phase, kern);
 	e->calls = emalloc((e->fn->nins + 1) * sizeof *e->calls);
+	if (e->tc)
+		e->kstart = emalloc((e->tc->nkernels + 1) * sizeof *e->kstart);
 	for (i = 0; i < e->fn->nins; i++) {
+		if (kern[i] >= 0 && kern[i] != last)
+			schedof(&e->fn->ins[i], &e->sched);
+		else
+			scheddefault(&e->sched);
+		if (e->tc && kern[i] >= 0 && kern[i] != last) {
+			if (kern[i] >= e->tc->nkernels)
+				die("codegen: a tuning build with %d kernels, forward has more", e->tc->nkernels);
+			e->kstart[kern[i]] = i;
+			e->calls[i] = candidates(e, i, kern[i]);
+			last = kern[i];
+			continue;
+		}
 		if (kern[i] >= 0 && kern[i] != last && attrint(&e->fn->ins[i], "group", -1) >= 0) {
 			emitrowkernel(e, (int)attrint(&e->fn->ins[i], "group", -1), call, sizeof call);
 			e->calls[i] = estrdup(call);
@@ -1108,6 +1203,55 @@ emitkernels(E *e)
 			last = kern[i];
 	}
 	free(kern);
+}
+
+/*
+ * A tuning build's NAME_tune: select a candidate per kernel, and time one
+ * kernel alone.  Forward has run once with the same inputs, and nothing
+ * shares memory in a tuning build, so every kernel's operands are still
+ * in place.
+ */
+static void
+emittune(E *e)
+{
+	const TuneCands *tc = e->tc;
+	int k;
+
+	out(e, "\nstatic void\n%s_tune_select(void *mv, int k, int c)\n{\n\t%s *m = (%s *)mv;\n\n", e->nm, e->nm, e->nm);
+	out(e, "\tif (m && k >= 0 && k < %d)\n\t\tm->sel[k] = c;\n}\n", tc->nkernels);
+	out(e, "\nstatic void\n%s_tune_launch(%s *m, int k)\n{\n\tswitch (k) {\n", e->nm, e->nm);
+	for (k = 0; k < tc->nkernels; k++)
+		out(e, "\tcase %d: {\n\t%s\n\t\tbreak;\n\t}\n", k, e->calls[e->kstart[k]]);
+	out(e, "\tdefault:\n\t\tbreak;\n\t}\n}\n");
+	out(e, "\nstatic gnn_status\n%s_tune_time(void *mv, int k, int reps, double *us)\n{\n\t%s *m = (%s *)mv;\n\tdouble t[64], x;\n\tint i, j;\n\n", e->nm, e->nm, e->nm);
+	out(e, "\tif (!m || !us || !m->bound || k < 0 || k >= %d)\n\t\treturn gnn_error(GNN_ERR_ARG, \"%s_tune_time: bad arguments\");\n", tc->nkernels, e->nm);
+	out(e, "\treps = reps < 1 ? 1 : reps > 64 ? 64 : reps;\n");
+	if (e->cuda) {
+		out(e, "\tcudaEvent_t a, b;\n\tfloat ms;\n\tif (cudaEventCreate(&a) != cudaSuccess || cudaEventCreate(&b) != cudaSuccess)\n\t\treturn gnn_error(GNN_ERR_CUDA, \"%s_tune_time: no events\");\n", e->nm);
+		out(e, "\t%s_tune_launch(m, k);   /* warm */\n", e->nm);
+		out(e, "\tfor (i = 0; i < reps; i++) {\n\t\tcudaEventRecord(a, m->stream);\n\t\t%s_tune_launch(m, k);\n\t\tcudaEventRecord(b, m->stream);\n", e->nm);
+		out(e, "\t\tcudaEventSynchronize(b);\n\t\tcudaEventElapsedTime(&ms, a, b);\n\t\tt[i] = 1000.0 * ms;\n\t}\n");
+		out(e, "\tcudaEventDestroy(a);\n\tcudaEventDestroy(b);\n");
+		out(e, "\t{\n\t\tcudaError_t err = cudaGetLastError();\n\t\tif (err != cudaSuccess)\n\t\t\treturn gnn_error(GNN_ERR_CUDA, \"%s_tune_time: %%s\", cudaGetErrorString(err));\n\t}\n", e->nm);
+	} else {
+		out(e, "\t%s_tune_launch(m, k);   /* warm */\n", e->nm);
+		out(e, "\tfor (i = 0; i < reps; i++) {\n\t\tstruct timespec a, b;\n\t\ttimespec_get(&a, TIME_UTC);\n\t\t%s_tune_launch(m, k);\n\t\ttimespec_get(&b, TIME_UTC);\n", e->nm);
+		out(e, "\t\tt[i] = (double)(b.tv_sec - a.tv_sec) * 1e6 + (double)(b.tv_nsec - a.tv_nsec) / 1e3;\n\t}\n");
+	}
+	out(e, "\tfor (i = 1; i < reps; i++)\n\t\tfor (j = i, x = t[i]; j > 0 && t[j - 1] > x; j--)\n\t\t\tt[j] = t[j - 1], t[j - 1] = x;\n");
+	out(e, "\t*us = t[reps / 2];\n\treturn GNN_OK;\n}\n");
+	out(e, "\nstatic const char *\n%s_tune_arch(void)\n{\n", e->nm);
+	if (e->cuda) {
+		out(e, "\tstatic char name[32];\n\tcudaDeviceProp p;\n\tint dev;\n\n");
+		out(e, "\tif (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&p, dev) != cudaSuccess)\n\t\treturn NULL;\n");
+		out(e, "\tsnprintf(name, sizeof name, \"sm_%%d%%d\", p.major, p.minor);\n\treturn name;\n}\n");
+	} else
+		out(e, "\treturn NULL;\n}\n");
+	out(e, "\nstatic const int %s_tune_ncand[%d] = {", e->nm, tc->nkernels ? tc->nkernels : 1);
+	for (k = 0; k < tc->nkernels; k++)
+		out(e, "%s%d", k ? ", " : "", tc->ncand[k]);
+	out(e, "};\n\n%sconst gnn_tune_desc %s_tune = {\n\t%d, %s_tune_ncand, %s_tune_select, %s_tune_time, %s_tune_arch,\n};\n",
+	    e->cuda ? "extern \"C\" " : "", e->nm, tc->nkernels, e->nm, e->nm, e->nm, e->nm);
 }
 
 static void
@@ -1193,20 +1337,23 @@ emitprelude(E *e, const CodegenOpts *o)
 {
 	out(e, "/*\n * Generated by gnncc from %s for --target=%s; do not edit.\n", o->source ? o->source : "<ir>", e->cuda ? "cuda" : "cpu");
 	out(e, " * Bind-time work runs on the host; forward runs %s.\n */\n", e->cuda ? "as CUDA kernels on the model's stream" : "as host loops (OpenMP where enabled)");
-	out(e, "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n\n");
+	out(e, "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n%s\n", o->tune ? "#include <stdio.h>\n#include <time.h>\n" : "");
 	if (e->cuda)
 		out(e, "#include <cuda_runtime.h>\n\n");
 	out(e, "#include \"gnnrt.h\"\n#include \"%s\"\n\n", o->header ? o->header : "model.h");
 	out(e, "#ifdef _OPENMP\n#define GNN_PARFOR _Pragma(\"omp parallel for schedule(static)\")\n#else\n#define GNN_PARFOR\n#endif\n");
+	out(e, "#define GNN_PRAGMA(x) _Pragma(#x)\n#ifdef _OPENMP\n#define GNN_PARFOR_DYN(c) GNN_PRAGMA(omp parallel for schedule(dynamic, c))\n#else\n#define GNN_PARFOR_DYN(c)\n#endif\n");
 	out(e, "#define GNN_HKERNEL\n#define GNN_HLOOP(t, T) GNN_PARFOR for (int64_t t = 0; t < (T); t++)\n");
 	out(e, "#define GNN_HLAUNCH(k, T, ...) k((T), __VA_ARGS__)\n");
 	if (e->cuda) {
 		out(e, "#define GNN_DKERNEL __global__\n");
 		out(e, "#define GNN_DLOOP(t, T) for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < (T); t += (int64_t)blockDim.x * gridDim.x)\n");
 		out(e, "#define GNN_DLAUNCH(k, T, ...) do { \\\n\tint64_t T_ = (T); \\\n\tif (T_ > 0) \\\n\t\tk<<<gnn_blocks(T_), 256, 0, m->stream>>>(T_, __VA_ARGS__); \\\n} while (0)\n\n");
+		out(e, "#define GNN_DFN static __device__ __forceinline__\n");
+		out(e, "#define GNN_RLAUNCH(k, L, R, T, ...) do { \\\n\tint64_t T_ = (T), b_ = (T_ + (R) - 1) / (R); \\\n\tif (T_ > 0) \\\n\t\tk<<<(unsigned)(b_ < (1 << 20) ? b_ : (1 << 20)), (L) * (R), 0, m->stream>>>(T_, __VA_ARGS__); \\\n} while (0)\n\n");
 		out(e, "static unsigned\ngnn_blocks(int64_t T)\n{\n\tint64_t b = (T + 255) / 256;\n\n\treturn b > (1 << 20) ? (1u << 20) : (unsigned)b;\n}\n");
 	} else
-		out(e, "#define GNN_DKERNEL GNN_HKERNEL\n#define GNN_DLOOP GNN_HLOOP\n#define GNN_DLAUNCH GNN_HLAUNCH\n");
+		out(e, "#define GNN_DKERNEL GNN_HKERNEL\n#define GNN_DLOOP GNN_HLOOP\n#define GNN_DLAUNCH GNN_HLAUNCH\n#define GNN_DFN static inline\n");
 }
 
 void
@@ -1214,12 +1361,14 @@ emitsource(FILE *f, Mod *m, const CodegenOpts *o)
 {
 	Plan p;
 	Fn *fn;
-	E e = {.f = f, .m = m, .cuda = o->target == TargetCUDA};
+	E e = {.f = f, .m = m, .cuda = o->target == TargetCUDA, .sfx = "", .o = o};
+	int nfn;
 
 	emitprelude(&e, o);
-	for (fn = m->fn; fn; fn = fn->link) {
+	for (fn = m->fn, nfn = 0; fn; fn = fn->link, nfn++) {
 		if (plan(&p, fn, o->target))
 			die("codegen: emitsource without a clean codegencheck");
+		e.tc = o->tune ? &o->tune[nfn] : NULL;
 		e.p = &p;
 		e.fn = fn;
 		e.nm = fn->name;
@@ -1232,7 +1381,11 @@ emitsource(FILE *f, Mod *m, const CodegenOpts *o)
 		emitbind(&e);
 		emitrun(&e);
 		emitapi(&e);
+		if (e.tc)
+			emittune(&e);
 		freekernels(&e);
+		free(e.kstart);
+		e.kstart = NULL;
 		planfree(&p);
 	}
 }

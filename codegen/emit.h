@@ -19,6 +19,11 @@ typedef struct E {
 	const char *nm;      /* model name: the prefix of every symbol */
 	bool cuda;
 	char **calls;        /* per instruction: the statement that runs it */
+	Sched sched;         /* the schedule of the kernel being emitted */
+	const char *sfx;     /* its name's suffix: "" or a tuning candidate's "_s3" */
+	const CodegenOpts *o;
+	const TuneCands *tc; /* this model's candidates in a tuning build, or NULL */
+	int *kstart;         /* tuning: per forward kernel, its first instruction */
 } E;
 
 /* A kernel's extra arguments: C declarations and the host expressions
@@ -42,8 +47,8 @@ void ptrarg(E *e, Args *a, const char *name, Ref v, bool isout, bool device);
 void unaryexpr(char *buf, size_t n, const Ins *in, int dt, int odt);
 void binaryexpr(char *buf, size_t n, int op, int dt);
 
-/* rowkernel.c: the kernel of fusion group grp; call gets the statement
- * that runs it (a launch for cuda) */
+/* rowkernel.c: the kernel of fusion group grp under e->sched; call gets
+ * the statement that runs it (a launch for cuda) */
 void emitrowkernel(E *e, int grp, char *call, size_t calln);
 
 #endif

@@ -153,6 +153,37 @@ planfree(Plan *p)
 	memset(p, 0, sizeof *p);
 }
 
+/* every "sched" attribute starts a kernel and is legal for it */
+static int
+checkscheds(Fn *fn, Mod *m, int target)
+{
+	SchedTarget st = {.target = target};
+	Kernel *ks;
+	int i, nk = listkernels(fn, m, &ks), nerr = 0, k;
+	char err[256], text[128];
+	Sched s;
+
+	for (i = 0; i < fn->nins; i++) {
+		if (!attrstr(&fn->ins[i], "sched"))
+			continue;
+		for (k = 0; k < nk && ks[k].first != i; k++)
+			;
+		if (k == nk) {
+			errorat(fn->ins[i].loc, "a 'sched' attribute belongs on the first instruction of a forward kernel");
+			nerr++;
+			continue;
+		}
+		schedof(&fn->ins[i], &s);
+		if (schedlegal(&ks[k], &st, &s, err, sizeof err) < 0) {
+			schedprint(text, sizeof text, &s);
+			errorat(fn->ins[i].loc, "schedule '%s' for --target=%s: %s", text, target == TargetCUDA ? "cuda" : "cpu", err);
+			nerr++;
+		}
+	}
+	free(ks);
+	return nerr;
+}
+
 int
 codegencheck(Mod *m, const CodegenOpts *o)
 {
@@ -170,7 +201,8 @@ codegencheck(Mod *m, const CodegenOpts *o)
 		if (checkgroups(fn, &where, err, sizeof err) < 0) {
 			errorat(where, "%s", err);
 			nerr++;
-		}
+		} else
+			nerr += checkscheds(fn, m, o->target);
 	}
 	if (!m->fn) {
 		errorat((Loc){0}, "no model to compile");

@@ -17,30 +17,47 @@
 #include "toolchain.h"
 
 static int
-writesources(Mod *m, int target, const char *src, const char *hdr, const char *source)
+writesources(Mod *m, const CodegenOpts *o, const char *src, const char *hdr)
 {
-	CodegenOpts o = {.target = target, .source = source, .header = "model.h"};
 	FILE *f;
 
-	if (codegencheck(m, &o))
+	if (codegencheck(m, o))
 		return -1;
 	if (!(f = fopen(src, "w")))
 		return -1;
-	emitsource(f, m, &o);
+	emitsource(f, m, o);
 	if (fclose(f) != 0 || !(f = fopen(hdr, "w")))
 		return -1;
-	emitheader(f, m, &o);
+	emitheader(f, m, o);
 	return fclose(f) == 0 ? 0 : -1;
 }
 
 int
 engineload(Engine *en, Mod *m, Fn *fn, int target, const char *source)
 {
+	CodegenOpts o = {.target = target, .source = source, .header = "model.h"};
+	char sym[512];
+
+	if (enginebuild(en, m, &o, false, "gnnrun") < 0)
+		return -1;
+	snprintf(sym, sizeof sym, "%s_desc", fn->name);
+	if (!(en->desc = (const gnn_model_desc *)dlsym(en->handle, sym))) {
+		fprintf(stderr, "gnnrun: error: the compiled model has no %s\n", sym);
+		engineclose(en);
+		return -1;
+	}
+	return 0;
+}
+
+int
+enginebuild(Engine *en, Mod *m, const CodegenOpts *co, bool openmp, const char *who)
+{
+	int target = co->target;
 	bool cuda = target == TargetCUDA;
 	char *src = tempname(cuda ? "model.cu" : "model.c");
 	char *hdr = tempname("model.h");
 	char *so = tempname("model.so");
-	char sym[512], why[128], inc[4096];
+	char why[128], inc[4096];
 	const char *cc;
 	char *prog, *nvcc = NULL;
 	Layout l;
@@ -48,12 +65,12 @@ engineload(Engine *en, Mod *m, Fn *fn, int target, const char *source)
 	int rc = -1;
 
 	memset(en, 0, sizeof *en);
-	if (writesources(m, target, src, hdr, source) < 0) {
-		fprintf(stderr, "gnnrun: error: cannot generate code for model %s\n", fn->name);
+	if (writesources(m, co, src, hdr) < 0) {
+		fprintf(stderr, "%s: error: cannot generate code\n", who);
 		goto out;
 	}
 	if (!findlayout(&l)) {
-		fprintf(stderr, "gnnrun: error: cannot find the runtime headers (looked in %s)\n", l.where);
+		fprintf(stderr, "%s: error: cannot find the runtime headers (looked in %s)\n", who, l.where);
 		goto out;
 	}
 	cc = cuda ? getenv("NVCC") : getenv("CC");
@@ -63,7 +80,8 @@ engineload(Engine *en, Mod *m, Fn *fn, int target, const char *source)
 		cc = "cc";
 	cmdwords(&c, cc);
 	if (!(prog = findprogram(c.argv[0]))) {
-		fprintf(stderr, "gnnrun: error: %s not found (the %s engine needs it)\n", c.argv[0], cuda ? "cuda" : "cpu");
+		fprintf(stderr, "%s: error: %s not found (the %s %s needs it)\n", who, c.argv[0], cuda ? "cuda" : "cpu",
+		        strcmp(who, "gnnrun") == 0 ? "engine" : "target");
 		cmdfree(&c);
 		goto out;
 	}
@@ -82,6 +100,8 @@ engineload(Engine *en, Mod *m, Fn *fn, int target, const char *source)
 		cmdadd(&c, "-O2");
 		cmdadd(&c, "-fPIC");
 		cmdadd(&c, "-shared");
+		if (openmp)
+			cmdadd(&c, "-fopenmp");
 	}
 	cmdadd(&c, inc);
 	cmdadd(&c, src);
@@ -97,7 +117,7 @@ engineload(Engine *en, Mod *m, Fn *fn, int target, const char *source)
 	rc = runcmd(&c, why, sizeof why);
 	cmdfree(&c);
 	if (rc != 0) {
-		fprintf(stderr, "gnnrun: error: compiling the generated %s failed (%s)\n", src,
+		fprintf(stderr, "%s: error: compiling the generated %s failed (%s)\n", who, src,
 		        rc < 0 ? why : "see above");
 		tempforget(src);
 		rc = -1;
@@ -105,13 +125,7 @@ engineload(Engine *en, Mod *m, Fn *fn, int target, const char *source)
 	}
 	rc = -1;
 	if (!(en->handle = dlopen(so, RTLD_NOW | RTLD_LOCAL))) {
-		fprintf(stderr, "gnnrun: error: cannot load the compiled model: %s\n", dlerror());
-		goto out;
-	}
-	snprintf(sym, sizeof sym, "%s_desc", fn->name);
-	if (!(en->desc = (const gnn_model_desc *)dlsym(en->handle, sym))) {
-		fprintf(stderr, "gnnrun: error: the compiled model has no %s\n", sym);
-		engineclose(en);
+		fprintf(stderr, "%s: error: cannot load the compiled model: %s\n", who, dlerror());
 		goto out;
 	}
 	rc = 0;

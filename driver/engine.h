@@ -10,6 +10,7 @@
 
 #include "../ir/ir.h"
 #include "../runtime/gnnrt.h"
+#include "../codegen/codegen.h"
 
 typedef struct Engine {
 	void *handle;                /* dlopen handle */
@@ -22,6 +23,9 @@ typedef struct Engine {
  * descriptor of model fn.  Prints the problem and returns -1 on failure.
  */
 int engineload(Engine *en, Mod *m, Fn *fn, int target, const char *source);
+/* The same for the whole module under codegen options co (a tuning
+ * build, say), for the program who; find symbols with dlsym(en->handle). */
+int enginebuild(Engine *en, Mod *m, const CodegenOpts *co, bool openmp, const char *who);
 void engineclose(Engine *en);
 
 #endif

@@ -38,6 +38,7 @@
 #include "../frontend/frontend.h"
 #include "../frontend/layerlib.h"
 #include "../passes/passes.h"
+#include "schedules.h"
 #include "toolchain.h"
 
 #ifndef GNNCC_VERIFY_DEFAULT
@@ -76,6 +77,7 @@ typedef struct Opts {
 	int print;
 	PassOpts po;
 	ReportOpts report;          /* --report: what == 0 when not asked */
+	SchedOpts so;               /* --schedule, --tune*, the graph schedules are for */
 } Opts;
 
 /* The files the frontend read, for -MD. */
@@ -233,7 +235,7 @@ emitof(const char *name)
 static unsigned
 reportof(const char *list)
 {
-	static const char *const name[] = {"kernels", "breaks", "syncs", "memory"};
+	static const char *const name[] = {"kernels", "breaks", "syncs", "memory", "schedules"};
 	const char *p = list, *q;
 	unsigned what = 0;
 	size_t n;
@@ -242,17 +244,31 @@ reportof(const char *list)
 	for (;;) {
 		q = p + strcspn(p, ",");
 		n = q - p;
-		for (k = 0; k < 4; k++)
+		for (k = 0; k < 5; k++)
 			if (strlen(name[k]) == n && strncmp(p, name[k], n) == 0)
 				break;
-		if (k == 4)
-			fatal("unknown report '%.*s' in '--report=%s'; expected kernels, breaks, syncs or memory",
+		if (k == 5)
+			fatal("unknown report '%.*s' in '--report=%s'; expected kernels, breaks, syncs, memory or schedules",
 			      (int)n, p, list);
 		what |= 1u << k;
 		if (!*q)
 			return what;
 		p = q + 1;
 	}
+}
+
+/* a non-negative integer option value, at most max */
+static int64_t
+number(const char *v, const char *opt, int64_t max)
+{
+	char *end;
+	long long n;
+
+	errno = 0;
+	n = strtoll(v, &end, 10);
+	if (!*v || *end || errno || n < 0 || n > max)
+		fatal("bad number '%s' for %s", v, opt);
+	return n;
 }
 
 static void
@@ -274,6 +290,7 @@ parseargs(Opts *o, int argc, char **argv)
 	o->po.olevel = 2;
 	o->target = TargetCUDA;
 	o->report.nodes = -1;
+	o->so.nodes = -1;
 	for (i = 1; i < argc; i++) {
 		a = argv[i];
 		if (noopts || a[0] != '-' || strcmp(a, "-") == 0) {
@@ -360,6 +377,35 @@ parseargs(Opts *o, int argc, char **argv)
 			o->keeptemps = true;
 		else if (strcmp(a, "-v") == 0)
 			o->verbose = true;
+		else if (hasprefix(a, "--schedule=")) {
+			char err[256];
+			o->so.force = realloc(o->so.force, (o->so.nforce + 1) * sizeof *o->so.force);
+			if (!o->so.force)
+				fatal("out of memory");
+			if (parseforce(a + strlen("--schedule="), &o->so.force[o->so.nforce++], err, sizeof err) < 0)
+				fatal("%s", err);
+		} else if (strcmp(a, "--tune") == 0)
+			o->so.tune = true;
+		else if (hasprefix(a, "--tune-graph="))
+			o->so.graph = a + strlen("--tune-graph=");
+		else if (hasprefix(a, "--tune-nodes="))
+			o->so.nodes = number(a + strlen("--tune-nodes="), "--tune-nodes", (int64_t)1 << 40);
+		else if (hasprefix(a, "--tune-synthetic=")) {
+			char *comma;
+			v = a + strlen("--tune-synthetic=");
+			if (!(comma = strchr(v, ',')))
+				fatal("--tune-synthetic: expected NODES,EDGES, not '%s'", v);
+			*comma = 0;
+			o->so.synnodes = number(v, "--tune-synthetic", (int64_t)1 << 32);
+			o->so.synedges = number(comma + 1, "--tune-synthetic", (int64_t)1 << 34);
+			if (o->so.synnodes < 1)
+				fatal("--tune-synthetic: a graph needs at least one node");
+		} else if (hasprefix(a, "--tune-budget="))
+			o->so.budget = (double)number(a + strlen("--tune-budget="), "--tune-budget", 86400);
+		else if (hasprefix(a, "--tune-cache="))
+			o->so.cache = a + strlen("--tune-cache=");
+		else if (strcmp(a, "--no-tune-cache") == 0)
+			o->so.cache = "";
 		else if (strcmp(a, "-fopenmp") == 0)
 			o->openmp = true;
 		else if (strcmp(a, "-fno-openmp") == 0)
@@ -923,6 +969,7 @@ main(int argc, char **argv)
 	static Opts o;
 	static Deps deps;
 	CodegenOpts co = {0};
+	Choices choices;
 	const char *name, *hname;
 	char *header = NULL;
 	Mod *m;
@@ -951,12 +998,29 @@ main(int argc, char **argv)
 		freemod(m);
 		return 1;
 	}
-	if (o.dump == DumpFinal)
-		printmod(stdout, m);
-	if (o.report.what && report(stdout, m, &o.report) < 0) {
+	/* schedules: forced, cached, tuned, or the cost model's */
+	o.so.who = "gnncc";
+	o.so.target = o.target;
+	o.so.openmp = o.openmp;
+	o.so.olevel = o.po.olevel;
+	o.so.arch = o.arch;
+	o.so.source = name;
+	/* --passes= runs exactly the passes named: no schedules then */
+	if (o.po.pipeline && !o.so.nforce && !o.so.tune)
+		o.so.olevel = 0;
+	if (pickschedules(m, &o.so, &choices) < 0) {
 		freemod(m);
 		return 1;
 	}
+	if (o.dump == DumpFinal)
+		printmod(stdout, m);
+	if ((o.report.what & ~(unsigned)ReportSchedules) && report(stdout, m, &o.report) < 0) {
+		freemod(m);
+		return 1;
+	}
+	if (o.report.what & ReportSchedules)
+		reportschedules(stdout, &choices);
+	freechoices(&choices);
 
 	if (o.emit != EmitNone && o.emit != EmitIr) {
 		/* the header's name as the source includes it: beside the output */

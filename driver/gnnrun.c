@@ -26,6 +26,7 @@
 #include "ir/interp.h"
 #include "codegen/codegen.h"
 #include "driver/engine.h"
+#include "driver/schedules.h"
 #include "passes/passes.h"
 #include "runtime/gnnrt.h"
 
@@ -50,6 +51,9 @@ typedef struct Opts {
 	int64_t numnodes;        /* --num-nodes, -1: from inputs */
 	bool f64out;             /* --output-dtype=f64 */
 	bool checkfinite;        /* --check-finite */
+	SchedForce force[16];    /* --schedule */
+	int nforce;
+	const char *cache;       /* --tune-cache; "" with --no-tune-cache */
 } Opts;
 
 static int nerr;
@@ -557,6 +561,20 @@ parseargs(int argc, char **argv, Opts *o)
 			o->out[o->nout++] = v;
 		} else if ((v = VALUE("--specialize")))
 			o->specialize = v;
+		else if ((v = VALUE("--schedule"))) {
+			char why[256];
+			if (o->nforce == 16) {
+				err("too many --schedule options");
+				return false;
+			}
+			if (parseforce(v, &o->force[o->nforce++], why, sizeof why) < 0) {
+				err("%s", why);
+				return false;
+			}
+		} else if ((v = VALUE("--tune-cache")))
+			o->cache = v;
+		else if (strcmp(a, "--no-tune-cache") == 0)
+			o->cache = "";
 		else if (strcmp(a, "-O0") == 0)
 			o->olevel = 0;
 		else if (strcmp(a, "-O1") == 0 || strcmp(a, "-O2") == 0)
@@ -637,6 +655,16 @@ main(int argc, char **argv)
 	po.specialize = o.specialize;
 	if (runpasses(m, &po) != 0)
 		goto out;
+	if (strcmp(o.engine, "interp") != 0) {
+		/* schedules as gnncc chooses them */
+		SchedOpts so = {.who = "gnnrun", .target = strcmp(o.engine, "cuda") == 0 ? TargetCUDA : TargetCPU,
+		                .olevel = o.olevel, .force = o.force, .nforce = o.nforce, .nodes = -1, .cache = o.cache,
+		                .source = o.model};
+		Choices cs;
+		if (pickschedules(m, &so, &cs) < 0)
+			goto out;
+		freechoices(&cs);
+	}
 	if (fn->narg > MaxIO || fn->nret > MaxIO) {
 		err("model %s has too many inputs or outputs for gnnrun", fn->name);
 		goto out;

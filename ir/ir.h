@@ -336,6 +336,22 @@ int snprintfloat(char *buf, size_t n, double v);
  * text.  Returns NULL if any error was reported. */
 Mod *parseir(const char *file, const char *text, size_t len);
 
+/* sched.c --------------------------------------------------------------- */
+
+/* A kernel's schedule (the "sched" attribute of its first instruction):
+ * see sched.c for the fields.  Plain ints so that tables can list them. */
+typedef struct Sched {
+	int lanes, rows, tile, axpy, chunk;
+} Sched;
+void scheddefault(Sched *s);
+bool schedequal(const Sched *a, const Sched *b);
+/* "lanes=8,rows=32" or "default": 0, or -1 with a message in err */
+int schedparse(const char *text, Sched *s, char *err, size_t errlen);
+/* the canonical text: non-default fields in a fixed order, or "default" */
+void schedprint(char *buf, size_t n, const Sched *s);
+/* in's schedule (the reference when it has none) */
+void schedof(const Ins *in, Sched *s);
+
 /* verify.c -------------------------------------------------------------- */
 
 /* Checks SSA form, operand counts, attributes and types (through

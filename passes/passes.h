@@ -100,6 +100,49 @@ int checkgroups(const Fn *fn, Loc *where, char *err, size_t errlen);
  * none); egraph[v]: for an edge value, the graph of its edges. */
 void rowkinds(const Fn *fn, unsigned char *kind, Ref *egraph);
 
+
+/* schedule.c: kernels, their schedule spaces and the cost model ------------- */
+
+enum { KernelElem, KernelDense, KernelRow };
+/* The targets code is generated for (codegen.h says more). */
+enum Target { TargetCPU, TargetCUDA };
+typedef struct SchedTarget {
+	int target;              /* TargetCPU or TargetCUDA */
+	bool openmp;             /* cpu: compiled with OpenMP */
+} SchedTarget;
+/* What the cost model knows of the graph (defaultstats: a typical one). */
+typedef struct GraphStats {
+	int64_t nodes, edges, maxdeg;
+	double meandeg, cvdeg;   /* in-degree mean and coefficient of variation */
+} GraphStats;
+typedef struct Kernel {
+	int first, last;         /* its first and last instruction */
+	int group;               /* fusion group, or -1 */
+	int kind;                /* Kernel* */
+	const char *what;        /* "aggregation", "attention", "epilogue", "dense", "elementwise" */
+	char name[16];           /* codegen's: "g0" (group 0), "k12" (instruction 12) */
+	uint64_t sig;            /* hash of its instructions' text */
+	int64_t width;           /* widest node row made (dense: P) */
+	int64_t msgwidth;        /* widest aggregated row (dense: K) */
+	int64_t smem;            /* row kernels: shared bytes per row with lanes */
+	bool lanable, hasmatmul;
+} Kernel;
+/* forward's kernels in launch order (free *out) */
+int listkernels(Fn *fn, Mod *m, Kernel **out);
+int64_t rowsharedbytes(const Fn *fn, int group);
+/* 0 if s may run kernel k on st's target; else -1 and why */
+int schedlegal(const Kernel *k, const SchedTarget *st, const Sched *s, char *err, size_t errlen);
+/* the candidates (out[0] the reference); their count */
+int schedspace(const Kernel *k, const SchedTarget *st, Sched *out, int max);
+double schedcost(const Kernel *k, const SchedTarget *st, const GraphStats *gs, const Sched *s);
+void defaultstats(GraphStats *gs);
+/* the cost model's choice; returns the size of the space */
+int costpick(const Kernel *k, const SchedTarget *st, const GraphStats *gs, Sched *best);
+/* k's "sched" attribute (removed for the reference) */
+void setsched(Fn *fn, Mod *m, const Kernel *k, const Sched *s);
+/* the pass: every kernel gets the cost model's choice */
+void schedule(Fn *fn, Mod *m, const SchedTarget *st, const GraphStats *gs);
+
 /* specialize.c: the sizes the pass substitutes ------------------------------ */
 
 /* Syntax of --specialize ("N=2708,E=10556"): 0, or -1 after a message. */

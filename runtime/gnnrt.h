@@ -261,6 +261,22 @@ typedef struct gnn_model_desc {
 } gnn_model_desc;
 
 /*
+** Tuning builds (gnncc --tune compiles one to measure) also export
+** NAME_tune: forward's kernels in launch order, each compiled under
+** ncand[k] candidate schedules (0 is the reference).  select picks the
+** candidate forward runs for kernel k; time runs kernel k alone reps
+** times (after a forward with the same inputs) and gives the median in
+** microseconds; arch names the device ("sm_90"), NULL on the cpu.
+*/
+typedef struct gnn_tune_desc {
+	int nkernels;
+	const int *ncand;
+	void (*select)(void *model, int kernel, int cand);
+	gnn_status (*time)(void *model, int kernel, int reps, double *us);
+	const char *(*arch)(void);
+} gnn_tune_desc;
+
+/*
 ** Loads a safetensors file into parameter buffers: every parameter of
 ** params must be present with its dtype and shape (a float32 parameter
 ** also accepts an F64 tensor, narrowed; an i64 one accepts I32), and the
@@ -281,6 +297,41 @@ gnn_status gnn_error(gnn_status s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)))
 #endif
 	;
+
+/* synth.c */
+
+/*
+** Synthetic graphs shaped like real datasets, for benchmarks and
+** autotuning. The node of rank r (1-based) weighs r^-alpha (Zipf over
+** ranks: alpha 0 is uniform, 1 is Zipf's law, 0.8..1.2 is typical); each
+** edge draws its source by weight from one random ranking of the nodes and
+** its target from another, so in- and out-degrees follow power laws, hubs
+** have random ids, and in-hubs are other nodes than out-hubs. No self
+** loops when nodes >= 2 (a target equal to its source is drawn again);
+** with one node every edge is 0 -> 0. Repeated edges are kept. Edges are
+** in the order drawn (not sorted). The output depends only on the spec
+** and is the same on every platform. Limits: nodes < 2^32, 0 <= alpha
+** <= 8 (rounded to 1/65536).
+*/
+typedef struct gnn_synth_spec {
+	int64_t nodes, edges;
+	int64_t features;   /* for gnn_synth_features */
+	double alpha;
+	uint64_t seed;
+} gnn_synth_spec;
+/* What both calls check first: GNN_ERR_ARG for NULL, a negative size,
+** edges without nodes or alpha out of range, GNN_ERR_SHAPE for too many
+** nodes or an output whose byte size overflows. */
+gnn_status gnn_synth_check(const gnn_synth_spec *s);
+/* edge_index: 2 * edges int64s, caller-owned, [2, edges] row major (row 0
+** sources, row 1 targets); NULL only when edges is 0. Tables of about 8
+** bytes a node go through the allocator hook for the duration of the
+** call (GNN_ERR_MEM when it fails). */
+gnn_status gnn_synth_edges(const gnn_synth_spec *s, int64_t *edge_index);
+/* x: nodes * features floats, [nodes, features], uniform in [-1, 1) (in
+** steps of 2^-23), from the seed alone: the same x whatever edges and
+** alpha are. NULL only when nodes * features is 0. */
+gnn_status gnn_synth_features(const gnn_synth_spec *s, float *x);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """launches.py SOURCE MODEL: count the kernels the generated forward of
-MODEL launches (MODEL_run's body: each GNN_DLAUNCH/GNN_HLAUNCH, and each
+MODEL launches (MODEL_run's body: each GNN_DLAUNCH/GNN_HLAUNCH/GNN_RLAUNCH, and each
 call of a sequential scatter, MODEL_kN(...) on a line of its own).
 Prints "launches: N"."""
 import re
@@ -16,5 +16,5 @@ for line in open(src):
     elif inside:
         body.append(line)
 n = sum(1 for l in body
-        if re.search(r"GNN_[DH]LAUNCH\(", l) or re.match(r"\s+%s_k\d+\(" % model, l))
+        if re.search(r"GNN_[DHR]LAUNCH\(", l) or re.match(r"\s+%s_k\d+\(" % model, l))
 print("launches: %d" % n)

@@ -1,0 +1,347 @@
+/*
+ * Choosing schedules (schedules.h): forced > tuning cache > tuning run >
+ * cost model, kernel by kernel, with the reason kept for the report.
+ *
+ * The graph a compile is for (--tune-graph, or a synthetic one) gives
+ * the cost model its degree statistics and the cache its bucket: log2 of
+ * the node count, the edge count and the largest in-degree, so a graph
+ * of about the same shape reuses what was tuned on another.  Without a
+ * graph the cost model assumes a typical one and the cache takes the
+ * newest entry for the kernel whatever its bucket.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "../runtime/gnnrt.h"
+#include "schedules.h"
+#include "toolchain.h"
+
+int
+parseforce(const char *arg, SchedForce *f, char *err, size_t errlen)
+{
+	const char *colon = strchr(arg, ':');
+	size_t n = colon ? (size_t)(colon - arg) : 0;
+
+	if (!colon || n == 0 || n >= sizeof f->kernel) {
+		snprintf(err, errlen, "--schedule: expected KERNEL:FIELDS (g0:lanes=8,rows=32, or all:...), not '%s'", arg);
+		return -1;
+	}
+	memcpy(f->kernel, arg, n);
+	f->kernel[n] = 0;
+	if (schedparse(colon + 1, &f->s, err, errlen) < 0)
+		return -1;
+	return 0;
+}
+
+/* degree statistics of edge_index (row 1: targets) */
+static void
+statsof(const int64_t *ei, int64_t ne, int64_t nodes, GraphStats *gs)
+{
+	int64_t *deg = calloc(nodes > 0 ? (size_t)nodes : 1, sizeof *deg), i, mx = 0;
+	double mean, var = 0;
+
+	if (!deg) {
+		fprintf(stderr, "out of memory\n");
+		abort();
+	}
+	for (i = 0; i < ne; i++)
+		if (ei[ne + i] >= 0 && ei[ne + i] < nodes)
+			deg[ei[ne + i]]++;
+	mean = nodes ? (double)ne / (double)nodes : 0;
+	for (i = 0; i < nodes; i++) {
+		var += ((double)deg[i] - mean) * ((double)deg[i] - mean);
+		if (deg[i] > mx)
+			mx = deg[i];
+	}
+	gs->nodes = nodes;
+	gs->edges = ne;
+	gs->maxdeg = mx;
+	gs->meandeg = mean;
+	gs->cvdeg = nodes && mean > 0 ? sqrt(var / (double)nodes) / mean : 0;
+	free(deg);
+}
+
+static int
+ilog2(int64_t x)
+{
+	int k = 0;
+
+	while (x > 1) {
+		x >>= 1;
+		k++;
+	}
+	return k;
+}
+
+/* where the generated code will run: the cache's arch field */
+static void
+archkey(const SchedOpts *o, char *buf, size_t n)
+{
+	buf[0] = 0;
+	if (o->target == TargetCPU) {
+		struct utsname u;
+		char model[96] = "unknown", line[256];
+		FILE *f = fopen("/proc/cpuinfo", "r");
+		size_t k;
+		while (f && fgets(line, sizeof line, f))
+			if (strncmp(line, "model name", 10) == 0 && strchr(line, ':')) {
+				snprintf(model, sizeof model, "%s", strchr(line, ':') + 2);
+				model[strcspn(model, "\n")] = 0;
+				break;
+			}
+		if (f)
+			fclose(f);
+		for (k = 0; model[k]; k++)
+			if (model[k] == '"' || model[k] == '\\' || (unsigned char)model[k] < ' ')
+				model[k] = '_';
+		snprintf(buf, n, "%s/%s/%ld%s", uname(&u) == 0 ? u.machine : "?", model, sysconf(_SC_NPROCESSORS_ONLN),
+		         o->openmp ? "/omp" : "");
+		return;
+	}
+	/* cuda: one named architecture, else the GPU here */
+	if (o->arch && strncmp(o->arch, "sm_", 3) == 0 && !strchr(o->arch, ',')) {
+		snprintf(buf, n, "%s", o->arch);
+		return;
+	}
+	{
+		FILE *p = popen("nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null", "r");
+		int major, minor;
+		if (p && fscanf(p, "%d.%d", &major, &minor) == 2)
+			snprintf(buf, n, "sm_%d%d", major, minor);
+		if (p)
+			pclose(p);
+	}
+}
+
+/* the graph schedules are chosen for, as an edge_index; 0, or -1 */
+static int
+loadgraph(const SchedOpts *o, int64_t **ei, int64_t *ne, int64_t *nodes)
+{
+	gnn_array a = {0};
+	int64_t i, mx = -1;
+
+	*ei = NULL;
+	if (o->synnodes > 0) {
+		gnn_synth_spec sp = {.nodes = o->synnodes, .edges = o->synedges};
+		*ne = o->synedges;
+		*nodes = o->synnodes;
+		if (!(*ei = malloc((size_t)(2 * *ne > 0 ? 2 * *ne : 1) * sizeof **ei)) || gnn_synth_edges(&sp, *ei) != GNN_OK) {
+			fprintf(stderr, "%s: error: --tune-synthetic: %s\n", o->who, *ei ? gnn_errmsg() : "out of memory");
+			free(*ei);
+			*ei = NULL;
+			return -1;
+		}
+		return 0;
+	}
+	if (gnn_npy_read(o->graph, &a) != GNN_OK) {
+		fprintf(stderr, "%s: error: %s\n", o->who, gnn_errmsg());
+		return -1;
+	}
+	if (a.rank != 2 || a.shape[0] != 2 || (a.dtype != GNN_I64 && a.dtype != GNN_I32)) {
+		fprintf(stderr, "%s: error: %s: an edge_index must be int32 or int64 of shape [2, E]\n", o->who, o->graph);
+		gnn_array_free(&a);
+		return -1;
+	}
+	*ne = a.shape[1];
+	if (!(*ei = malloc((size_t)(2 * *ne > 0 ? 2 * *ne : 1) * sizeof **ei))) {
+		gnn_array_free(&a);
+		fprintf(stderr, "%s: error: out of memory\n", o->who);
+		return -1;
+	}
+	for (i = 0; i < 2 * *ne; i++) {
+		(*ei)[i] = a.dtype == GNN_I64 ? ((int64_t *)a.data)[i] : ((int32_t *)a.data)[i];
+		if ((*ei)[i] < 0) {
+			fprintf(stderr, "%s: error: %s: negative node index %lld\n", o->who, o->graph, (long long)(*ei)[i]);
+			gnn_array_free(&a);
+			free(*ei);
+			*ei = NULL;
+			return -1;
+		}
+		if ((*ei)[i] > mx)
+			mx = (*ei)[i];
+	}
+	gnn_array_free(&a);
+	*nodes = o->nodes >= 0 ? o->nodes : mx + 1;
+	if (mx >= *nodes) {
+		fprintf(stderr, "%s: error: %s: node index %lld with %lld nodes\n", o->who, o->graph, (long long)mx, (long long)*nodes);
+		free(*ei);
+		*ei = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static const SchedForce *
+forced(const SchedOpts *o, const char *kernel)
+{
+	int i;
+
+	/* the last one given wins; a named kernel over all */
+	for (i = o->nforce - 1; i >= 0; i--)
+		if (strcmp(o->force[i].kernel, kernel) == 0)
+			return &o->force[i];
+	for (i = o->nforce - 1; i >= 0; i--)
+		if (strcmp(o->force[i].kernel, "all") == 0)
+			return &o->force[i];
+	return NULL;
+}
+
+int
+pickschedules(Mod *m, const SchedOpts *o, Choices *cs)
+{
+	SchedTarget st = {.target = o->target, .openmp = o->openmp};
+	const char *tname = o->target == TargetCUDA ? "cuda" : "cpu";
+	char *cpath = NULL, err[256];
+	Cache *cache = NULL;
+	int64_t *ei = NULL, ne = 0, nodes = 0;
+	int rc = -1, i, j, n, nf = 0;
+	Fn *fn;
+
+	memset(cs, 0, sizeof *cs);
+	defaultstats(&cs->gs);
+	if (o->graph || o->synnodes > 0) {
+		if (loadgraph(o, &ei, &ne, &nodes) < 0)
+			return -1;
+		statsof(ei, ne, nodes, &cs->gs);
+		cs->statsknown = true;
+		snprintf(cs->bucket, sizeof cs->bucket, "n%d.e%d.x%d", ilog2(nodes), ilog2(ne), ilog2(cs->gs.maxdeg));
+	}
+	archkey(o, cs->archkey, sizeof cs->archkey);
+	if (o->olevel > 0 && !(o->cache && !*o->cache)) {
+		cpath = o->cache ? strdup(o->cache) : defaultcache();
+		if (cpath)
+			cache = cacheopen(cpath, o->who);
+	}
+	for (i = 0; i < o->nforce; i++)
+		if (strcmp(o->force[i].kernel, "all") != 0)
+			nf++;
+	for (fn = m->fn; fn; fn = fn->link) {
+		Kernel *ks;
+		n = listkernels(fn, m, &ks);
+		cs->c = realloc(cs->c, (cs->n + n + 1) * sizeof *cs->c);
+		if (!cs->c) {
+			fprintf(stderr, "%s: error: out of memory\n", o->who);
+			abort();
+		}
+		for (j = 0; j < n; j++) {
+			Choice *c = &cs->c[cs->n++];
+			const SchedForce *f = forced(o, ks[j].name);
+			Sched sp[256];
+			CacheHit hit;
+			memset(c, 0, sizeof *c);
+			c->model = fn->name;
+			c->k = ks[j];
+			c->ncand = schedspace(&ks[j], &st, sp, 256);
+			costpick(&ks[j], &st, &cs->gs, &c->s);
+			c->why = o->olevel > 0 ? WhyCost : WhyReference;
+			if (o->olevel == 0)
+				scheddefault(&c->s);
+			if (attrstr(&fn->ins[ks[j].first], "sched")) {
+				/* IR text that says: kept (codegen checks it) */
+				schedof(&fn->ins[ks[j].first], &c->s);
+				c->why = WhyIR;
+			}
+			if (f && schedlegal(&ks[j], &st, &f->s, err, sizeof err) == 0) {
+				c->s = f->s;
+				c->why = WhyForced;
+			} else if (f && strcmp(f->kernel, "all") != 0) {
+				fprintf(stderr, "%s: error: --schedule=%s:...: %s\n", o->who, f->kernel, err);
+				free(ks);
+				goto out;
+			} else if (cache && cs->archkey[0] && o->olevel > 0 && c->why == WhyCost) {
+				CacheKey key = {tname, cs->archkey, cs->statsknown ? cs->bucket : NULL, ks[j].sig};
+				if (cachefind(cache, &key, &hit)) {
+					if (schedlegal(&ks[j], &st, &hit.s, err, sizeof err) == 0) {
+						c->s = hit.s;
+						c->why = WhyCache;
+						c->us = hit.us;
+						c->refus = hit.refus;
+						snprintf(c->note, sizeof c->note, "%s", hit.bucket);
+					} else
+						fprintf(stderr, "%s: warning: %s: the cached schedule of %s %s is not valid for it (%s); ignored\n",
+						        o->who, cpath, fn->name, ks[j].name, err);
+				}
+			}
+			setsched(fn, m, &ks[j], &c->s);
+		}
+		free(ks);
+	}
+	/* a kernel named by --schedule must exist */
+	for (i = 0; i < o->nforce; i++) {
+		if (strcmp(o->force[i].kernel, "all") == 0)
+			continue;
+		for (j = 0; j < cs->n && strcmp(cs->c[j].k.name, o->force[i].kernel) != 0; j++)
+			;
+		if (j == cs->n) {
+			fprintf(stderr, "%s: error: --schedule: no kernel %s (gnncc --report=schedules lists them)\n", o->who, o->force[i].kernel);
+			goto out;
+		}
+	}
+	(void)nf;
+	if (o->tune) {
+		if (!ei) {
+			fprintf(stderr, "%s: error: --tune needs a graph: --tune-graph=EDGE_INDEX.npy or --tune-synthetic=N,E\n", o->who);
+			goto out;
+		}
+		if (tune(m, o, cs, ei, ne, nodes) < 0)
+			goto out;
+		if (cache && cs->archkey[0]) {
+			for (j = 0; j < cs->n; j++)
+				if (cs->c[j].why == WhyTuned) {
+					CacheKey key = {tname, cs->archkey, cs->bucket, cs->c[j].k.sig};
+					cacheput(cache, &key, &cs->c[j].s, cs->c[j].us, cs->c[j].refus, cs->c[j].model, cs->c[j].k.name);
+				}
+			if (cachesave(cache) < 0)
+				goto out;
+		}
+	}
+	rc = 0;
+out:
+	if (cache)
+		cacheclose(cache);
+	free(cpath);
+	free(ei);
+	return rc;
+}
+
+void
+freechoices(Choices *cs)
+{
+	free(cs->c);
+	memset(cs, 0, sizeof *cs);
+}
+
+void
+reportschedules(FILE *f, const Choices *cs)
+{
+	const char *last = NULL;
+	char text[128];
+	int i;
+
+	for (i = 0; i < cs->n; i++) {
+		const Choice *c = &cs->c[i];
+		if (!last || strcmp(last, c->model) != 0) {
+			fprintf(f, "schedules of %s", c->model);
+			if (cs->statsknown)
+				fprintf(f, " (graph: %lld nodes, %lld edges, in-degree mean %.1f, max %lld; bucket %s)", (long long)cs->gs.nodes,
+				        (long long)cs->gs.edges, cs->gs.meandeg, (long long)cs->gs.maxdeg, cs->bucket);
+			fprintf(f, ":\n");
+			last = c->model;
+		}
+		schedprint(text, sizeof text, &c->s);
+		fprintf(f, "  %-5s %-12s %-22s ", c->k.name, c->k.what, text);
+		switch (c->why) {
+		case WhyForced: fprintf(f, "forced (--schedule)"); break;
+		case WhyReference: fprintf(f, "reference (-O0)"); break;
+		case WhyIR: fprintf(f, "from the IR"); break;
+		case WhyCache: fprintf(f, "cache hit (tuned for %s): %.1f us, reference %.1f us", c->note, c->us, c->refus); break;
+		case WhyTuned: fprintf(f, "tuned: %.1f us, reference %.1f us", c->us, c->refus); break;
+		default: fprintf(f, "cost model"); break;
+		}
+		fprintf(f, " [%d candidate%s]\n", c->ncand, c->ncand == 1 ? "" : "s");
+	}
+}

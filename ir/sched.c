@@ -1,0 +1,145 @@
+/*
+ * Kernel schedules: how a kernel maps its work onto the machine, kept in
+ * the IR as the "sched" attribute of the kernel's first instruction, as
+ * text ("lanes=8,rows=32").  A schedule never changes what a kernel
+ * computes, only how: every legal schedule gives the same result, which
+ * the tuner checks and the tests rely on.  The absent attribute is the
+ * reference schedule (every field at its default), so -O0 and hand-written
+ * IR need none.
+ *
+ * The fields (which ones apply to which kernel and target is the
+ * business of passes/schedule.c):
+ *   lanes  threads that share one row (cuda: within a warp; cpu: run one
+ *          after another, the same arithmetic in the same order, which
+ *          lets the CPU check the GPU's indexing)
+ *   rows   rows per block (cuda)
+ *   tile   rows per task of a dense transform
+ *   axpy   a dense transform's loop order: 1 accumulates whole output
+ *          rows (k outer), 0 takes one dot product per output
+ *   chunk  rows per OpenMP chunk on the cpu (0: static partition)
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+
+static const struct {
+	const char *key;
+	size_t off;
+	int dflt, min, max;
+} fields[] = {
+	{"lanes", offsetof(Sched, lanes), 1, 1, 32},
+	{"rows", offsetof(Sched, rows), 1, 1, 1024},
+	{"tile", offsetof(Sched, tile), 1, 1, 64},
+	{"axpy", offsetof(Sched, axpy), 0, 0, 1},
+	{"chunk", offsetof(Sched, chunk), 0, 0, 1 << 20},
+};
+enum { NField = sizeof fields / sizeof fields[0] };
+
+static int *
+field(Sched *s, int k)
+{
+	return (int *)((char *)s + fields[k].off);
+}
+
+void
+scheddefault(Sched *s)
+{
+	int k;
+
+	for (k = 0; k < NField; k++)
+		*field(s, k) = fields[k].dflt;
+}
+
+bool
+schedequal(const Sched *a, const Sched *b)
+{
+	return memcmp(a, b, sizeof *a) == 0;
+}
+
+int
+schedparse(const char *text, Sched *s, char *err, size_t errlen)
+{
+	const char *p = text;
+	bool seen[NField] = {0};
+	int k;
+
+	scheddefault(s);
+	if (strcmp(text, "default") == 0)
+		return 0;
+	while (*p) {
+		size_t n = strcspn(p, "=,");
+		char *end;
+		long v;
+
+		for (k = 0; k < NField; k++)
+			if (strlen(fields[k].key) == n && strncmp(p, fields[k].key, n) == 0)
+				break;
+		if (k == NField) {
+			snprintf(err, errlen, "unknown schedule field '%.*s'", (int)(n > 32 ? 32 : n), p);
+			return -1;
+		}
+		if (seen[k]) {
+			snprintf(err, errlen, "schedule field '%s' given twice", fields[k].key);
+			return -1;
+		}
+		seen[k] = true;
+		if (p[n] != '=') {
+			snprintf(err, errlen, "schedule field '%s' needs a value ('%s=N')", fields[k].key, fields[k].key);
+			return -1;
+		}
+		p += n + 1;
+		if (*p < '0' || *p > '9') {
+			snprintf(err, errlen, "schedule field '%s': expected a number", fields[k].key);
+			return -1;
+		}
+		v = strtol(p, &end, 10);
+		if (v < fields[k].min || v > fields[k].max) {
+			snprintf(err, errlen, "schedule field '%s' is %ld, not in [%d, %d]", fields[k].key, v, fields[k].min, fields[k].max);
+			return -1;
+		}
+		*field(s, k) = (int)v;
+		p = end;
+		if (*p == ',' && p[1])
+			p++;
+		else if (*p) {
+			snprintf(err, errlen, "schedule: expected ',' after the value of '%s'", fields[k].key);
+			return -1;
+		}
+	}
+	if (s->lanes & (s->lanes - 1)) {
+		snprintf(err, errlen, "schedule: lanes must be a power of two, not %d", s->lanes);
+		return -1;
+	}
+	return 0;
+}
+
+void
+schedprint(char *buf, size_t n, const Sched *s)
+{
+	Sched *m = (Sched *)s;
+	size_t len = 0;
+	int k;
+
+	buf[0] = 0;
+	for (k = 0; k < NField; k++)
+		if (*field(m, k) != fields[k].dflt)
+			len += snprintf(buf + len, n > len ? n - len : 0, "%s%s=%d", len ? "," : "", fields[k].key, *field(m, k));
+	if (!len)
+		snprintf(buf, n, "default");
+}
+
+void
+schedof(const Ins *in, Sched *s)
+{
+	const char *t = attrstr(in, "sched");
+	char err[128];
+
+	if (!t || strcmp(t, "default") == 0) {
+		scheddefault(s);
+		return;
+	}
+	/* the verifier has checked it */
+	if (schedparse(t, s, err, sizeof err) < 0)
+		die("schedof: %s", err);
+}

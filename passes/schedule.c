@@ -1,0 +1,464 @@
+/*
+ * schedule: the schedule space of every kernel of forward, and the cost
+ * model that picks one when nothing better is known.
+ *
+ * Kernels are those of forwardkernels(): a fusion group is a row kernel
+ * (aggregation, attention or row epilogue), a lone rank-2 matmul with
+ * constant inner and outer widths is a dense transform, anything else is
+ * an elementwise kernel with nothing to choose.  The chosen schedule is
+ * the "sched" attribute of the kernel's first instruction (ir/sched.c);
+ * the pass only sets attributes, so it never changes what is computed.
+ *
+ * The space is explicit and small enough to search exhaustively in a
+ * tuning run: lanes per row and rows per block for row kernels on the
+ * GPU, rows per task and loop order for dense transforms, loop order and
+ * OpenMP chunking on the CPU.  Its first entry is the reference schedule
+ * every candidate is checked against.
+ *
+ * The cost model is a rough roofline: bytes moved and work done under the
+ * schedule, with penalties for idle lanes, uncoalesced loads and load
+ * imbalance from skewed degrees.  Its only job is to rank candidates of
+ * one kernel; the numbers are not times.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes.h"
+
+static int64_t
+rowwidth(const Fn *fn, Ref v)
+{
+	const Type *t = &fn->val[v].type;
+	int64_t w = 1;
+	int k;
+
+	for (k = 1; k < t->rank; k++)
+		w *= dimisconst(t->dim[k]) ? dimconstval(t->dim[k]) : 1;
+	return w;
+}
+
+static bool
+aliasop(int op)
+{
+	return op == Oreshape || op == Odropout;
+}
+
+/* a rank-2 [M, K] @ [K, P] with constant K and P */
+static bool
+isdense(const Fn *fn, const Ins *in)
+{
+	const Type *a, *b;
+
+	if (in->op != Omatmul)
+		return false;
+	a = &fn->val[in->arg[0]].type;
+	b = &fn->val[in->arg[1]].type;
+	return a->rank == 2 && b->rank == 2 && dimisconst(b->dim[0]) && dimisconst(b->dim[1]) &&
+	       dimconstval(b->dim[1]) >= 1 && dimconstval(b->dim[1]) <= 1024;
+}
+
+/* canonical text of the kernel's instructions, for its signature */
+static uint64_t
+signature(Fn *fn, Mod *m, const int *kern, int k)
+{
+	uint64_t h = 1469598103934665603ull;
+	char buf[256];
+	int i, j, a, *local = emalloc((fn->nval + 1) * sizeof *local), nl = 0, next = 0;
+
+#define MIX(s) do { const char *p_ = (s); for (; *p_; p_++) { h ^= (unsigned char)*p_; h *= 1099511628211ull; } h ^= 0xff; h *= 1099511628211ull; } while (0)
+	for (i = 0; i < fn->nval; i++)
+		local[i] = -1;
+	for (i = 0; i < fn->nins; i++) {
+		const Ins *in = &fn->ins[i];
+		if (kern[i] != k)
+			continue;
+		MIX(opinfo[in->op].name);
+		for (j = 0; j < in->narg; j++) {
+			Ref v = in->arg[j];
+			if (local[v] < 0) {
+				/* an operand from outside: numbered by first use */
+				local[v] = 1000000 + next++;
+			}
+			snprintf(buf, sizeof buf, "%d:", local[v]);
+			MIX(buf);
+			snprinttype(buf, sizeof buf, m, fn->val[v].type);
+			MIX(buf);
+		}
+		local[in->to] = nl++;
+		snprinttype(buf, sizeof buf, m, fn->val[in->to].type);
+		MIX(buf);
+		for (a = 0; a < in->nattr; a++) {
+			const Attr *at = &in->attr[a];
+			if (isschedattr(at->key))
+				continue;
+			MIX(at->key);
+			switch (at->kind) {
+			case AInt:
+			case ABool: snprintf(buf, sizeof buf, "%lld", (long long)at->u.i); break;
+			case AFloat: snprintf(buf, sizeof buf, "%.17g", at->u.f); break;
+			case AStr: snprintf(buf, sizeof buf, "%s", at->u.s); break;
+			case ADim: snprintdim(buf, sizeof buf, m, at->u.d); break;
+			default: {
+				int q;
+				for (q = 0; q < at->n; q++) {
+					if (at->kind == AInts)
+						snprintf(buf, sizeof buf, "%lld", (long long)at->u.is[q]);
+					else
+						snprintdim(buf, sizeof buf, m, at->u.ds[q]);
+					MIX(buf);
+				}
+				buf[0] = 0;
+			}
+			}
+			MIX(buf);
+		}
+	}
+	for (i = 0; i < fn->nret; i++)
+		if (local[fn->ret[i]] >= 0 && local[fn->ret[i]] < 1000000) {
+			snprintf(buf, sizeof buf, "ret%d", local[fn->ret[i]]);
+			MIX(buf);
+		}
+#undef MIX
+	free(local);
+	return h;
+}
+
+int
+listkernels(Fn *fn, Mod *m, Kernel **out)
+{
+	unsigned char *phase = emalloc(fn->nval + 1), *kind = emalloc(fn->nval + 1);
+	Ref *eg = emalloc((fn->nval + 1) * sizeof *eg);
+	int *kern = emalloc((fn->nins + 1) * sizeof *kern);
+	int i, n;
+	Kernel *ks;
+
+	phases(fn, phase);
+	rowkinds(fn, kind, eg);
+	n = forwardkernels(fn, phase, kern);
+	ks = emalloc((n + 1) * sizeof *ks);
+	for (i = 0; i < n; i++)
+		ks[i].first = -1;
+	for (i = 0; i < fn->nins; i++) {
+		const Ins *in = &fn->ins[i];
+		Kernel *k;
+		if (kern[i] < 0)
+			continue;
+		k = &ks[kern[i]];
+		if (k->first < 0) {
+			k->first = i;
+			k->group = (int)attrint(in, "group", -1);
+			k->kind = k->group >= 0 ? KernelRow : isdense(fn, in) ? KernelDense : KernelElem;
+			k->what = k->group >= 0 ? "epilogue" : k->kind == KernelDense ? "dense" : "elementwise";
+			snprintf(k->name, sizeof k->name, k->group >= 0 ? "g%d" : "k%d", k->group >= 0 ? k->group : i);
+			k->lanable = k->group >= 0;
+		}
+		k->last = i;
+		if (k->kind != KernelRow)
+			continue;
+		if (in->op == Omatmul)
+			k->hasmatmul = true;
+		if ((opinfo[in->op].flags & Fscatter) && strcmp(k->what, "attention") != 0)
+			k->what = "aggregation";
+		if (in->op == Oedge_softmax)
+			k->what = "attention";
+		/* lanes share a row through shared memory; edge values are
+		 * computed per element, which only elementwise work allows */
+		if (kind[in->to] == RowEdge && !(opinfo[in->op].flags & (Felem | Fbin)) && !aliasop(in->op) &&
+		    in->op != Ogather && in->op != Oedge_softmax)
+			k->lanable = false;
+		if (kind[in->to] == RowNode && !aliasop(in->op) && !(opinfo[in->op].flags & Fscatter)) {
+			int64_t w = rowwidth(fn, in->to);
+			if (w > k->width)
+				k->width = w;
+		}
+		if ((opinfo[in->op].flags & Fscatter)) {
+			int64_t w = rowwidth(fn, in->to);
+			if (w > k->msgwidth)
+				k->msgwidth = w;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		ks[i].sig = signature(fn, m, kern, i);
+		if (ks[i].kind == KernelRow)
+			ks[i].smem = rowsharedbytes(fn, ks[i].group);
+		if (ks[i].kind == KernelDense) {
+			const Ins *in = &fn->ins[ks[i].first];
+			ks[i].msgwidth = dimconstval(fn->val[in->arg[1]].type.dim[0]);
+			ks[i].width = dimconstval(fn->val[in->arg[1]].type.dim[1]);
+		}
+	}
+	free(phase);
+	free(kind);
+	free(eg);
+	free(kern);
+	*out = ks;
+	return n;
+}
+
+int64_t
+rowsharedbytes(const Fn *fn, int group)
+{
+	unsigned char *kind = emalloc(fn->nval + 1);
+	Ref *eg = emalloc((fn->nval + 1) * sizeof *eg);
+	int64_t b = 0;
+	int i;
+
+	rowkinds(fn, kind, eg);
+	for (i = 0; i < fn->nins; i++) {
+		const Ins *in = &fn->ins[i];
+		int64_t bytes = rowwidth(fn, in->to) * (int64_t)dtypesize(fn->val[in->to].type.dtype);
+		if (attrint(in, "group", -1) != group || aliasop(in->op))
+			continue;
+		/* node rows of the group, and edge_softmax's max and sum */
+		if (kind[in->to] == RowNode)
+			b += bytes;
+		if (in->op == Oedge_softmax)
+			b += 2 * bytes;
+	}
+	free(kind);
+	free(eg);
+	return b;
+}
+
+/* the largest static shared memory a block of row kernel may use */
+enum { SharedMax = 48 * 1024 };
+
+int
+schedlegal(const Kernel *k, const SchedTarget *st, const Sched *s, char *err, size_t errlen)
+{
+	Sched d;
+
+	scheddefault(&d);
+	if (k->kind == KernelElem && !schedequal(s, &d)) {
+		snprintf(err, errlen, "kernel %s (%s) has no schedule to choose", k->name, k->what);
+		return -1;
+	}
+	if (k->kind == KernelDense && (s->lanes != 1 || s->rows != 1)) {
+		snprintf(err, errlen, "kernel %s (dense): lanes and rows apply to row kernels", k->name);
+		return -1;
+	}
+	if (k->kind == KernelRow && s->tile != 1) {
+		snprintf(err, errlen, "kernel %s (%s): tile applies to dense transforms", k->name, k->what);
+		return -1;
+	}
+	if (k->kind == KernelRow && s->lanes > 1 && !k->lanable) {
+		snprintf(err, errlen, "kernel %s (%s): its edge values are not elementwise, so lanes cannot share a row", k->name, k->what);
+		return -1;
+	}
+	if (k->kind == KernelRow && st->target == TargetCUDA && s->lanes * s->rows > 1024) {
+		snprintf(err, errlen, "kernel %s: lanes * rows is %d, above 1024 threads per block", k->name, s->lanes * s->rows);
+		return -1;
+	}
+	if (k->kind == KernelRow && st->target == TargetCUDA && s->lanes > 1 && k->smem * s->rows > SharedMax) {
+		snprintf(err, errlen, "kernel %s: %d rows of %lld bytes exceed %d bytes of shared memory", k->name, s->rows,
+		         (long long)k->smem, SharedMax);
+		return -1;
+	}
+	if (k->kind == KernelRow && st->target == TargetCUDA && s->lanes > 1 && (s->lanes * s->rows) % 32) {
+		snprintf(err, errlen, "kernel %s: lanes * rows is %d, not a whole number of warps", k->name, s->lanes * s->rows);
+		return -1;
+	}
+	if (k->kind == KernelDense && s->axpy && (int64_t)s->tile * k->width > 4096) {
+		snprintf(err, errlen, "kernel %s: axpy keeps tile * %lld outputs per task, above 4096", k->name, (long long)k->width);
+		return -1;
+	}
+	if (st->target == TargetCUDA && (s->chunk || (k->kind == KernelDense && s->axpy))) {
+		snprintf(err, errlen, "kernel %s: %s is a cpu schedule", k->name, s->chunk ? "chunk" : "axpy");
+		return -1;
+	}
+	return 0;
+}
+
+static int
+add(Sched *out, int n, int max, const Kernel *k, const SchedTarget *st, Sched s)
+{
+	char err[160];
+	int i;
+
+	if (n >= max || schedlegal(k, st, &s, err, sizeof err) < 0)
+		return n;
+	for (i = 0; i < n; i++)
+		if (schedequal(&out[i], &s))
+			return n;
+	out[n] = s;
+	return n + 1;
+}
+
+int
+schedspace(const Kernel *k, const SchedTarget *st, Sched *out, int max)
+{
+	static const int tiles[] = {1, 2, 4, 8, 16}, lanes[] = {1, 2, 4, 8, 16, 32}, blocks[] = {64, 128, 256},
+	                 chunks[] = {0, 16, 256};
+	Sched s;
+	int n = 0, a, b, c;
+
+	scheddefault(&s);
+	n = add(out, n, max, k, st, s);   /* the reference */
+	switch (k->kind) {
+	case KernelDense:
+		for (a = 0; a < 5; a++)
+			for (b = 0; b < (st->target == TargetCPU ? 2 : 1); b++) {
+				s.tile = tiles[a];
+				s.axpy = b;
+				n = add(out, n, max, k, st, s);
+			}
+		break;
+	case KernelRow:
+		if (st->target == TargetCPU) {
+			for (a = 0; a < (k->hasmatmul ? 2 : 1); a++)
+				for (c = 0; c < (st->openmp ? 3 : 1); c++) {
+					s.axpy = a;
+					s.chunk = chunks[c];
+					n = add(out, n, max, k, st, s);
+				}
+			break;
+		}
+		for (a = 0; a < 6; a++)
+			for (b = 0; b < 3; b++) {
+				s.lanes = lanes[a];
+				s.rows = blocks[b] / lanes[a];
+				n = add(out, n, max, k, st, s);
+			}
+		break;
+	default:
+		break;
+	}
+	return n;
+}
+
+/* the expected largest of g draws from the degree distribution (a
+ * normal approximation, capped by the largest degree) */
+static double
+maxof(const GraphStats *gs, double g)
+{
+	double m = gs->meandeg, sd = gs->cvdeg * gs->meandeg, x;
+
+	if (g <= 1)
+		return m;
+	x = m + sd * sqrt(2 * log(g));
+	return x < (double)gs->maxdeg || gs->maxdeg <= 0 ? x : (double)gs->maxdeg;
+}
+
+double
+schedcost(const Kernel *k, const SchedTarget *st, const GraphStats *gs, const Sched *s)
+{
+	double N = gs->nodes > 0 ? (double)gs->nodes : 1, W = k->width > 0 ? (double)k->width : 1,
+	       M = k->msgwidth > 0 ? (double)k->msgwidth : W, deg = gs->meandeg > 0 ? gs->meandeg : 1;
+
+	if (k->kind == KernelElem)
+		return N * W;
+	if (k->kind == KernelDense) {
+		double K = M, P = W, t = s->tile;
+		if (st->target == TargetCPU)
+			/* dot walks B by columns (a cache line per multiply once B
+			 * outgrows L1); axpy streams rows of B, reused tile times */
+			return N * K * P * (s->axpy ? 1.0 + 1.0 / t : (K * P * 4 > 32768 ? 4.0 : 2.0) + 0.5 / t);
+		/* one thread per tile x column: B loads shared by t rows, but
+		 * fewer threads to hide latency once N * P / t gets small */
+		{
+			double threads = N * P / t, occ = threads < 65536 ? 65536 / threads : 1;
+			return N * K * P * (1.0 + 2.0 / t) * occ;
+		}
+	}
+	/* row kernels */
+	if (st->target == TargetCPU) {
+		double c = N * deg * M + N * W, imb = 1;
+		if (k->hasmatmul)
+			c += N * W * W * (s->axpy ? 1.0 : 2.0);
+		if (st->openmp)
+			imb = s->chunk ? 1.0 + 0.05 * 256.0 / s->chunk : 1.0 + 0.5 * gs->cvdeg;
+		return c * imb;
+	}
+	{
+		double L = s->lanes, perwarp = 32 / L, steps, eff, warps;
+		/* each lane walks every edge of its row; a warp waits for its
+		 * longest row; loads are coalesced over L lanes (32-byte
+		 * sectors: 8 floats) */
+		steps = maxof(gs, perwarp) * ceil(M / L) + ceil(W / L) * (k->hasmatmul ? W : 1);
+		eff = L * 4 >= 32 ? 1.0 : L * 4 / 32.0;
+		warps = N / perwarp;
+		/* blocks too large for the rows there are leave SMs idle */
+		if (N / s->rows < 264)
+			warps *= 264.0 / (N / s->rows);
+		/* and a block costs something to start */
+		return warps * steps / eff + (L > 1 ? warps * 4 : 0) + N / s->rows * 2;
+	}
+}
+
+void
+defaultstats(GraphStats *gs)
+{
+	/* a typical graph when nothing is known: mid-sized, mean in-degree
+	 * 8, heavy-tailed */
+	gs->nodes = 100000;
+	gs->edges = 800000;
+	gs->meandeg = 8;
+	gs->cvdeg = 1.5;
+	gs->maxdeg = 1000;
+}
+
+int
+costpick(const Kernel *k, const SchedTarget *st, const GraphStats *gs, Sched *best)
+{
+	Sched sp[256];
+	int n = schedspace(k, st, sp, 256), i, b = 0;
+	double c, bc = 0;
+
+	for (i = 0; i < n; i++) {
+		c = schedcost(k, st, gs, &sp[i]);
+		if (i == 0 || c < bc * 0.999) {
+			bc = c;
+			b = i;
+		}
+	}
+	*best = sp[b];
+	return n;
+}
+
+void
+setsched(Fn *fn, Mod *m, const Kernel *k, const Sched *s)
+{
+	Ins *in = &fn->ins[k->first];
+	char text[128];
+	Sched d;
+	int a;
+
+	scheddefault(&d);
+	schedprint(text, sizeof text, s);
+	for (a = 0; a < in->nattr; a++)
+		if (strcmp(in->attr[a].key, "sched") == 0)
+			break;
+	if (schedequal(s, &d)) {
+		if (a < in->nattr) {
+			memmove(&in->attr[a], &in->attr[a + 1], (in->nattr - a - 1) * sizeof *in->attr);
+			in->nattr--;
+		}
+		return;
+	}
+	if (a < in->nattr) {
+		in->attr[a] = mkattrstr(m->arena, "sched", text);
+		return;
+	}
+	{
+		Attr *na = arena_alloc(m->arena, (in->nattr + 1) * sizeof *na);
+		memcpy(na, in->attr, in->nattr * sizeof *na);
+		na[in->nattr] = mkattrstr(m->arena, "sched", text);
+		in->attr = na;
+		in->nattr++;
+	}
+}
+
+void
+schedule(Fn *fn, Mod *m, const SchedTarget *st, const GraphStats *gs)
+{
+	Kernel *ks;
+	Sched s;
+	int i, n = listkernels(fn, m, &ks);
+
+	for (i = 0; i < n; i++) {
+		costpick(&ks[i], st, gs, &s);
+		setsched(fn, m, &ks[i], &s);
+	}
+	free(ks);
+}
