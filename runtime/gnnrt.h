@@ -302,16 +302,16 @@ gnn_status gnn_error(gnn_status s, const char *fmt, ...)
 
 /*
 ** Synthetic graphs shaped like real datasets, for benchmarks and
-** autotuning. The node of rank r (1-based) weighs r^-alpha (Zipf over
-** ranks: alpha 0 is uniform, 1 is Zipf's law, 0.8..1.2 is typical); each
-** edge draws its source by weight from one random ranking of the nodes and
-** its target from another, so in- and out-degrees follow power laws, hubs
-** have random ids, and in-hubs are other nodes than out-hubs. No self
-** loops when nodes >= 2 (a target equal to its source is drawn again);
-** with one node every edge is 0 -> 0. Repeated edges are kept. Edges are
-** in the order drawn (not sorted). The output depends only on the spec
-** and is the same on every platform. Limits: nodes < 2^32, 0 <= alpha
-** <= 8 (rounded to 1/65536).
+** autotuning. The node of rank r (1-based) weighs r^-alpha: Zipf over
+** ranks to within 0.4% (alpha 0 is uniform, 1 is Zipf's law; real Cora's
+** hubs are nearer alpha 0.6's). Each edge draws its source by weight from
+** one random ranking of the nodes and its target from another, so in- and
+** out-degrees follow power laws, hubs have random ids, and in-hubs are
+** other nodes than out-hubs. No self loops when nodes >= 2 (a target equal
+** to its source is drawn again); with one node every edge is 0 -> 0.
+** Repeated edges are kept. Edges are in the order drawn (not sorted). The
+** output depends only on the spec and is the same on every platform.
+** Limits: nodes < 2^32, 0 <= alpha <= 8 (rounded to 1/65536).
 */
 typedef struct gnn_synth_spec {
 	int64_t nodes, edges;

@@ -34,6 +34,7 @@ config.substitutions += [
     ("%gnncc", os.path.join(build, "gnncc")),
     ("%build", build),
     ("%gnnrun", os.path.join(build, "gnnrun")),
+    ("%gnngen", os.path.join(build, "gnngen")),
     ("%parsedump", os.path.join(build, "tests", "parsedump")),
     ("%irtool", os.path.join(build, "tests", "irtool")),
     ("%passcheck", os.path.join(build, "tests", "passcheck")),
