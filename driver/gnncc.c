@@ -87,6 +87,23 @@ typedef struct Deps {
 	bool fromstdin;
 } Deps;
 
+/* two strings: ISO C compilers need only support 4095 characters */
+static const char usage2[] =
+"Schedules (docs/tuning.md):\n"
+"  --schedule=K:FIELDS kernel K (g0, k12, or all) gets this schedule, e.g.\n"
+"                      g0:lanes=8,rows=32 (repeatable; all: where legal)\n"
+"  --tune              time every candidate schedule on this machine and keep\n"
+"                      the fastest (needs a graph); results go to the cache\n"
+"  --tune-graph=FILE   the graph schedules are for (.npy edge_index): the cost\n"
+"                      model's statistics, the cache's bucket, --tune's input\n"
+"  --tune-nodes=N      that graph's node count (default: largest index + 1)\n"
+"  --tune-synthetic=N,E  tune on a synthetic power-law graph instead\n"
+"  --tune-budget=S     seconds for the whole tuning run (default 60)\n"
+"  --tune-cache=FILE   the tuning cache (default $GNNCC_TUNE_CACHE, else\n"
+"                      $XDG_CACHE_HOME/gnncc/tune.jsonl or ~/.cache/gnncc/tune.jsonl)\n"
+"  --no-tune-cache     neither read nor write a cache\n"
+"\n";
+
 static const char usage[] =
 "usage: gnncc [options] FILE\n"
 "\n"
@@ -117,7 +134,8 @@ static const char usage[] =
 "\n"
 "Reports (to standard output, after the passes):\n"
 "  --report[=LIST]     per model: kernels (what one forward launches), breaks,\n"
-"                      syncs, memory (the arena as a formula in N, E, ...);\n"
+"                      syncs, memory (the arena as a formula in N, E, ...),\n"
+"                      schedules (each kernel's, and why);\n"
 "                      LIST is a comma list of these (default: all).  Alone,\n"
 "                      without -o or --emit, nothing else is written\n"
 "  --report-graph=FILE the arena's size for this edge_index (.npy, [2, E])\n"
@@ -189,6 +207,8 @@ printusage(void)
 	fputs(usage, stdout);
 	for (p = passtab; p->name; p++)
 		printf("  %-18s  %s\n", p->name, p->help);
+	fputs("\n", stdout);
+	fputs(usage2, stdout);
 }
 
 /* The argument of an option that takes one, joined (-oFILE) or next. */

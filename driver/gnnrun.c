@@ -90,6 +90,8 @@ usage(FILE *f)
 	      "  --engine=cpu        the model compiled for the cpu target (cc)\n"
 	      "  --engine=cuda       the model compiled for the cuda target (nvcc; needs a GPU)\n"
 	      "  -O0, -O2            optimization level of the compiled IR (default -O2)\n"
+	      "  --schedule=K:FIELDS force kernel K's schedule (cpu, cuda engines; as gnncc's)\n"
+	      "  --tune-cache=FILE   use this tuning cache; --no-tune-cache: none\n"
 	      "  --specialize N=V,E=V  compile for these graph sizes only, as gnncc does\n"
 	      "  -I DIR              search DIR for imports\n", f);
 }
