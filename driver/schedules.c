@@ -126,7 +126,7 @@ loadgraph(const SchedOpts *o, int64_t **ei, int64_t *ne, int64_t *nodes)
 
 	*ei = NULL;
 	if (o->synnodes > 0) {
-		gnn_synth_spec sp = {.nodes = o->synnodes, .edges = o->synedges};
+		gnn_synth_spec sp = {.nodes = o->synnodes, .edges = o->synedges, .alpha = 1.0, .seed = 1};
 		*ne = o->synedges;
 		*nodes = o->synnodes;
 		if (!(*ei = malloc((size_t)(2 * *ne > 0 ? 2 * *ne : 1) * sizeof **ei)) || gnn_synth_edges(&sp, *ei) != GNN_OK) {
