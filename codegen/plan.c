@@ -155,11 +155,11 @@ planfree(Plan *p)
 
 /* every "sched" attribute starts a kernel and is legal for it */
 static int
-checkscheds(Fn *fn, Mod *m, int target)
+checkscheds(Fn *fn, int target)
 {
 	SchedTarget st = {.target = target};
 	Kernel *ks;
-	int i, nk = listkernels(fn, m, &ks), nerr = 0, k;
+	int i, nk = listkernels(fn, &ks), nerr = 0, k;
 	char err[256], text[128];
 	Sched s;
 
@@ -202,7 +202,7 @@ codegencheck(Mod *m, const CodegenOpts *o)
 			errorat(where, "%s", err);
 			nerr++;
 		} else
-			nerr += checkscheds(fn, m, o->target);
+			nerr += checkscheds(fn, o->target);
 	}
 	if (!m->fn) {
 		errorat((Loc){0}, "no model to compile");

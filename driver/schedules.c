@@ -221,7 +221,7 @@ pickschedules(Mod *m, const SchedOpts *o, Choices *cs)
 			nf++;
 	for (fn = m->fn; fn; fn = fn->link) {
 		Kernel *ks;
-		n = listkernels(fn, m, &ks);
+		n = listkernels(fn, &ks);
 		cs->c = realloc(cs->c, (cs->n + n + 1) * sizeof *cs->c);
 		if (!cs->c) {
 			fprintf(stderr, "%s: error: out of memory\n", o->who);
@@ -266,7 +266,7 @@ pickschedules(Mod *m, const SchedOpts *o, Choices *cs)
 						        o->who, cpath, fn->name, ks[j].name, err);
 				}
 			}
-			setsched(fn, m, &ks[j], &c->s);
+			setsched(fn, &ks[j], &c->s);
 		}
 		free(ks);
 	}

@@ -56,21 +56,18 @@ clonemod(Mod *m)
 	return c;
 }
 
+/* the tuning build: no shared memory slots, and its candidates in
+ * place of the schedules chosen so far */
 static void
-dropslots(Mod *m)
+tuningattrs(Mod *m)
 {
 	Fn *fn;
-	int i, a;
+	int i;
 
 	for (fn = m->fn; fn; fn = fn->link)
 		for (i = 0; i < fn->nins; i++) {
-			Ins *in = &fn->ins[i];
-			for (a = 0; a < in->nattr; a++)
-				if (strcmp(in->attr[a].key, "slot") == 0) {
-					memmove(&in->attr[a], &in->attr[a + 1], (in->nattr - a - 1) * sizeof *in->attr);
-					in->nattr--;
-					a--;
-				}
+			dropattr(fn, &fn->ins[i], "slot");
+			dropattr(fn, &fn->ins[i], "sched");
 		}
 }
 
@@ -255,16 +252,7 @@ tune(Mod *m, const SchedOpts *o, Choices *cs, const int64_t *ei, int64_t ne, int
 		goto out;
 	}
 	tm = clonemod(m);
-	dropslots(tm);
-	for (fn = tm->fn; fn; fn = fn->link)
-		for (i = 0; i < fn->nins; i++)
-			for (k = 0; k < fn->ins[i].nattr; k++)
-				if (strcmp(fn->ins[i].attr[k].key, "sched") == 0) {
-					/* the tuning build's schedules are its candidates */
-					memmove(&fn->ins[i].attr[k], &fn->ins[i].attr[k + 1], (fn->ins[i].nattr - k - 1) * sizeof(Attr));
-					fn->ins[i].nattr--;
-					k--;
-				}
+	tuningattrs(tm);
 	co.tune = tc;
 	if (enginebuild(&en, tm, &co, o->openmp, "gnncc") < 0) {
 		freemod(tm);
@@ -354,7 +342,7 @@ tune(Mod *m, const SchedOpts *o, Choices *cs, const int64_t *ei, int64_t ne, int
 			ch->why = WhyTuned;
 			ch->us = bt;
 			ch->refus = reft;
-			setsched(fn, m, &ch->k, &ch->s);
+			setsched(fn, &ch->k, &ch->s);
 			done++;
 		}
 		progress(fn->name, done, total, budget - (now() - t0));

@@ -210,6 +210,39 @@ attrstr(const Ins *i, const char *key)
 	return a && a->kind == AStr ? a->u.s : NULL;
 }
 
+void
+putattr(Fn *fn, Ins *in, Attr a)
+{
+	Attr *v = arena_alloc(fn->mod->arena, (in->nattr + 1) * sizeof *v);
+	int k;
+
+	if (in->nattr)
+		memcpy(v, in->attr, in->nattr * sizeof *v);
+	in->attr = v;
+	for (k = 0; k < in->nattr; k++)
+		if (strcmp(v[k].key, a.key) == 0) {
+			v[k] = a;
+			return;
+		}
+	v[in->nattr++] = a;
+}
+
+void
+dropattr(Fn *fn, Ins *in, const char *key)
+{
+	Attr *v;
+	int k, n = 0;
+
+	if (!findattr(in, key))
+		return;
+	v = arena_alloc(fn->mod->arena, in->nattr * sizeof *v);
+	for (k = 0; k < in->nattr; k++)
+		if (strcmp(in->attr[k].key, key) != 0)
+			v[n++] = in->attr[k];
+	in->attr = v;
+	in->nattr = n;
+}
+
 bool
 attrgetdim(const Attr *a, Dim *d)
 {

@@ -296,6 +296,10 @@ Attr mkattrstr(Arena *a, const char *key, const char *s);
 Attr mkattrdim(Arena *a, const char *key, Dim d);
 Attr mkattrints(Arena *a, const char *key, const int64_t *v, int n);
 Attr mkattrdims(Arena *a, const char *key, const Dim *v, int n);
+/* Set attribute a.key of in (replacing it, or appending), or remove key.
+ * Both copy the array first: it may be shared with another instruction. */
+void putattr(Fn *fn, Ins *in, Attr a);
+void dropattr(Fn *fn, Ins *in, const char *key);
 void filluse(Fn *fn);          /* recompute val[].nuse and val[].def */
 
 /* typecheck.c ----------------------------------------------------------- */

@@ -75,25 +75,6 @@ isidentity(const int64_t *p, int n)
 	return true;
 }
 
-/*
- * Replace attribute key of in by a.  The attribute array is copied first:
- * it may be shared with the frontend or another instruction, and the IR
- * gives no promise that it is this instruction's own.
- */
-static void
-setattr(Fn *fn, Ins *in, Attr a)
-{
-	Attr *v;
-	int k;
-
-	v = arena_alloc(fn->mod->arena, in->nattr * sizeof *v);
-	memcpy(v, in->attr, in->nattr * sizeof *v);
-	for (k = 0; k < in->nattr; k++)
-		if (strcmp(v[k].key, a.key) == 0)
-			v[k] = a;
-	in->attr = v;
-}
-
 /* transpose(transpose(x, q), p) is transpose(x, r) with r[k] = q[p[k]]. */
 static void
 transpose(Fn *fn, Ins *in)
@@ -109,7 +90,7 @@ transpose(Fn *fn, Ins *in)
 		for (k = 0; k < n; k++)
 			r[k] = q[p[k]];
 		in->arg[0] = d->arg[0];
-		setattr(fn, in, mkattrints(fn->mod->arena, "perm", r, n));
+		putattr(fn, in, mkattrints(fn->mod->arena, "perm", r, n));
 		memcpy(p, r, sizeof r);
 	}
 	if (isidentity(p, n))

@@ -286,34 +286,13 @@ edgeescape(const Fn *fn, const Rows *r, const int *insgroup, int grp)
 static void
 setgroup(Fn *fn, int i, int grp)
 {
-	Ins *in = &fn->ins[i];
-	Attr *a;
-	int k;
-
-	for (k = 0; k < in->nattr; k++)
-		if (strcmp(in->attr[k].key, "group") == 0) {
-			in->attr[k].u.i = grp;
-			return;
-		}
-	a = arena_alloc(fn->mod->arena, (in->nattr + 1) * sizeof *a);
-	if (in->nattr)
-		memcpy(a, in->attr, in->nattr * sizeof *a);
-	a[in->nattr] = mkattrint(fn->mod->arena, "group", grp);
-	in->attr = a;
-	in->nattr++;
+	putattr(fn, &fn->ins[i], mkattrint(fn->mod->arena, "group", grp));
 }
 
 static void
 dropgroup(Fn *fn, int i)
 {
-	Ins *in = &fn->ins[i];
-	int k;
-
-	for (k = 0; k < in->nattr; k++)
-		if (strcmp(in->attr[k].key, "group") == 0) {
-			in->attr[k] = in->attr[--in->nattr];
-			return;
-		}
+	dropattr(fn, &fn->ins[i], "group");
 }
 
 void

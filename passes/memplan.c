@@ -246,15 +246,7 @@ arenabuffers(Fn *fn, const unsigned char *phase, int *buf, Ref *rep)
 static void
 setslot(Fn *fn, int i, int slot)
 {
-	Ins *in = &fn->ins[i];
-	Attr *a;
-
-	a = arena_alloc(fn->mod->arena, (in->nattr + 1) * sizeof *a);
-	if (in->nattr)
-		memcpy(a, in->attr, in->nattr * sizeof *a);
-	a[in->nattr] = mkattrint(fn->mod->arena, "slot", slot);
-	in->attr = a;
-	in->nattr++;
+	putattr(fn, &fn->ins[i], mkattrint(fn->mod->arena, "slot", slot));
 }
 
 static void

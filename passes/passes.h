@@ -128,7 +128,7 @@ typedef struct Kernel {
 	bool lanable, hasmatmul;
 } Kernel;
 /* forward's kernels in launch order (free *out) */
-int listkernels(Fn *fn, Mod *m, Kernel **out);
+int listkernels(Fn *fn, Kernel **out);
 int64_t rowsharedbytes(const Fn *fn, int group);
 /* 0 if s may run kernel k on st's target; else -1 and why */
 int schedlegal(const Kernel *k, const SchedTarget *st, const Sched *s, char *err, size_t errlen);
@@ -139,9 +139,7 @@ void defaultstats(GraphStats *gs);
 /* the cost model's choice; returns the size of the space */
 int costpick(const Kernel *k, const SchedTarget *st, const GraphStats *gs, Sched *best);
 /* k's "sched" attribute (removed for the reference) */
-void setsched(Fn *fn, Mod *m, const Kernel *k, const Sched *s);
-/* the pass: every kernel gets the cost model's choice */
-void schedule(Fn *fn, Mod *m, const SchedTarget *st, const GraphStats *gs);
+void setsched(Fn *fn, const Kernel *k, const Sched *s);
 
 /* specialize.c: the sizes the pass substitutes ------------------------------ */
 

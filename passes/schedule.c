@@ -60,8 +60,9 @@ isdense(const Fn *fn, const Ins *in)
 
 /* canonical text of the kernel's instructions, for its signature */
 static uint64_t
-signature(Fn *fn, Mod *m, const int *kern, int k)
+signature(Fn *fn, const int *kern, int k)
 {
+	Mod *m = fn->mod;
 	uint64_t h = 1469598103934665603ull;
 	char buf[256];
 	int i, j, a, *local = emalloc((fn->nval + 1) * sizeof *local), nl = 0, next = 0;
@@ -125,7 +126,7 @@ signature(Fn *fn, Mod *m, const int *kern, int k)
 }
 
 int
-listkernels(Fn *fn, Mod *m, Kernel **out)
+listkernels(Fn *fn, Kernel **out)
 {
 	unsigned char *phase = emalloc(fn->nval + 1), *kind = emalloc(fn->nval + 1);
 	Ref *eg = emalloc((fn->nval + 1) * sizeof *eg);
@@ -179,7 +180,7 @@ listkernels(Fn *fn, Mod *m, Kernel **out)
 		}
 	}
 	for (i = 0; i < n; i++) {
-		ks[i].sig = signature(fn, m, kern, i);
+		ks[i].sig = signature(fn, kern, i);
 		if (ks[i].kind == KernelRow)
 			ks[i].smem = rowsharedbytes(fn, ks[i].group);
 		if (ks[i].kind == KernelDense) {
@@ -417,48 +418,17 @@ costpick(const Kernel *k, const SchedTarget *st, const GraphStats *gs, Sched *be
 }
 
 void
-setsched(Fn *fn, Mod *m, const Kernel *k, const Sched *s)
+setsched(Fn *fn, const Kernel *k, const Sched *s)
 {
 	Ins *in = &fn->ins[k->first];
 	char text[128];
 	Sched d;
-	int a;
 
 	scheddefault(&d);
-	schedprint(text, sizeof text, s);
-	for (a = 0; a < in->nattr; a++)
-		if (strcmp(in->attr[a].key, "sched") == 0)
-			break;
 	if (schedequal(s, &d)) {
-		if (a < in->nattr) {
-			memmove(&in->attr[a], &in->attr[a + 1], (in->nattr - a - 1) * sizeof *in->attr);
-			in->nattr--;
-		}
+		dropattr(fn, in, "sched");
 		return;
 	}
-	if (a < in->nattr) {
-		in->attr[a] = mkattrstr(m->arena, "sched", text);
-		return;
-	}
-	{
-		Attr *na = arena_alloc(m->arena, (in->nattr + 1) * sizeof *na);
-		memcpy(na, in->attr, in->nattr * sizeof *na);
-		na[in->nattr] = mkattrstr(m->arena, "sched", text);
-		in->attr = na;
-		in->nattr++;
-	}
-}
-
-void
-schedule(Fn *fn, Mod *m, const SchedTarget *st, const GraphStats *gs)
-{
-	Kernel *ks;
-	Sched s;
-	int i, n = listkernels(fn, m, &ks);
-
-	for (i = 0; i < n; i++) {
-		costpick(&ks[i], st, gs, &s);
-		setsched(fn, m, &ks[i], &s);
-	}
-	free(ks);
+	schedprint(text, sizeof text, s);
+	putattr(fn, in, mkattrstr(fn->mod->arena, "sched", text));
 }
