@@ -432,8 +432,7 @@ graphsizes(R *r)
 	Fn *fn = r->fn;
 	const Ins *in;
 	gnn_graph **g = NULL, *out;
-	gnn_array a;
-	int64_t *sv = NULL, nodes = r->o->nodes, x, have[3];
+	int64_t *sv = NULL, nodes = r->o->nodes, have[3];
 	const char *what[3] = {"nodes", "edges", "graphs"};
 	int i, k, s;
 	Type t;
@@ -447,25 +446,9 @@ graphsizes(R *r)
 		fprintf(stderr, "gnncc: error: --report-graph: model %s has no graph input\n", fn->name);
 		return NULL;
 	}
-	if (gnn_npy_read(r->o->graph, &a) != GNN_OK) {
-		fprintf(stderr, "gnncc: error: --report-graph: %s\n", gnn_errmsg());
-		return NULL;
-	}
-	if (a.rank != 2 || a.shape[0] != 2 || (a.dtype != GNN_I32 && a.dtype != GNN_I64)) {
-		fprintf(stderr, "gnncc: error: --report-graph: %s is not an edge_index (int32 or int64, shape [2, E])\n",
-		        r->o->graph);
-		gnn_array_free(&a);
-		return NULL;
-	}
-	if (nodes < 0)
-		for (nodes = 0, i = 0; i < 2 * a.shape[1]; i++) {
-			x = a.dtype == GNN_I64 ? ((int64_t *)a.data)[i] : ((int32_t *)a.data)[i];
-			if (x >= nodes)
-				nodes = x + 1;
-		}
 	g = emalloc((fn->nval + 1) * sizeof *g);
 	memset(g, 0, (fn->nval + 1) * sizeof *g);
-	if (gnn_graph_from_edge_index(&g[garg], a.data, a.dtype, a.shape[1], nodes) != GNN_OK) {
+	if (gnn_graph_read_npy(&g[garg], r->o->graph, nodes) != GNN_OK) {
 		fprintf(stderr, "gnncc: error: --report-graph: %s\n", gnn_errmsg());
 		goto out;
 	}
@@ -515,7 +498,6 @@ out:
 	for (i = 0; i < fn->nval; i++)
 		gnn_graph_destroy(g[i]);
 	free(g);
-	gnn_array_free(&a);
 	if (!ok) {
 		free(sv);
 		return NULL;

@@ -37,32 +37,25 @@ parseforce(const char *arg, SchedForce *f, char *err, size_t errlen)
 	return 0;
 }
 
-/* degree statistics of edge_index (row 1: targets) */
+/* in-degree statistics, from the graph's CSR by target */
 static void
-statsof(const int64_t *ei, int64_t ne, int64_t nodes, GraphStats *gs)
+statsof(const gnn_graph *g, GraphStats *gs)
 {
-	int64_t *deg = calloc(nodes > 0 ? (size_t)nodes : 1, sizeof *deg), i, mx = 0;
-	double mean, var = 0;
+	const int64_t *rp = gnn_graph_rowptr(g);
+	int64_t nodes = gnn_graph_num_nodes(g), ne = gnn_graph_num_edges(g), i, mx = 0;
+	double mean = nodes ? (double)ne / (double)nodes : 0, var = 0;
 
-	if (!deg) {
-		fprintf(stderr, "out of memory\n");
-		abort();
-	}
-	for (i = 0; i < ne; i++)
-		if (ei[ne + i] >= 0 && ei[ne + i] < nodes)
-			deg[ei[ne + i]]++;
-	mean = nodes ? (double)ne / (double)nodes : 0;
 	for (i = 0; i < nodes; i++) {
-		var += ((double)deg[i] - mean) * ((double)deg[i] - mean);
-		if (deg[i] > mx)
-			mx = deg[i];
+		int64_t d = rp[i + 1] - rp[i];
+		var += ((double)d - mean) * ((double)d - mean);
+		if (d > mx)
+			mx = d;
 	}
 	gs->nodes = nodes;
 	gs->edges = ne;
 	gs->maxdeg = mx;
 	gs->meandeg = mean;
 	gs->cvdeg = nodes && mean > 0 ? sqrt(var / (double)nodes) / mean : 0;
-	free(deg);
 }
 
 static int
@@ -117,62 +110,29 @@ archkey(const SchedOpts *o, char *buf, size_t n)
 	}
 }
 
-/* the graph schedules are chosen for, as an edge_index; 0, or -1 */
-static int
-loadgraph(const SchedOpts *o, int64_t **ei, int64_t *ne, int64_t *nodes)
+/* the graph schedules are chosen for; NULL after a message */
+static gnn_graph *
+loadgraph(const SchedOpts *o)
 {
-	gnn_array a = {0};
-	int64_t i, mx = -1;
+	gnn_graph *g = NULL;
+	int64_t *ei;
 
-	*ei = NULL;
-	if (o->synnodes > 0) {
+	if (o->synnodes <= 0) {
+		if (gnn_graph_read_npy(&g, o->graph, o->nodes) != GNN_OK)
+			fprintf(stderr, "%s: error: --tune-graph: %s\n", o->who, gnn_errmsg());
+		return g;
+	}
+	{
 		gnn_synth_spec sp = {.nodes = o->synnodes, .edges = o->synedges, .alpha = 1.0, .seed = 1};
-		*ne = o->synedges;
-		*nodes = o->synnodes;
-		if (!(*ei = malloc((size_t)(2 * *ne > 0 ? 2 * *ne : 1) * sizeof **ei)) || gnn_synth_edges(&sp, *ei) != GNN_OK) {
-			fprintf(stderr, "%s: error: --tune-synthetic: %s\n", o->who, *ei ? gnn_errmsg() : "out of memory");
-			free(*ei);
-			*ei = NULL;
-			return -1;
+		if (!(ei = malloc((size_t)(o->synedges > 0 ? 2 * o->synedges : 1) * sizeof *ei))) {
+			fprintf(stderr, "%s: error: --tune-synthetic: out of memory\n", o->who);
+			return NULL;
 		}
-		return 0;
+		if (gnn_synth_edges(&sp, ei) != GNN_OK || gnn_graph_from_edge_index(&g, ei, GNN_I64, o->synedges, o->synnodes) != GNN_OK)
+			fprintf(stderr, "%s: error: --tune-synthetic: %s\n", o->who, gnn_errmsg());
+		free(ei);
 	}
-	if (gnn_npy_read(o->graph, &a) != GNN_OK) {
-		fprintf(stderr, "%s: error: %s\n", o->who, gnn_errmsg());
-		return -1;
-	}
-	if (a.rank != 2 || a.shape[0] != 2 || (a.dtype != GNN_I64 && a.dtype != GNN_I32)) {
-		fprintf(stderr, "%s: error: %s: an edge_index must be int32 or int64 of shape [2, E]\n", o->who, o->graph);
-		gnn_array_free(&a);
-		return -1;
-	}
-	*ne = a.shape[1];
-	if (!(*ei = malloc((size_t)(2 * *ne > 0 ? 2 * *ne : 1) * sizeof **ei))) {
-		gnn_array_free(&a);
-		fprintf(stderr, "%s: error: out of memory\n", o->who);
-		return -1;
-	}
-	for (i = 0; i < 2 * *ne; i++) {
-		(*ei)[i] = a.dtype == GNN_I64 ? ((int64_t *)a.data)[i] : ((int32_t *)a.data)[i];
-		if ((*ei)[i] < 0) {
-			fprintf(stderr, "%s: error: %s: negative node index %lld\n", o->who, o->graph, (long long)(*ei)[i]);
-			gnn_array_free(&a);
-			free(*ei);
-			*ei = NULL;
-			return -1;
-		}
-		if ((*ei)[i] > mx)
-			mx = (*ei)[i];
-	}
-	gnn_array_free(&a);
-	*nodes = o->nodes >= 0 ? o->nodes : mx + 1;
-	if (mx >= *nodes) {
-		fprintf(stderr, "%s: error: %s: node index %lld with %lld nodes\n", o->who, o->graph, (long long)mx, (long long)*nodes);
-		free(*ei);
-		*ei = NULL;
-		return -1;
-	}
-	return 0;
+	return g;
 }
 
 static const SchedForce *
@@ -197,18 +157,18 @@ pickschedules(Mod *m, const SchedOpts *o, Choices *cs)
 	const char *tname = o->target == TargetCUDA ? "cuda" : "cpu";
 	char *cpath = NULL, err[256];
 	Cache *cache = NULL;
-	int64_t *ei = NULL, ne = 0, nodes = 0;
+	gnn_graph *g = NULL;
 	int rc = -1, i, j, n, nf = 0;
 	Fn *fn;
 
 	memset(cs, 0, sizeof *cs);
 	defaultstats(&cs->gs);
 	if (o->graph || o->synnodes > 0) {
-		if (loadgraph(o, &ei, &ne, &nodes) < 0)
+		if (!(g = loadgraph(o)))
 			return -1;
-		statsof(ei, ne, nodes, &cs->gs);
+		statsof(g, &cs->gs);
 		cs->statsknown = true;
-		snprintf(cs->bucket, sizeof cs->bucket, "n%d.e%d.x%d", ilog2(nodes), ilog2(ne), ilog2(cs->gs.maxdeg));
+		snprintf(cs->bucket, sizeof cs->bucket, "n%d.e%d.x%d", ilog2(cs->gs.nodes), ilog2(cs->gs.edges), ilog2(cs->gs.maxdeg));
 	}
 	archkey(o, cs->archkey, sizeof cs->archkey);
 	if (o->olevel > 0 && !(o->cache && !*o->cache)) {
@@ -283,11 +243,11 @@ pickschedules(Mod *m, const SchedOpts *o, Choices *cs)
 	}
 	(void)nf;
 	if (o->tune) {
-		if (!ei) {
+		if (!g) {
 			fprintf(stderr, "%s: error: --tune needs a graph: --tune-graph=EDGE_INDEX.npy or --tune-synthetic=N,E\n", o->who);
 			goto out;
 		}
-		if (tune(m, o, cs, ei, ne, nodes) < 0)
+		if (tune(m, o, cs, g) < 0)
 			goto out;
 		if (cache && cs->archkey[0]) {
 			for (j = 0; j < cs->n; j++)
@@ -304,7 +264,7 @@ out:
 	if (cache)
 		cacheclose(cache);
 	free(cpath);
-	free(ei);
+	gnn_graph_destroy(g);
 	return rc;
 }
 

@@ -8,6 +8,7 @@
 #define GNNCC_SCHEDULES_H
 
 #include "../codegen/codegen.h"
+#include "../runtime/gnnrt.h"
 
 enum { WhyCost, WhyForced, WhyCache, WhyTuned, WhyReference, WhyIR };
 
@@ -95,10 +96,10 @@ void cacheclose(Cache *c);
 
 /*
  * Compile every candidate of every kernel of m into one shared object,
- * run it on the graph (edge_index, nodes) with random weights and
+ * run it on graph g with random weights and
  * inputs, check each candidate against the reference schedule and time
  * it; the winners go to cs (why = WhyTuned) and their attributes.
  */
-int tune(Mod *m, const SchedOpts *o, Choices *cs, const int64_t *edge_index, int64_t nedges, int64_t nodes);
+int tune(Mod *m, const SchedOpts *o, Choices *cs, gnn_graph *g);
 
 #endif

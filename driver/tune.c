@@ -209,7 +209,7 @@ agrees(const gnn_model_desc *d, void **out, void **ref, const size_t *outn, doub
 }
 
 int
-tune(Mod *m, const SchedOpts *o, Choices *cs, const int64_t *ei, int64_t ne, int64_t nodes)
+tune(Mod *m, const SchedOpts *o, Choices *cs, gnn_graph *g)
 {
 	SchedTarget st = {.target = o->target, .openmp = o->openmp};
 	CodegenOpts co = {.target = o->target, .source = o->source, .header = "model.h"};
@@ -219,7 +219,6 @@ tune(Mod *m, const SchedOpts *o, Choices *cs, const int64_t *ei, int64_t ne, int
 	Fn *fn;
 	int nfn = 0, f, i, k, c, rc = -1, total = 0, done = 0;
 	double t0 = now(), budget = o->budget > 0 ? o->budget : 60;
-	gnn_graph *g = NULL;
 	uint64_t seed = 42;
 	char sym[300], text[128];
 
@@ -259,10 +258,6 @@ tune(Mod *m, const SchedOpts *o, Choices *cs, const int64_t *ei, int64_t ne, int
 		goto out;
 	}
 	freemod(tm);
-	if (gnn_graph_from_edge_index(&g, ei, GNN_I64, ne, nodes) != GNN_OK) {
-		fprintf(stderr, "gnncc: error: tuning graph: %s\n", gnn_errmsg());
-		goto out;
-	}
 	for (fn = m->fn, f = 0; fn; fn = fn->link, f++) {
 		const gnn_model_desc *d;
 		const gnn_tune_desc *td;
@@ -289,7 +284,7 @@ tune(Mod *m, const SchedOpts *o, Choices *cs, const int64_t *ei, int64_t ne, int
 		if (!(wpath = randomweights(d, &seed)))
 			goto out;
 		if (d->create(&model) != GNN_OK || d->load_weights(model, wpath) != GNN_OK || d->bind(model, g) != GNN_OK ||
-		    buffers(d, model, nodes, &seed, in, out, ref, outn) < 0 ||
+		    buffers(d, model, gnn_graph_num_nodes(g), &seed, in, out, ref, outn) < 0 ||
 		    d->forward_host(model, (const void *const *)in, ref) != GNN_OK) {
 			fprintf(stderr, "gnncc: error: tuning %s: %s\n", fn->name, gnn_errmsg());
 			goto model_out;
@@ -361,7 +356,6 @@ tune(Mod *m, const SchedOpts *o, Choices *cs, const int64_t *ei, int64_t ne, int
 	}
 	rc = 0;
 out:
-	gnn_graph_destroy(g);
 	engineclose(&en);
 	for (f = 0; f < nfn; f++) {
 		for (k = 0; k < tc[f].nkernels; k++)

@@ -166,6 +166,9 @@ typedef struct gnn_graph gnn_graph;
 */
 gnn_status gnn_graph_from_edge_index(gnn_graph **g, const void *edge_index,
 	gnn_dtype dtype, int64_t num_edges, int64_t num_nodes);
+/* An edge_index .npy file (int32 or int64, [2, E]) as a graph of
+** num_nodes nodes; num_nodes < 0: the largest index + 1. */
+gnn_status gnn_graph_read_npy(gnn_graph **g, const char *path, int64_t num_nodes);
 /* weight: num_edges floats in the user's edge order (copied). */
 gnn_status gnn_graph_set_edge_weight(gnn_graph *g, const float *weight);
 /* batch: num_nodes ints, each in [0, num_graphs) (copied). */

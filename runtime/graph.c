@@ -222,6 +222,31 @@ gnn_graph_from_edge_index(gnn_graph **g, const void *edge_index, gnn_dtype dtype
 }
 
 gnn_status
+gnn_graph_read_npy(gnn_graph **g, const char *path, int64_t num_nodes)
+{
+	gnn_array a;
+	gnn_status s;
+	int64_t i;
+
+	if (!g || !path)
+		return gnn_fail(GNN_ERR_ARG, "gnn_graph_read_npy: NULL argument");
+	*g = NULL;
+	if ((s = gnn_npy_read(path, &a)) != GNN_OK)
+		return s;
+	if (a.rank != 2 || a.shape[0] != 2 || (a.dtype != GNN_I32 && a.dtype != GNN_I64)) {
+		gnn_array_free(&a);
+		return gnn_fail(GNN_ERR_SHAPE, "%s is not an edge_index (int32 or int64, shape [2, E])", path);
+	}
+	if (num_nodes < 0)
+		for (num_nodes = 0, i = 0; i < 2 * a.shape[1]; i++)
+			if (intat(a.data, a.dtype, i) >= num_nodes)
+				num_nodes = intat(a.data, a.dtype, i) + 1;
+	s = gnn_graph_from_edge_index(g, a.data, a.dtype, a.shape[1], num_nodes);
+	gnn_array_free(&a);
+	return s;
+}
+
+gnn_status
 gnn_graph_set_edge_weight(gnn_graph *g, const float *weight)
 {
 	float *w;

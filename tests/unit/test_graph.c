@@ -538,6 +538,34 @@ test_oom(void)
 	CHECK(check_oom("empty graph calls", op_empty, NULL) >= 4);
 }
 
+/* gnn_graph_read_npy: the file's dtype and shape are checked, the node
+ * count defaults to the largest index + 1, bad indices keep their message */
+static void
+test_read_npy(void)
+{
+	int32_t ei32[6] = {0, 4, 2, 1, 1, 3};
+	float x[4] = {0};
+	gnn_array a = {GNN_I32, 2, {2, 3}, ei32, sizeof ei32}, f = {GNN_F32, 2, {2, 2}, x, sizeof x};
+	gnn_graph *g = NULL;
+
+	CHECK_ST(gnn_npy_write(tmppath("ei.npy"), &a), GNN_OK);
+	CHECK_ST(gnn_graph_read_npy(&g, tmppath("ei.npy"), -1), GNN_OK);
+	CHECK(g && gnn_graph_num_nodes(g) == 5 && gnn_graph_num_edges(g) == 3);
+	CHECK(eq64(gnn_graph_src(g), (const int64_t[]){0, 4, 2}, 3) && eq64(gnn_graph_dst(g), (const int64_t[]){1, 1, 3}, 3));
+	gnn_graph_destroy(g);
+	CHECK_ST(gnn_graph_read_npy(&g, tmppath("ei.npy"), 9), GNN_OK);
+	CHECK(g && gnn_graph_num_nodes(g) == 9);
+	gnn_graph_destroy(g);
+	CHECK_ST(gnn_graph_read_npy(&g, tmppath("ei.npy"), 4), GNN_ERR_RANGE);
+	CHECK(g == NULL);
+	CHECK_MSG("source of edge 1 is 4, outside [0, 4)");
+	CHECK_ST(gnn_npy_write(tmppath("x.npy"), &f), GNN_OK);
+	CHECK_ST(gnn_graph_read_npy(&g, tmppath("x.npy"), -1), GNN_ERR_SHAPE);
+	CHECK_MSG("x.npy is not an edge_index (int32 or int64, shape [2, E])");
+	CHECK_ST(gnn_graph_read_npy(&g, tmppath("missing.npy"), -1), GNN_ERR_IO);
+	CHECK_ST(gnn_graph_read_npy(NULL, tmppath("ei.npy"), -1), GNN_ERR_ARG);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -550,6 +578,9 @@ main(int argc, char **argv)
 	test_gcn_norm();
 	test_segment_plan();
 	test_random();
+	mktmpdir();
+	test_read_npy();
 	test_oom();
+	rmtmpdir();
 	return summary();
 }
