@@ -1348,10 +1348,10 @@ emitprelude(E *e, const CodegenOpts *o)
 	if (e->cuda) {
 		out(e, "#define GNN_DKERNEL __global__\n");
 		out(e, "#define GNN_DLOOP(t, T) for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < (T); t += (int64_t)blockDim.x * gridDim.x)\n");
-		out(e, "#define GNN_DLAUNCH(k, T, ...) do { \\\n\tint64_t T_ = (T); \\\n\tif (T_ > 0) \\\n\t\tk<<<gnn_blocks(T_), 256, 0, m->stream>>>(T_, __VA_ARGS__); \\\n} while (0)\n\n");
+		out(e, "#define GNN_DLAUNCH(k, T, ...) do { \\\n\tint64_t T_ = (T); \\\n\tif (T_ > 0) \\\n\t\tk<<<gnn_blocks(T_, 256), 256, 0, m->stream>>>(T_, __VA_ARGS__); \\\n} while (0)\n\n");
 		out(e, "#define GNN_DFN static __device__ __forceinline__\n");
-		out(e, "#define GNN_RLAUNCH(k, L, R, T, ...) do { \\\n\tint64_t T_ = (T), b_ = (T_ + (R) - 1) / (R); \\\n\tif (T_ > 0) \\\n\t\tk<<<(unsigned)(b_ < (1 << 20) ? b_ : (1 << 20)), (L) * (R), 0, m->stream>>>(T_, __VA_ARGS__); \\\n} while (0)\n\n");
-		out(e, "static unsigned\ngnn_blocks(int64_t T)\n{\n\tint64_t b = (T + 255) / 256;\n\n\treturn b > (1 << 20) ? (1u << 20) : (unsigned)b;\n}\n");
+		out(e, "#define GNN_RLAUNCH(k, L, R, T, ...) do { \\\n\tint64_t T_ = (T); \\\n\tif (T_ > 0) \\\n\t\tk<<<gnn_blocks(T_, (R)), (L) * (R), 0, m->stream>>>(T_, __VA_ARGS__); \\\n} while (0)\n\n");
+		out(e, "/* blocks of per tasks for T tasks: grid-stride loops take the rest */\nstatic unsigned\ngnn_blocks(int64_t T, int64_t per)\n{\n\tint64_t b = (T + per - 1) / per;\n\n\treturn b > (1 << 20) ? (1u << 20) : (unsigned)b;\n}\n");
 	} else
 		out(e, "#define GNN_DKERNEL GNN_HKERNEL\n#define GNN_DLOOP GNN_HLOOP\n#define GNN_DLAUNCH GNN_HLAUNCH\n#define GNN_DFN static inline\n");
 }

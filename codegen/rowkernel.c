@@ -686,54 +686,63 @@ elemhelpers(R *r)
  * same rows are local arrays; OpenMP takes chunk rows at a time when the
  * schedule says so.
  */
+enum { ArrShared, ArrBind, ArrLocal };
+
+/*
+ * The arrays a lane kernel keeps per row -- each node row the group makes,
+ * and edge_softmax's column maxima and sums -- declared as shared memory
+ * (rows slices of each), bound to this thread's slice, or declared as
+ * the cpu's locals.
+ */
+static void
+rowarrays(R *r, int mode)
+{
+	E *e = r->e;
+	char name[3][32];
+	int i, k, n;
+
+	for (i = r->a; i < r->b; i++) {
+		const Ins *in = &r->fn->ins[i];
+		Ref v = in->to;
+		long long w = width(r, v) ? width(r, v) : 1;
+		const char *T = ctype(ty(e, v).dtype);
+		n = 0;
+		if (r->kind[v] == RowNode && !isalias(in))
+			snprintf(name[n++], sizeof name[0], "v%d", v);
+		if (in->op == Oedge_softmax) {
+			snprintf(name[n++], sizeof name[0], "esmax%d", v);
+			snprintf(name[n++], sizeof name[0], "essum%d", v);
+		}
+		for (k = 0; k < n; k++)
+			if (mode == ArrShared)
+				out(e, "\t__shared__ %s sh%s_[%d][%lld];\n", T, name[k], e->sched.rows, w);
+			else if (mode == ArrBind)
+				out(e, "\t\t%s *%s = sh%s_[slot_];\n", T, name[k], name[k]);
+			else
+				out(e, "\t\t%s %s[%lld];\n", T, name[k], w);
+	}
+}
+
 static void
 rowloopopen(R *r)
 {
 	E *e = r->e;
-	int i, R_ = e->sched.rows;
+	int R_ = e->sched.rows;
 
 	if (r->lane && e->cuda) {
-		for (i = r->a; i < r->b; i++) {
-			const Ins *in = &r->fn->ins[i];
-			Ref v = in->to;
-			int64_t w = width(r, v);
-			const char *T = ctype(ty(e, v).dtype);
-			if (r->kind[v] == RowNode && !isalias(in))
-				out(e, "\t__shared__ %s sh%d_[%d][%lld];\n", T, v, R_, (long long)(w ? w : 1));
-			if (in->op == Oedge_softmax)
-				out(e, "\t__shared__ %s shmax%d_[%d][%lld], shsum%d_[%d][%lld];\n", T, v, R_, (long long)(w ? w : 1), v, R_,
-				    (long long)(w ? w : 1));
-		}
+		rowarrays(r, ArrShared);
 		out(e, "\tconst int lane_ = threadIdx.x %% %d, slot_ = threadIdx.x / %d;\n\n", r->L, r->L);
 		out(e, "\tfor (int64_t base_ = (int64_t)blockIdx.x * %d; base_ < T; base_ += (int64_t)gridDim.x * %d) {\n", R_, R_);
 		out(e, "\t\tconst int64_t r = base_ + slot_;\n\t\tconst bool live_ = r < T;\n");
-		for (i = r->a; i < r->b; i++) {
-			const Ins *in = &r->fn->ins[i];
-			Ref v = in->to;
-			const char *T = ctype(ty(e, v).dtype);
-			if (r->kind[v] == RowNode && !isalias(in))
-				out(e, "\t\t%s *v%d = sh%d_[slot_];\n", T, v, v);
-			if (in->op == Oedge_softmax)
-				out(e, "\t\t%s *esmax%d = shmax%d_[slot_], *essum%d = shsum%d_[slot_];\n", T, v, v, v, v);
-		}
+		rowarrays(r, ArrBind);
 		return;
 	}
 	if (!e->cuda && e->sched.chunk)
 		out(e, "\tGNN_PARFOR_DYN(%d) for (int64_t r = 0; r < T; r++) {\n", e->sched.chunk);
 	else
 		out(e, "\tGNN_DLOOP(r, T) {\n");
-	if (!r->lane)
-		return;
-	for (i = r->a; i < r->b; i++) {
-		const Ins *in = &r->fn->ins[i];
-		Ref v = in->to;
-		int64_t w = width(r, v);
-		const char *T = ctype(ty(e, v).dtype);
-		if (r->kind[v] == RowNode && !isalias(in))
-			out(e, "\t\t%s v%d[%lld];\n", T, v, (long long)(w ? w : 1));
-		if (in->op == Oedge_softmax)
-			out(e, "\t\t%s esmax%d[%lld], essum%d[%lld];\n", T, v, (long long)(w ? w : 1), v, (long long)(w ? w : 1));
-	}
+	if (r->lane)
+		rowarrays(r, ArrLocal);
 }
 
 void
