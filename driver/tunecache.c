@@ -68,18 +68,11 @@ defaultcache(void)
 static uint64_t
 checksum(char *const *f)
 {
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = HashSeed;
 	int k;
-	const char *p;
 
-	for (k = 0; k < FCheck; k++) {
-		for (p = f[k] ? f[k] : ""; *p; p++) {
-			h ^= (unsigned char)*p;
-			h *= 1099511628211ull;
-		}
-		h ^= 0x1f;
-		h *= 1099511628211ull;
-	}
+	for (k = 0; k < FCheck; k++)
+		h = hashstr(h, f[k] ? f[k] : "");
 	return h;
 }
 

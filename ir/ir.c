@@ -210,6 +210,17 @@ attrstr(const Ins *i, const char *key)
 	return a && a->kind == AStr ? a->u.s : NULL;
 }
 
+uint64_t
+hashstr(uint64_t h, const char *s)
+{
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ull;
+	}
+	h ^= 0xff;   /* the separator: ("ab", "c") is not ("a", "bc") */
+	return h * 1099511628211ull;
+}
+
 void
 putattr(Fn *fn, Ins *in, Attr a)
 {

@@ -299,6 +299,10 @@ Attr mkattrdims(Arena *a, const char *key, const Dim *v, int n);
 /* Set attribute a.key of in (replacing it, or appending), or remove key.
  * Both copy the array first: it may be shared with another instruction. */
 void putattr(Fn *fn, Ins *in, Attr a);
+/* 64-bit FNV-1a of the string s and a separator, continuing from h
+ * (HashSeed to start): for keys that are sequences of fields. */
+#define HashSeed 1469598103934665603ull
+uint64_t hashstr(uint64_t h, const char *s);
 void dropattr(Fn *fn, Ins *in, const char *key);
 void filluse(Fn *fn);          /* recompute val[].nuse and val[].def */
 

@@ -63,18 +63,17 @@ static uint64_t
 signature(Fn *fn, const int *kern, int k)
 {
 	Mod *m = fn->mod;
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = HashSeed;
 	char buf[256];
 	int i, j, a, *local = emalloc((fn->nval + 1) * sizeof *local), nl = 0, next = 0;
 
-#define MIX(s) do { const char *p_ = (s); for (; *p_; p_++) { h ^= (unsigned char)*p_; h *= 1099511628211ull; } h ^= 0xff; h *= 1099511628211ull; } while (0)
 	for (i = 0; i < fn->nval; i++)
 		local[i] = -1;
 	for (i = 0; i < fn->nins; i++) {
 		const Ins *in = &fn->ins[i];
 		if (kern[i] != k)
 			continue;
-		MIX(opinfo[in->op].name);
+		h = hashstr(h, opinfo[in->op].name);
 		for (j = 0; j < in->narg; j++) {
 			Ref v = in->arg[j];
 			if (local[v] < 0) {
@@ -82,18 +81,18 @@ signature(Fn *fn, const int *kern, int k)
 				local[v] = 1000000 + next++;
 			}
 			snprintf(buf, sizeof buf, "%d:", local[v]);
-			MIX(buf);
+			h = hashstr(h, buf);
 			snprinttype(buf, sizeof buf, m, fn->val[v].type);
-			MIX(buf);
+			h = hashstr(h, buf);
 		}
 		local[in->to] = nl++;
 		snprinttype(buf, sizeof buf, m, fn->val[in->to].type);
-		MIX(buf);
+		h = hashstr(h, buf);
 		for (a = 0; a < in->nattr; a++) {
 			const Attr *at = &in->attr[a];
 			if (isschedattr(at->key))
 				continue;
-			MIX(at->key);
+			h = hashstr(h, at->key);
 			switch (at->kind) {
 			case AInt:
 			case ABool: snprintf(buf, sizeof buf, "%lld", (long long)at->u.i); break;
@@ -107,20 +106,19 @@ signature(Fn *fn, const int *kern, int k)
 						snprintf(buf, sizeof buf, "%lld", (long long)at->u.is[q]);
 					else
 						snprintdim(buf, sizeof buf, m, at->u.ds[q]);
-					MIX(buf);
+					h = hashstr(h, buf);
 				}
 				buf[0] = 0;
 			}
 			}
-			MIX(buf);
+			h = hashstr(h, buf);
 		}
 	}
 	for (i = 0; i < fn->nret; i++)
 		if (local[fn->ret[i]] >= 0 && local[fn->ret[i]] < 1000000) {
 			snprintf(buf, sizeof buf, "ret%d", local[fn->ret[i]]);
-			MIX(buf);
+			h = hashstr(h, buf);
 		}
-#undef MIX
 	free(local);
 	return h;
 }
