@@ -283,12 +283,12 @@ tune(Mod *m, const SchedOpts *o, Choices *cs, gnn_graph *g)
 			snprintf(cs->archkey, sizeof cs->archkey, "%s", td->arch());
 		if (!(wpath = randomweights(d, &seed)))
 			goto out;
-		if (d->create(&model) != GNN_OK || d->load_weights(model, wpath) != GNN_OK || d->bind(model, g) != GNN_OK ||
-		    buffers(d, model, gnn_graph_num_nodes(g), &seed, in, out, ref, outn) < 0 ||
-		    d->forward_host(model, (const void *const *)in, ref) != GNN_OK) {
-			fprintf(stderr, "gnncc: error: tuning %s: %s\n", fn->name, gnn_errmsg());
-			goto model_out;
-		}
+		if (d->create(&model) != GNN_OK || d->load_weights(model, wpath) != GNN_OK || d->bind(model, g) != GNN_OK)
+			goto rterr;
+		if (buffers(d, model, gnn_graph_num_nodes(g), &seed, in, out, ref, outn) < 0)
+			goto model_out;   /* it said why */
+		if (d->forward_host(model, (const void *const *)in, ref) != GNN_OK)
+			goto rterr;
 		for (k = 0; k < td->nkernels; k++) {
 			Choice *ch = &cs->c[base + k];
 			int best = -1;
@@ -304,25 +304,19 @@ tune(Mod *m, const SchedOpts *o, Choices *cs, gnn_graph *g)
 			}
 			for (c = 0; c < td->ncand[k]; c++) {
 				td->select(model, k, c);
-				if (d->forward_host(model, (const void *const *)in, out) != GNN_OK) {
-					fprintf(stderr, "gnncc: error: tuning %s: %s\n", fn->name, gnn_errmsg());
-					goto model_out;
-				}
+				if (d->forward_host(model, (const void *const *)in, out) != GNN_OK)
+					goto rterr;
 				if (!agrees(d, out, ref, outn, &err)) {
 					schedprint(text, sizeof text, &tc[f].cand[k][c]);
 					fprintf(stderr, "gnncc: warning: internal error: schedule %s of %s %s disagrees with the reference (error %.3g); not used\n",
 					        text, fn->name, ch->k.name, err);
 					continue;
 				}
-				if (td->time(model, k, 3, &us) != GNN_OK) {
-					fprintf(stderr, "gnncc: error: tuning %s: %s\n", fn->name, gnn_errmsg());
-					goto model_out;
-				}
+				if (td->time(model, k, 3, &us) != GNN_OK)
+					goto rterr;
 				/* more repeats for short kernels, within reason */
-				if (us < 20000 && td->time(model, k, us < 1000 ? 31 : 9, &us) != GNN_OK) {
-					fprintf(stderr, "gnncc: error: tuning %s: %s\n", fn->name, gnn_errmsg());
-					goto model_out;
-				}
+				if (us < 20000 && td->time(model, k, us < 1000 ? 31 : 9, &us) != GNN_OK)
+					goto rterr;
 				if (c == 0)
 					reft = us;
 				if (best < 0 || us < bt) {
@@ -342,6 +336,9 @@ tune(Mod *m, const SchedOpts *o, Choices *cs, gnn_graph *g)
 		}
 		progress(fn->name, done, total, budget - (now() - t0));
 		ok = true;
+		goto model_out;
+	rterr:
+		fprintf(stderr, "gnncc: error: tuning %s: %s\n", fn->name, gnn_errmsg());
 	model_out:
 		for (i = 0; i < 64; i++) {
 			free(in[i]);
