@@ -271,7 +271,7 @@ kernelhead(E *e, int i, bool device, const Args *a)
 	if (in->loc.file)
 		out(e, " (%s:%d)", in->loc.file, in->loc.line);
 	out(e, " */\n");
-	out(e, "static %s void\n%s_k%d%s(int64_t T", device ? "GNN_DKERNEL" : "GNN_HKERNEL", e->nm, i, e->sfx);
+	out(e, "%s(%s_k%d%s)(int64_t T", device ? "GNN_DKERNEL" : "GNN_HKERNEL", e->nm, i, e->sfx);
 	for (k = 0; k < a->n; k++)
 		out(e, ", %s", a->decl[k]);
 	out(e, ")\n{\n\t%s(t, T) {\n", device ? "GNN_DLOOP" : "GNN_HLOOP");
@@ -1242,9 +1242,12 @@ emittune(E *e)
 	out(e, "\t*us = t[reps / 2];\n\treturn GNN_OK;\n}\n");
 	out(e, "\nstatic const char *\n%s_tune_arch(void)\n{\n", e->nm);
 	if (e->cuda) {
+		/* the emulated device's timings are the CPU's: a key of their own,
+		 * so that a real GPU's cache entries never meet them */
+		out(e, "#ifdef GNN_EMU\n\treturn \"emu\";\n#else\n");
 		out(e, "\tstatic char name[32];\n\tcudaDeviceProp p;\n\tint dev;\n\n");
 		out(e, "\tif (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&p, dev) != cudaSuccess)\n\t\treturn NULL;\n");
-		out(e, "\tsnprintf(name, sizeof name, \"sm_%%d%%d\", p.major, p.minor);\n\treturn name;\n}\n");
+		out(e, "\tsnprintf(name, sizeof name, \"sm_%%d%%d\", p.major, p.minor);\n\treturn name;\n#endif\n}\n");
 	} else
 		out(e, "\treturn NULL;\n}\n");
 	out(e, "\nstatic const int %s_tune_ncand[%d] = {", e->nm, tc->nkernels ? tc->nkernels : 1);
@@ -1343,14 +1346,22 @@ emitprelude(E *e, const CodegenOpts *o)
 	out(e, "#include \"gnnrt.h\"\n#include \"%s\"\n\n", o->header ? o->header : "model.h");
 	out(e, "#ifdef _OPENMP\n#define GNN_PARFOR _Pragma(\"omp parallel for schedule(static)\")\n#else\n#define GNN_PARFOR\n#endif\n");
 	out(e, "#define GNN_PRAGMA(x) _Pragma(#x)\n#ifdef _OPENMP\n#define GNN_PARFOR_DYN(c) GNN_PRAGMA(omp parallel for schedule(dynamic, c))\n#else\n#define GNN_PARFOR_DYN(c)\n#endif\n");
-	out(e, "#define GNN_HKERNEL\n#define GNN_HLOOP(t, T) GNN_PARFOR for (int64_t t = 0; t < (T); t++)\n");
+	out(e, "#define GNN_HKERNEL(k) static void k\n#define GNN_HLOOP(t, T) GNN_PARFOR for (int64_t t = 0; t < (T); t++)\n");
 	out(e, "#define GNN_HLAUNCH(k, T, ...) k((T), __VA_ARGS__)\n");
 	if (e->cuda) {
-		out(e, "#define GNN_DKERNEL __global__\n");
+		/* launches, kernel heads and shared arrays through macros, so
+		 * that the emulated device (gnnemu's cuda_runtime.h, which
+		 * defines GNN_EMU) compiles this file as C++ on the CPU */
+		out(e, "#ifndef GNN_EMU\n");
+		out(e, "#define GNN_DKERNEL(k) static __global__ void k\n");
+		out(e, "#define GNN_DKERNEL_LB(k, n) static __global__ void __launch_bounds__(n) k\n");
+		out(e, "#define GNN_LAUNCH(k, grid, block, shmem, stream) k<<<grid, block, shmem, stream>>>\n");
+		out(e, "#define GNN_SHARED(T, name, dims) __shared__ T name dims\n");
+		out(e, "#endif\n");
 		out(e, "#define GNN_DLOOP(t, T) for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < (T); t += (int64_t)blockDim.x * gridDim.x)\n");
-		out(e, "#define GNN_DLAUNCH(k, T, ...) do { \\\n\tint64_t T_ = (T); \\\n\tif (T_ > 0) \\\n\t\tk<<<gnn_blocks(T_, 256), 256, 0, m->stream>>>(T_, __VA_ARGS__); \\\n} while (0)\n\n");
+		out(e, "#define GNN_DLAUNCH(k, T, ...) do { \\\n\tint64_t T_ = (T); \\\n\tif (T_ > 0) \\\n\t\tGNN_LAUNCH(k, gnn_blocks(T_, 256), 256, 0, m->stream)(T_, __VA_ARGS__); \\\n} while (0)\n\n");
 		out(e, "#define GNN_DFN static __device__ __forceinline__\n");
-		out(e, "#define GNN_RLAUNCH(k, L, R, T, ...) do { \\\n\tint64_t T_ = (T); \\\n\tif (T_ > 0) \\\n\t\tk<<<gnn_blocks(T_, (R)), (L) * (R), 0, m->stream>>>(T_, __VA_ARGS__); \\\n} while (0)\n\n");
+		out(e, "#define GNN_RLAUNCH(k, L, R, T, ...) do { \\\n\tint64_t T_ = (T); \\\n\tif (T_ > 0) \\\n\t\tGNN_LAUNCH(k, gnn_blocks(T_, (R)), (L) * (R), 0, m->stream)(T_, __VA_ARGS__); \\\n} while (0)\n\n");
 		out(e, "/* blocks of per tasks for T tasks: grid-stride loops take the rest */\nstatic unsigned\ngnn_blocks(int64_t T, int64_t per)\n{\n\tint64_t b = (T + per - 1) / per;\n\n\treturn b > (1 << 20) ? (1u << 20) : (unsigned)b;\n}\n");
 	} else
 		out(e, "#define GNN_DKERNEL GNN_HKERNEL\n#define GNN_DLOOP GNN_HLOOP\n#define GNN_DLAUNCH GNN_HLAUNCH\n#define GNN_DFN static inline\n");

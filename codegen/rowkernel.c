@@ -715,7 +715,7 @@ rowarrays(R *r, int mode)
 		}
 		for (k = 0; k < n; k++)
 			if (mode == ArrShared)
-				out(e, "\t__shared__ %s sh%s_[%d][%lld];\n", T, name[k], e->sched.rows, w);
+				out(e, "\tGNN_SHARED(%s, sh%s_, [%d][%lld]);\n", T, name[k], e->sched.rows, w);
 			else if (mode == ArrBind)
 				out(e, "\t\t%s *%s = sh%s_[slot_];\n", T, name[k], name[k]);
 			else
@@ -819,10 +819,11 @@ emitrowkernel(E *e, int grp, char *call, size_t calln)
 		schedprint(text, sizeof text, &e->sched);
 		out(e, " (schedule %s)", text);
 	}
-	out(e, " */\nstatic GNN_DKERNEL void\n");
+	out(e, " */\n");
 	if (r.lane && e->cuda)
-		out(e, "__launch_bounds__(%d)\n", r.L * e->sched.rows);
-	out(e, "%s_g%d%s(int64_t T", e->nm, grp, e->sfx);
+		out(e, "GNN_DKERNEL_LB(%s_g%d%s, %d)(int64_t T", e->nm, grp, e->sfx, r.L * e->sched.rows);
+	else
+		out(e, "GNN_DKERNEL(%s_g%d%s)(int64_t T", e->nm, grp, e->sfx);
 	for (k = 0; k < a.n; k++)
 		out(e, ", %s", a.decl[k]);
 	out(e, ")\n{\n");

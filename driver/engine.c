@@ -4,11 +4,15 @@
  * makes model.so there (the same flags as gnncc's objects, plus -shared),
  * and dlopen loads it.  The runtime's symbols resolve to gnnrun's own
  * copy (gnnrun exports them), so errors set inside the model reach
- * gnn_errmsg() here.
+ * gnn_errmsg() here.  The cuda target on the emulated device is built by
+ * the C++ compiler with libgnnemu.a inside the object (runtime/emu).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,12 +37,12 @@ writesources(Mod *m, const CodegenOpts *o, const char *src, const char *hdr)
 }
 
 int
-engineload(Engine *en, Mod *m, Fn *fn, int target, const char *source)
+engineload(Engine *en, Mod *m, Fn *fn, int target, int emu, const char *source)
 {
 	CodegenOpts o = {.target = target, .source = source, .header = "model.h"};
 	char sym[512];
 
-	if (enginebuild(en, m, &o, false, "gnnrun") < 0)
+	if (enginebuild(en, m, &o, false, emu, "gnnrun") < 0)
 		return -1;
 	snprintf(sym, sizeof sym, "%s_desc", fn->name);
 	if (!(en->desc = (const gnn_model_desc *)dlsym(en->handle, sym))) {
@@ -49,17 +53,84 @@ engineload(Engine *en, Mod *m, Fn *fn, int target, const char *source)
 	return 0;
 }
 
+/*
+ * $GNNCC_ENGINE_CACHE names a directory where compiled engines are kept,
+ * keyed by a hash of the generated source and header, the compiler
+ * command and the runtime's files (size and time), so that a test suite
+ * running one model on many graphs compiles it once.  Returns the cached
+ * object's path for this build (which may not exist yet), or NULL.
+ */
+static uint64_t
+hashfile(uint64_t h, const char *path, bool contents)
+{
+	struct stat st;
+	char buf[4096];
+	size_t n, i;
+	FILE *f;
+
+	if (!contents)
+		h = hashstr(h, path);   /* the runtime's files; sources are temporaries */
+	if (stat(path, &st) != 0)
+		return h;
+	if (!contents) {
+		snprintf(buf, sizeof buf, "%lld:%lld.%09ld", (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+		         (long)st.st_mtim.tv_nsec);
+		return hashstr(h, buf);
+	}
+	if (!(f = fopen(path, "rb")))
+		return h;
+	while ((n = fread(buf, 1, sizeof buf - 1, f)) > 0) {
+		for (i = 0; i < n; i++)          /* NULs in a source: hash them too */
+			if (!buf[i])
+				buf[i] = 1;
+		buf[n] = 0;
+		h = hashstr(h, buf);
+	}
+	fclose(f);
+	return h;
+}
+
+static char *
+cachedobject(const Cmd *c, const Layout *l, const char *src, const char *hdr, const char *so, const char *emulib)
+{
+	const char *dir = getenv("GNNCC_ENGINE_CACHE");
+	uint64_t h = 0xcbf29ce484222325ull;
+	char name[64], *p;
+	int i;
+
+	if (!dir || !*dir)
+		return NULL;
+	/* the words, but not the temporary paths, which differ every run */
+	for (i = 0; i < c->argc; i++)
+		if (strcmp(c->argv[i], src) != 0 && strcmp(c->argv[i], so) != 0)
+			h = hashstr(h, c->argv[i]);
+	h = hashfile(h, src, true);
+	h = hashfile(h, hdr, true);
+	p = emalloc(strlen(l->includedir) + strlen(l->emuincludedir) + 32);
+	sprintf(p, "%s/gnnrt.h", l->includedir);
+	h = hashfile(h, p, false);
+	sprintf(p, "%s/cuda_runtime.h", l->emuincludedir);
+	h = hashfile(h, p, false);
+	free(p);
+	if (emulib)
+		h = hashfile(h, emulib, false);
+	snprintf(name, sizeof name, "/%016llx.so", (unsigned long long)h);
+	p = emalloc(strlen(dir) + sizeof name);
+	sprintf(p, "%s%s", dir, name);
+	return p;
+}
+
 int
-enginebuild(Engine *en, Mod *m, const CodegenOpts *co, bool openmp, const char *who)
+enginebuild(Engine *en, Mod *m, const CodegenOpts *co, bool openmp, int emu, const char *who)
 {
 	int target = co->target;
 	bool cuda = target == TargetCUDA;
 	char *src = tempname(cuda ? "model.cu" : "model.c");
 	char *hdr = tempname("model.h");
 	char *so = tempname("model.so");
-	char why[128], inc[4096];
+	char why[256], inc[4096];
 	const char *cc;
-	char *prog, *nvcc = NULL;
+	char *prog, *nvcc = NULL, *emulib = NULL, *cached = NULL;
 	Layout l;
 	Cmd c = {0};
 	int rc = -1;
@@ -72,6 +143,24 @@ enginebuild(Engine *en, Mod *m, const CodegenOpts *co, bool openmp, const char *
 	if (!findlayout(&l)) {
 		fprintf(stderr, "%s: error: cannot find the runtime headers (looked in %s)\n", who, l.where);
 		goto out;
+	}
+	if (cuda && emu) {
+		/* the emulated device: C++ against gnnemu, libgnnemu.a inside */
+		if (!emucommand(&c, emu, &l, why, sizeof why)) {
+			fprintf(stderr, "%s: error: %s\n", who, why);
+			goto out;
+		}
+		emulib = emalloc(strlen(l.libdir) + sizeof "/libgnnemu.a");
+		sprintf(emulib, "%s/libgnnemu.a", l.libdir);
+		cmdadd(&c, "-shared");
+		cmdadd(&c, src);
+		cmdadd(&c, "-x");
+		cmdadd(&c, "none");
+		cmdadd(&c, emulib);
+		cmdadd(&c, "-o");
+		cmdadd(&c, so);
+		cmdadd(&c, "-lm");
+		goto compile;
 	}
 	cc = cuda ? getenv("NVCC") : getenv("CC");
 	if (cuda && !cc)
@@ -114,6 +203,14 @@ enginebuild(Engine *en, Mod *m, const CodegenOpts *co, bool openmp, const char *
 	if (!cuda)
 		cmdwords(&c, GNNCC_SANITIZE_CFLAGS);
 #endif
+compile:
+	if ((cached = cachedobject(&c, &l, src, hdr, so, emulib)) && access(cached, R_OK) == 0) {
+		cmdfree(&c);
+		free(so);
+		so = cached;
+		cached = NULL;
+		goto load;
+	}
 	rc = runcmd(&c, why, sizeof why);
 	cmdfree(&c);
 	if (rc != 0) {
@@ -123,6 +220,9 @@ enginebuild(Engine *en, Mod *m, const CodegenOpts *co, bool openmp, const char *
 		rc = -1;
 		goto out;
 	}
+	if (cached)
+		(void)copyfile(so, cached);     /* atomic; a cache that fails is no cache */
+load:
 	rc = -1;
 	if (!(en->handle = dlopen(so, RTLD_NOW | RTLD_LOCAL))) {
 		fprintf(stderr, "%s: error: cannot load the compiled model: %s\n", who, dlerror());
@@ -135,6 +235,8 @@ out:
 	free(hdr);
 	free(so);
 	free(nvcc);
+	free(emulib);
+	free(cached);
 	return rc;
 }
 

@@ -18,14 +18,14 @@ typedef struct Engine {
 } Engine;
 
 /*
- * Generate the module's code for target (TargetCPU or TargetCUDA),
- * compile it into a shared object in a temporary directory and load the
+ * Generate the module's code for target (TargetCPU or TargetCUDA; with
+ * emu, the cuda code for the emulated device in that mode), compile it into a shared object in a temporary directory and load the
  * descriptor of model fn.  Prints the problem and returns -1 on failure.
  */
-int engineload(Engine *en, Mod *m, Fn *fn, int target, const char *source);
+int engineload(Engine *en, Mod *m, Fn *fn, int target, int emu, const char *source);
 /* The same for the whole module under codegen options co (a tuning
  * build, say), for the program who; find symbols with dlsym(en->handle). */
-int enginebuild(Engine *en, Mod *m, const CodegenOpts *co, bool openmp, const char *who);
+int enginebuild(Engine *en, Mod *m, const CodegenOpts *co, bool openmp, int emu, const char *who);
 void engineclose(Engine *en);
 
 #endif

@@ -65,6 +65,7 @@ typedef struct Opts {
 	int emit;                   /* EmitNone until checkopts decides */
 	int target;                 /* TargetCUDA (default) or TargetCPU */
 	bool targetset;
+	int emu;                    /* --emulate: EmuOff, or the emulated device's mode */
 	const char *arch;           /* --arch; NULL: sm_80,sm_90 */
 	char **archs;               /* parsed, sorted: "sm_80", ...; or "native" */
 	int narch;
@@ -118,6 +119,10 @@ static const char usage[] =
 "\n"
 "Target:\n"
 "  --target=cuda|cpu   CUDA kernels compiled by nvcc (default), or portable C\n"
+"  --emulate[=MODE]    cuda: compile the CUDA C with the host's C++ compiler for\n"
+"                      the emulated device (runs on the CPU, checked; see\n"
+"                      docs/emulator.md); MODE: run (default), memcheck\n"
+"                      (AddressSanitizer) or racecheck (ThreadSanitizer)\n"
 "  --arch=LIST         GPU architectures, e.g. sm_90 or sm_80,sm_90 (default);\n"
 "                      machine code for each, plus PTX for the newest; or native\n"
 "  -fopenmp            cpu: compile with OpenMP (then link with -fopenmp too)\n"
@@ -170,7 +175,8 @@ static const char usage[] =
 "  --help              print this help;  --version: print the version\n"
 "\n"
 "Environment: CC (default cc) compiles --target=cpu; NVCC (default nvcc on\n"
-"PATH, else /usr/local/cuda/bin/nvcc) compiles --target=cuda.\n"
+"PATH, else /usr/local/cuda/bin/nvcc) compiles --target=cuda; CXX (default\n"
+"c++) compiles --target=cuda --emulate.\n"
 "\n"
 "Passes:\n";
 
@@ -382,6 +388,10 @@ parseargs(Opts *o, int argc, char **argv)
 			else
 				fatal("unknown target '%s' for --target; expected cuda or cpu", v);
 			o->targetset = true;
+		} else if (strcmp(a, "--emulate") == 0 || hasprefix(a, "--emulate=")) {
+			v = a[strlen("--emulate")] == '=' ? a + strlen("--emulate=") : "";
+			if ((o->emu = emumode(v)) < 0)
+				fatal("unknown mode '%s' for --emulate; expected run, memcheck or racecheck", v);
 		} else if (hasprefix(a, "--arch="))
 			o->arch = a + strlen("--arch=");
 		else if (strcmp(a, "-MD") == 0 || strcmp(a, "-MMD") == 0) {
@@ -590,6 +600,10 @@ checkopts(Opts *o)
 	if (o->emit == EmitC && o->target != TargetCPU)
 		fatal("--emit=c needs --target=cpu (the default target is cuda; its source is --emit=cuda)");
 	parsearch(o);
+	if (o->emu && o->target != TargetCUDA)
+		fatal("--emulate runs the cuda target's code on the CPU; it needs --target=cuda");
+	if (o->emu && o->arch)
+		warn("'--arch=%s' has no effect with --emulate", o->arch);
 	if (o->arch && o->target == TargetCPU)
 		warn("'--arch=%s' has no effect with --target=cpu", o->arch);
 	if (o->openmp && o->target == TargetCUDA)
@@ -865,7 +879,14 @@ compileobj(const Opts *o, Mod *m, CodegenOpts *co)
 	keep = withsuffix(o->output, cuda ? ".gnncc.cu" : ".gnncc.c");
 
 	/* the tool first: a missing nvcc needs no generated code to report */
-	if (cuda) {
+	if (cuda && o->emu) {
+		Layout l;
+
+		if (!findlayout(&l))
+			fatal("cannot find the gnncc runtime (gnnrt.h, libgnnrt.a): %s", l.where);
+		if (!emucommand(&c, o->emu, &l, why, sizeof why))
+			fatal("--emulate: %s", why);
+	} else if (cuda) {
 		findnvcc(&c);
 		cmdadd(&c, "-O2");
 		/* no C++ runtime in the object: a C program links it with cc
@@ -881,8 +902,10 @@ compileobj(const Opts *o, Mod *m, CodegenOpts *co)
 		if (o->openmp)
 			cmdadd(&c, "-fopenmp");
 	}
-	cmdadd(&c, "-I");
-	cmdadd(&c, runtimeinclude());
+	if (!o->emu) {
+		cmdadd(&c, "-I");
+		cmdadd(&c, runtimeinclude());
+	}
 	tool = basename_(c.argv[0]);
 
 	name = withsuffix(stem, ext);
@@ -965,7 +988,12 @@ printflags(const Opts *o)
 		return;
 	}
 	printf("-L%s -lgnnrt", l.libdir);
-	if (o->target == TargetCUDA) {
+	if (o->target == TargetCUDA && o->emu) {
+		/* the emulated device instead of the CUDA runtime */
+		printf(" -lgnnemu");
+		if (*emulinkflags(o->emu))
+			printf(" %s", emulinkflags(o->emu));
+	} else if (o->target == TargetCUDA) {
 		/* without nvcc, the system's directories are all there is */
 		if (findtool(&c, "NVCC", "nvcc", "/usr/local/cuda/bin/nvcc") &&
 		    (cuda = cudalibdir(c.argv[0])))
@@ -1021,6 +1049,7 @@ main(int argc, char **argv)
 	/* schedules: forced, cached, tuned, or the cost model's */
 	o.so.who = "gnncc";
 	o.so.target = o.target;
+	o.so.emu = o.emu;
 	o.so.openmp = o.openmp;
 	o.so.olevel = o.po.olevel;
 	o.so.arch = o.arch;

@@ -16,8 +16,10 @@
  * them to temporaries first and then renamed into place, so a failed run
  * never leaves a new output file nor changes an existing one.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE     /* RTLD_DEFAULT */
+#include <dlfcn.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,6 +29,7 @@
 #include "codegen/codegen.h"
 #include "driver/engine.h"
 #include "driver/schedules.h"
+#include "driver/toolchain.h"
 #include "passes/passes.h"
 #include "runtime/gnnrt.h"
 
@@ -44,6 +47,8 @@ typedef struct Opts {
 	const char *out[MaxIO];
 	int nout;
 	const char *engine;
+	int target;              /* of the compiled engines */
+	int emu;                 /* cuda-emu: the emulated device's mode */
 	int olevel;
 	const char *specialize;  /* --specialize N=...,E=...: sizes fixed at compile time */
 	const char *incdir[64];
@@ -54,6 +59,7 @@ typedef struct Opts {
 	SchedForce force[16];    /* --schedule */
 	int nforce;
 	const char *cache;       /* --tune-cache; "" with --no-tune-cache */
+	const char *emucheck, *emuorder, *emugrid;   /* --emu-* as given */
 } Opts;
 
 static int nerr;
@@ -89,6 +95,14 @@ usage(FILE *f)
 	      "  --engine=interp     the reference interpreter (float64; the default)\n"
 	      "  --engine=cpu        the model compiled for the cpu target (cc)\n"
 	      "  --engine=cuda       the model compiled for the cuda target (nvcc; needs a GPU)\n"
+	      "  --engine=cuda-emu   the cuda target's code on the emulated device (c++; the\n"
+	      "                      CPU runs every GPU thread, with CUDA's semantics checked)\n"
+	      "  --emu-check=MODE    cuda-emu under memcheck (AddressSanitizer) or racecheck\n"
+	      "                      (ThreadSanitizer); gnnrun loads the sanitizer itself\n"
+	      "  --emu-order=ORDER   cuda-emu: blocks and threads run forward (default),\n"
+	      "                      reverse or random[:SEED]\n"
+	      "  --emu-grid-max=N    cuda-emu: at most N blocks per grid dimension, so that\n"
+	      "                      grid-stride loops wrap\n"
 	      "  -O0, -O2            optimization level of the compiled IR (default -O2)\n"
 	      "  --schedule=K:FIELDS force kernel K's schedule (cpu, cuda engines; as gnncc's)\n"
 	      "  --tune-cache=FILE   use this tuning cache; --no-tune-cache: none\n"
@@ -348,7 +362,7 @@ fromdouble(const ITensor *t, gnn_dtype dt, size_t *nbytes)
  * back as double tensors for the common writer.
  */
 static bool
-runcompiled(const Opts *o, Mod *m, Fn *fn, int target, const IValue *args, IValue *outs)
+runcompiled(const Opts *o, Mod *m, Fn *fn, const IValue *args, IValue *outs)
 {
 	Engine en;
 	const gnn_model_desc *d;
@@ -359,7 +373,7 @@ runcompiled(const Opts *o, Mod *m, Fn *fn, int target, const IValue *args, IValu
 	bool ok = false;
 	int i, k;
 
-	if (engineload(&en, m, fn, target, o->model) < 0) {
+	if (engineload(&en, m, fn, o->target, o->emu, o->model) < 0) {
 		nerr++;
 		return false;
 	}
@@ -515,6 +529,30 @@ parseargs(int argc, char **argv, Opts *o)
 			o->weights = v;
 		else if ((v = VALUE("--engine")))
 			o->engine = v;
+		else if ((v = VALUE("--emu-check"))) {
+			if (strcmp(v, "memcheck") != 0 && strcmp(v, "racecheck") != 0) {
+				err("--emu-check is memcheck or racecheck, not '%s'", v);
+				return false;
+			}
+			o->emucheck = v;
+		} else if ((v = VALUE("--emu-order"))) {
+			if (strcmp(v, "forward") != 0 && strcmp(v, "reverse") != 0 && strcmp(v, "random") != 0 &&
+			    strncmp(v, "random:", 7) != 0) {
+				err("--emu-order is forward, reverse or random[:SEED], not '%s'", v);
+				return false;
+			}
+			o->emuorder = v;
+		} else if ((v = VALUE("--emu-grid-max"))) {
+			char *end;
+			long n;
+			errno = 0;
+			n = strtol(v, &end, 10);
+			if (!*v || *end || errno || n < 1 || n > 65535) {
+				err("--emu-grid-max takes a block count from 1 to 65535, not '%s'", v);
+				return false;
+			}
+			o->emugrid = v;
+		}
 		else if ((v = VALUE("--output-dtype"))) {
 			if (strcmp(v, "f32") != 0 && strcmp(v, "f64") != 0) {
 				err("--output-dtype is f32 or f64, not '%s'", v);
@@ -598,9 +636,69 @@ parseargs(int argc, char **argv, Opts *o)
 		err("no model file given (see --help)");
 	else if (!o->graph)
 		err("no --graph given");
-	else if (strcmp(o->engine, "interp") != 0 && strcmp(o->engine, "cpu") != 0 && strcmp(o->engine, "cuda") != 0)
-		err("unknown engine '%s': use interp, cpu or cuda", o->engine);
+	else if (strcmp(o->engine, "interp") != 0 && strcmp(o->engine, "cpu") != 0 && strcmp(o->engine, "cuda") != 0 &&
+	         strcmp(o->engine, "cuda-emu") != 0)
+		err("unknown engine '%s': use interp, cpu, cuda or cuda-emu", o->engine);
+	else if ((o->emucheck || o->emuorder || o->emugrid) && strcmp(o->engine, "cuda-emu") != 0)
+		err("--emu-%s needs --engine=cuda-emu", o->emucheck ? "check" : o->emuorder ? "order" : "grid-max");
+	o->target = strcmp(o->engine, "cpu") == 0 ? TargetCPU : TargetCUDA;
+	o->emu = strcmp(o->engine, "cuda-emu") != 0 ? EmuOff : !o->emucheck ? EmuRun :
+	         emumode(o->emucheck);
 	return nerr == 0;
+}
+
+/*
+ * memcheck and racecheck instrument the model with a sanitizer whose
+ * runtime must be in the process from its start: without it, gnnrun
+ * runs itself again with the runtime preloaded (the C++ compiler's own
+ * copy), and takes it off the environment of what it starts then.
+ */
+static bool
+emuprepare(const Opts *o, char **argv)
+{
+	const char *lib = emuruntime(o->emu), *cxx = getenv("CXX");
+	char cmd[4096], path[4096];
+	FILE *p;
+	size_t n;
+
+	if (o->emuorder && setenv("GNNEMU_ORDER", o->emuorder, 1) != 0)
+		return false;
+	if (o->emugrid && setenv("GNNEMU_GRID_MAX", o->emugrid, 1) != 0)
+		return false;
+	if (!lib)
+		return true;
+	if (dlsym(RTLD_DEFAULT, o->emu == EmuRacecheck ? "__tsan_init" : "__asan_init")) {
+		if (getenv("GNNRUN_EMU_PRELOAD"))
+			unsetenv("LD_PRELOAD");
+		return true;
+	}
+	if (getenv("GNNRUN_EMU_PRELOAD")) {
+		err("the %s runtime did not load (LD_PRELOAD=%s)", lib, getenv("GNNRUN_EMU_PRELOAD"));
+		return false;
+	}
+	snprintf(cmd, sizeof cmd, "%s -print-file-name=%s", cxx && *cxx ? cxx : "c++", lib);
+	if (!(p = popen(cmd, "r")) || !fgets(path, sizeof path, p)) {
+		if (p)
+			pclose(p);
+		err("--emu-check=%s: cannot ask the C++ compiler for %s", o->emucheck, lib);
+		return false;
+	}
+	pclose(p);
+	n = strlen(path);
+	while (n && (path[n - 1] == '\n' || path[n - 1] == ' '))
+		path[--n] = 0;
+	if (!strchr(path, '/') || access(path, R_OK) != 0) {
+		err("--emu-check=%s: the C++ compiler has no %s (install its sanitizer runtime)", o->emucheck, lib);
+		return false;
+	}
+	if (o->emu == EmuRacecheck && !getenv("TSAN_OPTIONS"))
+		setenv("TSAN_OPTIONS", "halt_on_error=1", 1);
+	if (setenv("LD_PRELOAD", path, 1) != 0 || setenv("GNNRUN_EMU_PRELOAD", path, 1) != 0 || !selfexe())
+		return false;
+	fflush(NULL);
+	execv(selfexe(), argv);
+	err("cannot run gnnrun again with %s: %s", path, strerror(errno));
+	return false;
 }
 
 /* The node count: from a tensor input that shares the graph's node dim,
@@ -641,7 +739,7 @@ main(int argc, char **argv)
 	int i, k, rc = 1;
 	int64_t nnode;
 
-	if (!parseargs(argc, argv, &o))
+	if (!parseargs(argc, argv, &o) || !emuprepare(&o, argv))
 		return 1;
 	fo.incdir = o.incdir;
 	fo.nincdir = o.nincdir;
@@ -659,7 +757,7 @@ main(int argc, char **argv)
 		goto out;
 	if (strcmp(o.engine, "interp") != 0) {
 		/* schedules as gnncc chooses them */
-		SchedOpts so = {.who = "gnnrun", .target = strcmp(o.engine, "cuda") == 0 ? TargetCUDA : TargetCPU,
+		SchedOpts so = {.who = "gnnrun", .target = o.target, .emu = o.emu,
 		                .olevel = o.olevel, .force = o.force, .nforce = o.nforce, .nodes = -1, .cache = o.cache,
 		                .source = o.model};
 		Choices cs;
@@ -755,7 +853,7 @@ main(int argc, char **argv)
 			goto out;
 		}
 		outs = compiled;
-		if (!runcompiled(&o, m, fn, strcmp(o.engine, "cuda") == 0 ? TargetCUDA : TargetCPU, args, compiled))
+		if (!runcompiled(&o, m, fn, args, compiled))
 			goto out;
 	}
 	rc = writeoutputs(&o, outs, fn->nret) ? 0 : 1;

@@ -95,6 +95,11 @@ archkey(const SchedOpts *o, char *buf, size_t n)
 		         o->openmp ? "/omp" : "");
 		return;
 	}
+	/* the emulated device's timings are the CPU's: never a GPU's entries */
+	if (o->emu) {
+		snprintf(buf, n, "emu");
+		return;
+	}
 	/* cuda: one named architecture, else the GPU here */
 	if (o->arch && strncmp(o->arch, "sm_", 3) == 0 && !strchr(o->arch, ',')) {
 		snprintf(buf, n, "%s", o->arch);

@@ -30,6 +30,7 @@ typedef struct SchedForce {
 typedef struct SchedOpts {
 	const char *who;         /* "gnncc" or "gnnrun", for messages */
 	int target;
+	int emu;                 /* cuda on the emulated device (EmuOff: nvcc) */
 	bool openmp;
 	int olevel;              /* 0: reference schedules unless forced */
 	SchedForce *force;

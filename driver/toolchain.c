@@ -103,6 +103,7 @@ locate(Layout *l)
 			free(exedir);
 			l->libdir = GNNCC_BUILD_LIBDIR;
 			l->includedir = GNNCC_RUNTIME_DIR;
+			l->emuincludedir = GNNCC_RUNTIME_DIR "/emu";
 			return true;
 		}
 	}
@@ -110,9 +111,13 @@ locate(Layout *l)
 	lib = resolve(exedir, GNNCC_BIN_TO_LIB);
 	inc = resolve(exedir, GNNCC_BIN_TO_INCLUDE);
 	if (lib && inc && hasfile(lib, "libgnnrt.a") && hasfile(inc, "gnnrt.h")) {
+		char *emu = emalloc(strlen(inc) + sizeof "/gnnemu");
+
+		sprintf(emu, "%s/gnnemu", inc);
 		free(exedir);
 		l->libdir = lib;
 		l->includedir = inc;
+		l->emuincludedir = emu;
 		return true;
 	}
 	free(lib);
@@ -601,4 +606,87 @@ cudalibdir(const char *nvcc)
 		free(root[k]);
 	}
 	return dir;
+}
+
+/* ------------------------------------------------------ emulated device */
+
+static const char *const emunames[] = {"", "run", "memcheck", "racecheck"};
+
+int
+emumode(const char *name)
+{
+	int i;
+
+	if (!*name)
+		return EmuRun;
+	for (i = EmuRun; i <= EmuRacecheck; i++)
+		if (strcmp(name, emunames[i]) == 0)
+			return i;
+	return -1;
+}
+
+const char *
+emuname(int mode)
+{
+	return mode > EmuOff && mode <= EmuRacecheck ? emunames[mode] : "off";
+}
+
+bool
+emucommand(Cmd *c, int mode, const Layout *l, char *why, size_t nwhy)
+{
+	const char *cxx = getenv("CXX");
+	char *prog, inc[4096];
+
+#ifdef GNNCC_SANITIZE_CFLAGS
+	/* this tool's sanitizers come with what it builds: ASan, which
+	 * ThreadSanitizer cannot share a process with */
+	if (mode == EmuRacecheck) {
+		snprintf(why, nwhy, "racecheck (ThreadSanitizer) needs a gnncc built without sanitizers");
+		return false;
+	}
+#endif
+	cmdwords(c, cxx && *cxx ? cxx : "c++");
+	if (c->argc == 0 || !(prog = findprogram(c->argv[0]))) {
+		snprintf(why, nwhy, "the C++ compiler '%s'%s is not found (the emulated device needs one)",
+		         c->argc ? c->argv[0] : "", cxx && *cxx ? " (from $CXX)" : "");
+		cmdfree(c);
+		return false;
+	}
+	free(c->argv[0]);
+	c->argv[0] = prog;      /* runcmd does not search PATH */
+	/* C++ without its runtime: a C program links the object with cc */
+	cmdwords(c, "-x c++ -std=c++17 -g -O2 -fPIC -fno-exceptions -fno-rtti -fno-threadsafe-statics");
+	if (mode == EmuMemcheck)
+		cmdwords(c, "-fsanitize=address -fno-omit-frame-pointer");
+	else if (mode == EmuRacecheck)
+		cmdadd(c, "-fsanitize=thread");
+#ifdef GNNCC_SANITIZE_CFLAGS
+	cmdwords(c, GNNCC_SANITIZE_CFLAGS);
+#endif
+	/* the emulated device's cuda_runtime.h before any real one */
+	snprintf(inc, sizeof inc, "-I%s", l->emuincludedir);
+	cmdadd(c, inc);
+	snprintf(inc, sizeof inc, "-I%s", l->includedir);
+	cmdadd(c, inc);
+	return true;
+}
+
+const char *
+emulinkflags(int mode)
+{
+	switch (mode) {
+	case EmuMemcheck: return "-fsanitize=address";
+	case EmuRacecheck: return "-fsanitize=thread";
+	default: return "";
+	}
+}
+
+const char *
+emuruntime(int mode)
+{
+	switch (mode) {
+	case EmuMemcheck: return "libasan.so";
+	case EmuRacecheck: return "libtsan.so";
+	default: return NULL;
+	}
 }

@@ -23,6 +23,7 @@ const char *selfexe(void);
 typedef struct Layout {
 	const char *libdir;
 	const char *includedir;
+	const char *emuincludedir;   /* the emulated device's cuda_runtime.h */
 	const char *where;      /* for the message when not found */
 } Layout;
 
@@ -108,5 +109,30 @@ int runcmd(const Cmd *c, char *why, size_t nwhy);
  * through its symbolic links.  NULL when none: a system directory then.
  */
 char *cudalibdir(const char *nvcc);
+
+/* The emulated CUDA device ------------------------------------------------ */
+
+/*
+ * --target=cuda on a machine without a GPU: the generated .cu compiled as
+ * C++ by the host's C++ compiler ($CXX, else c++) against the emulated
+ * device's cuda_runtime.h and linked with libgnnemu.a (runtime/emu), so
+ * that its kernels run on the CPU, every GPU thread a fiber.  memcheck
+ * builds it with AddressSanitizer, racecheck with ThreadSanitizer.
+ */
+enum { EmuOff, EmuRun, EmuMemcheck, EmuRacecheck };
+
+/* "" or "run", "memcheck", "racecheck"; -1 for anything else. */
+int emumode(const char *name);
+const char *emuname(int mode);
+/*
+ * The compiler command for mode, ready for "-c SRC -o OBJ" (or -shared):
+ * C++17 without exceptions or RTTI, the emulated device's headers first.
+ * Returns false with *why set when it cannot be built here.
+ */
+bool emucommand(Cmd *c, int mode, const Layout *l, char *why, size_t nwhy);
+/* The sanitizer flags a program linking a mode's object needs ("" none). */
+const char *emulinkflags(int mode);
+/* The sanitizer runtime library ("libtsan.so") for mode, or NULL. */
+const char *emuruntime(int mode);
 
 #endif

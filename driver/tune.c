@@ -253,7 +253,7 @@ tune(Mod *m, const SchedOpts *o, Choices *cs, gnn_graph *g)
 	tm = clonemod(m);
 	tuningattrs(tm);
 	co.tune = tc;
-	if (enginebuild(&en, tm, &co, o->openmp, "gnncc") < 0) {
+	if (enginebuild(&en, tm, &co, o->openmp, o->emu, "gnncc") < 0) {
 		freemod(tm);
 		goto out;
 	}

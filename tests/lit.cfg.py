@@ -72,3 +72,26 @@ if sanitize:
 else:
     config.substitutions.append(
         ("%valgrind", "valgrind -q --error-exitcode=9 --leak-check=full"))
+
+# The emulated CUDA device (tests/emu): %cxx compiles CUDA C++ against
+# runtime/emu and links %libgnnemu; %emuflags are the sanitizer flags the
+# library was built with (it is instrumented in a sanitizer build).
+# Feature tsan: ThreadSanitizer for the racecheck tests (not in a
+# sanitizer build, whose library is built for ASan).
+cxx = os.environ.get("CXX") or shutil.which("c++") or "c++"
+config.substitutions += [
+    ("%cxx", cxx),
+    ("%emuinc", os.path.join(root, "runtime", "emu")),
+    ("%libgnnemu", os.path.join(build, "libgnnemu.a")),
+    ("%emuflags", "-fsanitize=address,undefined -fno-sanitize-recover=all" if sanitize else ""),
+]
+if not sanitize:
+    import subprocess
+    try:
+        libtsan = subprocess.run([cxx, "-print-file-name=libtsan.so"], capture_output=True,
+                                 text=True).stdout.strip()
+    except OSError:
+        libtsan = ""
+    if libtsan and os.path.isabs(libtsan) and os.path.exists(libtsan):
+        config.available_features.add("tsan")
+        config.substitutions.append(("%libtsan", libtsan))

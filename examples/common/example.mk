@@ -5,9 +5,12 @@
 #   make                  compile $(MODEL).gnn and main.c, link build-$(TARGET)/$(MODEL)
 #   make run              run it from here: Cora from ../../data/cora (ARGS= passes
 #                         DATA_DIR and WEIGHTS instead)
-#   make clean            remove build-cpu/ and build-cuda/
+#   make clean            remove build-cpu/, build-cuda/ and build-cuda-emu/
 #   make TARGET=cpu       (or cuda) choose the target; by default cuda when
 #                         `nvidia-smi -L` finds a GPU, else cpu
+#   make TARGET=cuda-emu  the cuda target's code on the emulated device
+#                         (gnncc --emulate: runs on the CPU, CUDA semantics
+#                         checked; docs/emulator.md)
 #   make GNNCC=/path/to/gnncc     another compiler (an installed one)
 #   make GNNCCFLAGS=--arch=native more gnncc flags (-fopenmp for cpu needs
 #                                 LDFLAGS=-fopenmp too)
@@ -27,9 +30,11 @@
 GNNCC ?= ../../build/gnncc
 TARGET ?= $(shell nvidia-smi -L >/dev/null 2>&1 && echo cuda || echo cpu)
 TARGET := $(TARGET)
-ifeq ($(filter cpu cuda,$(TARGET)),)
-$(error TARGET must be cpu or cuda, not '$(TARGET)')
+ifeq ($(filter cpu cuda cuda-emu,$(TARGET)),)
+$(error TARGET must be cpu, cuda or cuda-emu, not '$(TARGET)')
 endif
+# gnncc's spelling of the target
+GNNCC_TARGET = $(if $(filter cuda-emu,$(TARGET)),--target=cuda --emulate,--target=$(TARGET))
 GNNCCFLAGS ?=
 CFLAGS ?= -O2 -Wall -Wextra -Wpedantic
 COMMON = ../common
@@ -38,7 +43,7 @@ BIN = $(OUT)/$(MODEL)
 
 # recursive: gnncc runs only when a recipe needs these
 GNNRT_CFLAGS = $(shell $(GNNCC) --print-cflags)
-GNNRT_LIBS = $(shell $(GNNCC) --print-link-flags --target=$(TARGET))
+GNNRT_LIBS = $(shell $(GNNCC) --print-link-flags $(GNNCC_TARGET))
 ALL_CFLAGS = -std=c11 $(CFLAGS) -I$(OUT) -I$(COMMON) $(GNNRT_CFLAGS)
 
 .PHONY: all run clean
@@ -48,7 +53,7 @@ $(BIN): $(OUT)/main.o $(OUT)/cora.o $(patsubst %,$(OUT)/%.o,$(COMMON_OBJS)) $(OU
 	$(CC) $(LDFLAGS) -o $@ $^ $(GNNRT_LIBS) $(LDLIBS)
 
 $(OUT)/%.o: %.gnn | $(OUT)
-	$(GNNCC) --target=$(TARGET) $(GNNCCFLAGS) $< -o $@ -MD -MP
+	$(GNNCC) $(GNNCC_TARGET) $(GNNCCFLAGS) $< -o $@ -MD -MP
 
 $(OUT)/main.o: main.c $(OUT)/$(MODEL).o | $(OUT)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c main.c -o $@
@@ -63,6 +68,6 @@ run: $(BIN)
 	./$(BIN) $(ARGS)
 
 clean:
-	rm -rf build-cpu build-cuda
+	rm -rf build-cpu build-cuda build-cuda-emu
 
 -include $(wildcard $(OUT)/*.d)

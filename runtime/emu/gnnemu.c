@@ -1,0 +1,1777 @@
+/*
+ * gnnemu core: runs CUDA grids on the CPU (see gnnemu.h for the contract).
+ *
+ * Design.  A launch runs its blocks one after another on the calling OS
+ * thread.  Each GPU thread of a block is a fiber with its own mmap'ed stack
+ * (guard page below it); a small scheduler loop on the host stack resumes
+ * runnable fibers in a chosen order, and a fiber runs until it waits at a
+ * barrier or a warp collective, or exits.  The last thread to arrive at a
+ * barrier releases the others (collectives compute every participant's
+ * result at that moment, so no lane can overwrite a value another still
+ * has to read).  When nothing is runnable but threads still wait, the
+ * barrier can never complete: that is reported, never waited on.
+ *
+ * Device memory is one reserved mapping, PROT_NONE whenever the host
+ * runs, so a host access faults into our SIGSEGV handler.  Sanitizers are
+ * found through weak symbols (this file is linked both uninstrumented into
+ * TSan processes and instrumented into ASan builds): with TSan, every GPU
+ * thread is a TSan fiber, switches carry no synchronization, and CUDA's
+ * happens-before edges are made explicit with __tsan_release/acquire;
+ * stacks, shared memory and the sync objects of a block are mapped afresh
+ * for each block so that TSan forgets them between blocks.
+ */
+#define _GNU_SOURCE
+#include "gnnemu.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#if !defined(__x86_64__) || defined(GNNEMU_UCONTEXT)
+#include <ucontext.h>
+#define GNNEMU_USE_UCONTEXT 1
+#endif
+
+/* ---- sanitizer hooks (weak: NULL when the runtime is absent) ---- */
+extern void *__tsan_get_current_fiber(void) __attribute__((weak));
+extern void *__tsan_create_fiber(unsigned flags) __attribute__((weak));
+extern void __tsan_destroy_fiber(void *fiber) __attribute__((weak));
+extern void __tsan_switch_to_fiber(void *fiber, unsigned flags) __attribute__((weak));
+extern void __tsan_set_fiber_name(void *fiber, const char *name) __attribute__((weak));
+extern void __tsan_acquire(void *addr) __attribute__((weak));
+extern void __tsan_release(void *addr) __attribute__((weak));
+extern void __asan_poison_memory_region(void const volatile *addr, size_t size) __attribute__((weak));
+extern void __asan_unpoison_memory_region(void const volatile *addr, size_t size) __attribute__((weak));
+extern void __sanitizer_start_switch_fiber(void **save, const void *bottom, size_t size) __attribute__((weak));
+extern void __sanitizer_finish_switch_fiber(void *save, const void **bottom, size_t *size) __attribute__((weak));
+
+#define TSAN_NO_SYNC 1u   /* __tsan_switch_to_fiber_no_sync */
+
+static int have_tsan, have_asan;
+
+/* ---- constants ---- */
+#define POISON 0x7fbadbadu
+#define POISON_QUIET 0x7ffadbadu
+#define ALIGN 256u
+#define REDZONE 256u
+#define SHARED_LIMIT (48u * 1024u)
+#define SHARED_RZ 64u
+#define SHARED_SITES 64u
+#define SHARED_ARENA (SHARED_LIMIT + SHARED_SITES * (SHARED_RZ + 64u) + 4096u)
+#define MAX_THREADS 1024u
+
+/* cudaError_t values */
+enum {
+	E_OK = 0, E_INVALID_VALUE = 1, E_MEMORY = 2, E_INVALID_DEVICE = 101,
+	E_INVALID_HANDLE = 400
+};
+
+/* ---- configuration ---- */
+static int cfg_read;
+static int order = GNNEMU_FORWARD;
+static unsigned long long order_seed = 1;
+static unsigned grid_max;
+static size_t stack_size;
+static int initcheck = 1;
+static size_t page;
+
+static size_t
+parse_size(const char *s, size_t dflt)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s)
+		return dflt;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		return dflt;
+	switch (*end) {
+	case 'k': case 'K': v <<= 10; break;
+	case 'm': case 'M': v <<= 20; break;
+	case 'g': case 'G': v <<= 30; break;
+	default: break;
+	}
+	return (size_t)v;
+}
+
+static void
+parse_order(const char *s)
+{
+	if (!s || !*s || !strcmp(s, "forward"))
+		order = GNNEMU_FORWARD;
+	else if (!strcmp(s, "reverse"))
+		order = GNNEMU_REVERSE;
+	else if (!strncmp(s, "random", 6)) {
+		order = GNNEMU_RANDOM;
+		order_seed = s[6] == ':' ? strtoull(s + 7, NULL, 0) : 1;
+	} else {
+		fprintf(stderr, "gnnemu: error: GNNEMU_ORDER=%s: expected forward, reverse or random[:SEED]\n", s);
+		fflush(stderr);
+		_exit(1);
+	}
+}
+
+static void
+config(void)
+{
+	const char *s;
+
+	if (cfg_read)
+		return;
+	cfg_read = 1;
+	have_tsan = __tsan_create_fiber && __tsan_switch_to_fiber && __tsan_get_current_fiber &&
+		    __tsan_destroy_fiber && __tsan_acquire && __tsan_release;
+	have_asan = __asan_poison_memory_region && __asan_unpoison_memory_region &&
+		    __sanitizer_start_switch_fiber && __sanitizer_finish_switch_fiber;
+	page = (size_t)sysconf(_SC_PAGESIZE);
+	parse_order(getenv("GNNEMU_ORDER"));
+	if ((s = getenv("GNNEMU_GRID_MAX")) && *s)
+		grid_max = (unsigned)strtoul(s, NULL, 0);
+	stack_size = parse_size(getenv("GNNEMU_STACK"), have_asan ? 256u << 10 : 64u << 10);
+	if (stack_size < 16384)
+		stack_size = 16384;
+	stack_size = (stack_size + page - 1) / page * page;
+	if ((s = getenv("GNNEMU_INITCHECK")) && !strcmp(s, "0"))
+		initcheck = 0;
+}
+
+void
+gnnemu_set_order(int o, unsigned long long seed)
+{
+	config();
+	order = o;
+	order_seed = seed;
+}
+
+void
+gnnemu_set_grid_max(unsigned n)
+{
+	config();
+	grid_max = n;
+}
+
+/* ---- errors ---- */
+gnnemu_thread *gnnemu_self;
+static const char *cur_kernel;      /* the kernel running, or NULL */
+static const char *last_kernel;     /* the last kernel launched */
+static int last_error;
+
+static void
+die_write(const char *msg)
+{
+	size_t n = strlen(msg);
+
+	fflush(stdout);
+	while (n > 0) {
+		ssize_t w = write(2, msg, n);
+		if (w <= 0)
+			break;
+		msg += w;
+		n -= (size_t)w;
+	}
+	_exit(1);
+}
+
+/* Formats "gnnemu: error: [kernel 'K' block (..) thread (..): ]WHAT[, at F:L]". */
+static void __attribute__((noreturn, format(printf, 4, 0)))
+vfatal_for(const gnnemu_thread *t, const char *file, int line, const char *fmt, va_list ap)
+{
+	char buf[2048];
+	size_t n;
+
+	n = (size_t)snprintf(buf, sizeof buf, "gnnemu: error: ");
+	if (cur_kernel && t)
+		n += (size_t)snprintf(buf + n, sizeof buf - n, "kernel '%s' block (%u,%u,%u) thread (%u,%u,%u): ",
+				      cur_kernel, t->bid.x, t->bid.y, t->bid.z, t->tid.x, t->tid.y, t->tid.z);
+	else if (cur_kernel)
+		n += (size_t)snprintf(buf + n, sizeof buf - n, "kernel '%s': ", cur_kernel);
+	if (n < sizeof buf)
+		n += (size_t)vsnprintf(buf + n, sizeof buf - n, fmt, ap);
+	if (file && n < sizeof buf)
+		n += (size_t)snprintf(buf + n, sizeof buf - n, ", at %s:%d", file, line);
+	if (n >= sizeof buf - 1)
+		n = sizeof buf - 2;
+	buf[n] = '\n';
+	buf[n + 1] = 0;
+	die_write(buf);
+	_exit(1);
+}
+
+static void __attribute__((noreturn, format(printf, 4, 5)))
+fatal_for(const gnnemu_thread *t, const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfatal_for(t, file, line, fmt, ap);
+}
+
+void
+gnnemu_fatal(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfatal_for(gnnemu_self, file, line, fmt, ap);
+}
+
+/* a host-side error: no thread, and the kernel only when one runs */
+#define host_fatal(...) fatal_for(NULL, NULL, 0, __VA_ARGS__)
+
+static int
+set_error(int e)
+{
+	if (e)
+		last_error = e;
+	return e;
+}
+
+int
+gnnemu_last_error(int reset)
+{
+	int e = last_error;
+
+	if (reset)
+		last_error = 0;
+	return e;
+}
+
+static const struct {
+	int code;
+	const char *name, *text;
+} errors[] = {
+	{0, "cudaSuccess", "no error"},
+	{1, "cudaErrorInvalidValue", "invalid argument"},
+	{2, "cudaErrorMemoryAllocation", "out of memory"},
+	{3, "cudaErrorInitializationError", "initialization error"},
+	{9, "cudaErrorInvalidConfiguration", "invalid configuration argument"},
+	{17, "cudaErrorInvalidDevicePointer", "invalid device pointer"},
+	{21, "cudaErrorInvalidMemcpyDirection", "invalid copy direction for memcpy"},
+	{100, "cudaErrorNoDevice", "no CUDA-capable device is detected"},
+	{101, "cudaErrorInvalidDevice", "invalid device ordinal"},
+	{400, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
+	{600, "cudaErrorNotReady", "device not ready"},
+	{700, "cudaErrorIllegalAddress", "an illegal memory access was encountered"},
+	{701, "cudaErrorLaunchOutOfResources", "too many resources requested for launch"},
+	{719, "cudaErrorLaunchFailure", "unspecified launch failure"},
+	{999, "cudaErrorUnknown", "unknown error"},
+};
+
+const char *
+gnnemu_error_name(int e)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof errors / sizeof errors[0]; i++)
+		if (errors[i].code == e)
+			return errors[i].name;
+	return "cudaErrorUnknown";
+}
+
+const char *
+gnnemu_error_string(int e)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof errors / sizeof errors[0]; i++)
+		if (errors[i].code == e)
+			return errors[i].text;
+	return "unrecognized error code";
+}
+
+/* ---- the device heap ---- */
+struct rec {
+	size_t off, size, span;   /* span: to the next record (redzone included) */
+	int live;
+};
+
+static struct {
+	unsigned char *base;
+	size_t size, top, hi;     /* hi: top rounded up to a page; PROT_NONE below when closed */
+	int depth;                /* open (RW) while > 0 */
+	struct rec *recs;
+	size_t nrec, cap;
+} H;
+
+static void install_segv(void);
+
+static void
+fill_poison(unsigned char *p, size_t n, size_t phase)
+{
+	static const unsigned char pat[4] = {0xad, 0xdb, 0xba, 0x7f};   /* 0x7fbadbad, little endian */
+	size_t i = 0;
+
+	while (i < n && ((phase + i) & 3))
+		p[i] = pat[(phase + i) & 3], i++;
+	for (; i + 4 <= n; i += 4) {
+		uint32_t w = POISON;
+		memcpy(p + i, &w, 4);
+	}
+	for (; i < n; i++)
+		p[i] = pat[(phase + i) & 3];
+}
+
+/* first byte offset in [p, p+n) (phase as in fill_poison) that is not poison, or n */
+static size_t
+check_poison(const unsigned char *p, size_t n, size_t phase)
+{
+	static const unsigned char pat[4] = {0xad, 0xdb, 0xba, 0x7f};
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != pat[(phase + i) & 3])
+			return i;
+	return n;
+}
+
+static void
+heap_init(void)
+{
+	size_t want;
+	void *m = MAP_FAILED;
+
+	if (H.base)
+		return;
+	config();
+	want = parse_size(getenv("GNNEMU_DEVICE_MEMORY"), (size_t)16 << 30);
+	want = (want + 65535) / 65536 * 65536;
+	if (want < ((size_t)1 << 20))
+		want = (size_t)1 << 20;
+	/* halve until the reservation fits (a ulimit -v, an odd layout) */
+	while (want >= ((size_t)64 << 20)) {
+		m = mmap(NULL, want, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (m != MAP_FAILED)
+			break;
+		want /= 2;
+	}
+	if (m == MAP_FAILED)
+		host_fatal("cannot reserve the device heap (%s)", strerror(errno));
+	H.base = m;
+	H.size = want;
+	H.top = REDZONE;   /* a redzone before the first allocation */
+	install_segv();
+}
+
+static void
+heap_open(void)
+{
+	if (H.depth++ == 0 && H.hi)
+		mprotect(H.base, H.hi, PROT_READ | PROT_WRITE);
+}
+
+static void
+heap_close(void)
+{
+	if (--H.depth == 0 && H.hi)
+		mprotect(H.base, H.hi, PROT_NONE);
+}
+
+/* the record holding byte offset off, or NULL */
+static struct rec *
+find_rec(size_t off)
+{
+	size_t lo = 0, hi = H.nrec;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (H.recs[mid].off <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	if (off < H.recs[lo - 1].off + H.recs[lo - 1].span)
+		return &H.recs[lo - 1];
+	return NULL;
+}
+
+static int
+in_heap(const void *p)
+{
+	return H.base && (const unsigned char *)p >= H.base && (const unsigned char *)p < H.base + H.size;
+}
+
+/* the live allocation holding [p, p+n) or NULL (p may be its end when n == 0) */
+static struct rec *
+live_rec(const void *p)
+{
+	struct rec *r;
+
+	if (!in_heap(p))
+		return NULL;
+	r = find_rec((size_t)((const unsigned char *)p - H.base));
+	if (!r || !r->live)
+		return NULL;
+	if ((size_t)((const unsigned char *)p - H.base) > r->off + r->size)
+		return NULL;
+	return r;
+}
+
+int
+gnnemu_is_device_pointer(const void *p)
+{
+	return live_rec(p) != NULL;
+}
+
+size_t
+gnnemu_device_memory(void)
+{
+	heap_init();
+	return H.size;
+}
+
+/* Space for span bytes: the top of the heap, else (quarantine exhausted) a
+ * run of freed records.  Returns the record, or NULL. */
+static struct rec *
+heap_carve(size_t span)
+{
+	size_t i, j, sum;
+
+	if (H.top + span <= H.size && H.top + span > H.top) {
+		struct rec *r;
+		if (H.nrec == H.cap) {
+			size_t cap = H.cap ? H.cap * 2 : 64;
+			struct rec *n = realloc(H.recs, cap * sizeof *n);
+			if (!n)
+				return NULL;
+			H.recs = n;
+			H.cap = cap;
+		}
+		r = &H.recs[H.nrec++];
+		r->off = H.top;
+		r->span = span;
+		H.top += span;
+		if (H.top > H.hi) {
+			size_t hi = (H.top + page - 1) / page * page;
+			if (mprotect(H.base + H.hi, hi - H.hi, H.depth ? PROT_READ | PROT_WRITE : PROT_NONE) != 0) {
+				H.nrec--;
+				H.top -= span;
+				return NULL;
+			}
+			if (have_asan)
+				__asan_poison_memory_region(H.base + H.hi, hi - H.hi);
+			H.hi = hi;
+		}
+		return r;
+	}
+	/* reuse the oldest-address run of freed records that fits */
+	for (i = 0; i < H.nrec; i = j + 1) {
+		j = i;
+		if (H.recs[i].live)
+			continue;
+		sum = H.recs[i].span;
+		while (sum < span && j + 1 < H.nrec && !H.recs[j + 1].live)
+			sum += H.recs[++j].span;
+		if (sum >= span) {
+			H.recs[i].span = sum;
+			memmove(&H.recs[i + 1], &H.recs[j + 1], (H.nrec - j - 1) * sizeof H.recs[0]);
+			H.nrec -= j - i;
+			return &H.recs[i];
+		}
+	}
+	return NULL;
+}
+
+int
+gnnemu_malloc(void **p, size_t n)
+{
+	size_t span;
+	struct rec *r;
+	unsigned char *b;
+
+	heap_init();
+	if (!p)
+		return set_error(E_INVALID_VALUE);
+	*p = NULL;
+	if (n == 0)
+		return 0;
+	if (n > H.size)
+		return set_error(E_MEMORY);
+	span = (n + ALIGN - 1) / ALIGN * ALIGN + REDZONE;
+	heap_open();
+	r = heap_carve(span);
+	if (!r) {
+		heap_close();
+		return set_error(E_MEMORY);
+	}
+	r->size = n;
+	r->live = 1;
+	b = H.base + r->off;
+	if (have_asan) {
+		/* the core itself may be instrumented: unpoison before writing */
+		__asan_unpoison_memory_region(b, n);
+		fill_poison(b, n, 0);
+	} else {
+		fill_poison(b, r->span, 0);   /* the tail is the redzone canary */
+	}
+	heap_close();
+	*p = b;
+	return 0;
+}
+
+static void
+check_redzone(struct rec *r)
+{
+	size_t tail, bad;
+
+	if (have_asan)
+		return;
+	tail = r->span - r->size;
+	bad = check_poison(H.base + r->off + r->size, tail, r->size);
+	if (bad < tail)
+		host_fatal("device memory was written %zu bytes past the end of a %zu-byte cudaMalloc allocation "
+			   "(at %p, offset %zu)%s%s%s", bad, r->size, (void *)(H.base + r->off + r->size + bad),
+			   r->size + bad, last_kernel ? ", last kernel '" : "", last_kernel ? last_kernel : "",
+			   last_kernel ? "'" : "");
+}
+
+int
+gnnemu_free(void *p)
+{
+	struct rec *r;
+
+	if (!p)
+		return 0;
+	heap_init();
+	if (!in_heap(p))
+		host_fatal("cudaFree(%p): not device memory", p);
+	r = find_rec((size_t)((unsigned char *)p - H.base));
+	if (!r || H.base + r->off != (unsigned char *)p)
+		host_fatal("cudaFree(%p): not a pointer returned by cudaMalloc", p);
+	if (!r->live)
+		host_fatal("cudaFree(%p): the allocation was already freed", p);
+	heap_open();
+	check_redzone(r);
+	r->live = 0;
+	if (have_asan)
+		__asan_poison_memory_region(p, r->size);
+	else
+		fill_poison(p, r->size, 0);   /* reads through a stale pointer see poison */
+	heap_close();
+	return 0;
+}
+
+int
+gnnemu_mem_info(size_t *f, size_t *t)
+{
+	heap_init();
+	if (f)
+		*f = H.size - H.top;
+	if (t)
+		*t = H.size;
+	return 0;
+}
+
+static const char *
+describe_ptr(const void *p, char *buf, size_t n)
+{
+	struct rec *r;
+	size_t off;
+
+	if (!in_heap(p)) {
+		snprintf(buf, n, "host memory");
+		return buf;
+	}
+	off = (size_t)((const unsigned char *)p - H.base);
+	r = find_rec(off);
+	if (!r)
+		snprintf(buf, n, "device memory outside any allocation");
+	else if (!r->live)
+		snprintf(buf, n, "freed device memory (offset %zu in a %zu-byte allocation)", off - r->off, r->size);
+	else if (off - r->off >= r->size)
+		snprintf(buf, n, "%zu bytes past the end of a %zu-byte allocation", off - r->off - r->size, r->size);
+	else
+		snprintf(buf, n, "offset %zu in a %zu-byte allocation", off - r->off, r->size);
+	return buf;
+}
+
+static const char *kind_names[] = {
+	"cudaMemcpyHostToHost", "cudaMemcpyHostToDevice", "cudaMemcpyDeviceToHost",
+	"cudaMemcpyDeviceToDevice", "cudaMemcpyDefault"
+};
+
+/* a copy's device side: [p, p+n) inside one live allocation */
+static struct rec *
+check_dev_range(const char *what, const char *kind, const char *side, const void *p, size_t n)
+{
+	struct rec *r = live_rec(p);
+	char buf[160];
+
+	if (!r)
+		host_fatal("%s(%s): %s %p is not device memory (%s)", what, kind, side, p, describe_ptr(p, buf, sizeof buf));
+	if ((size_t)((const unsigned char *)p - H.base) - r->off + n > r->size)
+		host_fatal("%s(%s): %s range of %zu bytes at offset %zu overruns its %zu-byte allocation",
+			   what, kind, side, n, (size_t)((const unsigned char *)p - H.base) - r->off, r->size);
+	return r;
+}
+
+static void
+check_host_range(const char *what, const char *kind, const char *side, const void *p, size_t n)
+{
+	const unsigned char *a = p, *b = a + n;
+	char buf[160];
+
+	if (!p)
+		host_fatal("%s(%s): %s is NULL", what, kind, side);
+	if (H.base && a < H.base + H.size && b > H.base)
+		host_fatal("%s(%s): %s %p is device memory (%s), not host memory", what, kind, side, p,
+			   describe_ptr(a >= H.base ? p : H.base, buf, sizeof buf));
+}
+
+static void
+init_check(const struct rec *r, const unsigned char *src, size_t n)
+{
+	size_t off = (size_t)(src - H.base) - r->off, i, count = 0, first = 0;
+
+	/* words aligned within the allocation */
+	for (i = (4 - (off & 3)) & 3; i + 4 <= n; i += 4) {
+		uint32_t w;
+		memcpy(&w, src + i, 4);
+		if (w == POISON || w == POISON_QUIET) {
+			if (!count++)
+				first = off + i;
+		}
+	}
+	if (count)
+		host_fatal("cudaMemcpy copies %zu words of uninitialized device memory (first at byte offset %zu "
+			   "of the %zu-byte allocation), last kernel '%s'", count, first, r->size,
+			   last_kernel ? last_kernel : "(none)");
+}
+
+int
+gnnemu_memcpy(void *dst, const void *src, size_t n, int kind)
+{
+	struct rec *rs = NULL;
+	const char *kn;
+
+	heap_init();
+	if (kind < 0 || kind > 4)
+		return set_error(21);
+	if (n == 0)
+		return 0;
+	kn = kind_names[kind];
+	if (kind == 4)   /* cudaMemcpyDefault: what the pointers are */
+		kind = (in_heap(src) ? 2 : 0) | (in_heap(dst) ? 1 : 0);
+	/* kind now: bit 1 device source (2,3), bit 0 device destination (1,3) */
+	if (kind == 1 || kind == 3)
+		check_dev_range("cudaMemcpy", kn, "destination", dst, n);
+	else
+		check_host_range("cudaMemcpy", kn, "destination", dst, n);
+	if (kind == 2 || kind == 3)
+		rs = check_dev_range("cudaMemcpy", kn, "source", src, n);
+	else
+		check_host_range("cudaMemcpy", kn, "source", src, n);
+	heap_open();
+	if (rs && kind == 2 && initcheck)
+		init_check(rs, src, n);
+	memmove(dst, src, n);
+	heap_close();
+	return 0;
+}
+
+int
+gnnemu_memset(void *dst, int v, size_t n)
+{
+	heap_init();
+	if (n == 0)
+		return 0;
+	check_dev_range("cudaMemset", "", "destination", dst, n);
+	heap_open();
+	memset(dst, v, n);
+	heap_close();
+	return 0;
+}
+
+int
+gnnemu_malloc_host(void **p, size_t n)
+{
+	if (!p)
+		return set_error(E_INVALID_VALUE);
+	*p = malloc(n ? n : 1);
+	return *p ? 0 : set_error(E_MEMORY);
+}
+
+int
+gnnemu_free_host(void *p)
+{
+	free(p);
+	return 0;
+}
+
+/* ---- streams and events (kernels run eagerly: streams are handles) ---- */
+struct stream { unsigned magic; };
+struct event { unsigned magic; double t; };
+#define STREAM_MAGIC 0x57eeu
+#define EVENT_MAGIC 0xe7e7u
+
+int
+gnnemu_stream_create(void **s)
+{
+	struct stream *st = malloc(sizeof *st);
+
+	if (!s || !st) {
+		free(st);
+		return set_error(s ? E_MEMORY : E_INVALID_VALUE);
+	}
+	st->magic = STREAM_MAGIC;
+	*s = st;
+	return 0;
+}
+
+int
+gnnemu_stream_destroy(void *s)
+{
+	struct stream *st = s;
+
+	if (!st)
+		return 0;
+	if (st->magic != STREAM_MAGIC)
+		return set_error(E_INVALID_HANDLE);
+	st->magic = 0;
+	free(st);
+	return 0;
+}
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+int
+gnnemu_event_create(void **e)
+{
+	struct event *ev = malloc(sizeof *ev);
+
+	if (!e || !ev) {
+		free(ev);
+		return set_error(e ? E_MEMORY : E_INVALID_VALUE);
+	}
+	ev->magic = EVENT_MAGIC;
+	ev->t = -1;
+	*e = ev;
+	return 0;
+}
+
+int
+gnnemu_event_destroy(void *e)
+{
+	struct event *ev = e;
+
+	if (!ev || ev->magic != EVENT_MAGIC)
+		return set_error(E_INVALID_HANDLE);
+	ev->magic = 0;
+	free(ev);
+	return 0;
+}
+
+int
+gnnemu_event_record(void *e)
+{
+	struct event *ev = e;
+
+	if (!ev || ev->magic != EVENT_MAGIC)
+		return set_error(E_INVALID_HANDLE);
+	ev->t = now_ms();
+	return 0;
+}
+
+int
+gnnemu_event_elapsed(float *ms, void *a, void *b)
+{
+	struct event *x = a, *y = b;
+
+	if (!ms || !x || !y || x->magic != EVENT_MAGIC || y->magic != EVENT_MAGIC)
+		return set_error(E_INVALID_HANDLE);
+	if (x->t < 0 || y->t < 0)
+		return set_error(600);   /* cudaErrorNotReady: never recorded */
+	*ms = (float)(y->t - x->t);
+	return 0;
+}
+
+/* ---- fibers ---- */
+enum { RUNNABLE, WAIT_BLOCK, WAIT_WARP, WAIT_COLL, EXITED };
+
+struct fiber {
+	gnnemu_thread pub;        /* first: gnnemu_self points here */
+	unsigned idx;             /* linear thread index */
+	int state;
+	/* what it waits at */
+	unsigned mask;
+	const char *file;
+	int line;
+	int op;
+	unsigned long long value, result;
+	int arg, width;
+	/* context */
+#ifdef GNNEMU_USE_UCONTEXT
+	ucontext_t uc;
+#else
+	void *sp;
+#endif
+	unsigned char *stack_lo;  /* usable stack (guard page below) */
+	void *tsan_fiber;
+	void *asan_fake;
+};
+
+struct site {
+	const void *key;
+	unsigned char *p;
+	size_t size;
+	const char *file;
+	int line;
+};
+
+/* A block's memory: [shared arena][guard|stack]*n.
+ * Under TSan, each region comes with its own TSan fibers, one per stack:
+ * creating a TSan fiber costs about half a millisecond, so they are
+ * recycled, and a stack is only ever touched by its own fiber (and the
+ * shared arena by its own row of fibers), so that TSan sees no race on
+ * reused memory. */
+struct region {
+	unsigned char *base;
+	size_t size, stacks, n, stack;   /* stacks: offset of the first guard page */
+	void **tsan;                     /* n TSan fibers */
+};
+
+/* the launch and block being run */
+static struct {
+	const gnnemu_launch_desc *d;
+	gnnemu_uint3 grid, block;
+	unsigned n;                  /* threads per block */
+	struct fiber *f;             /* n fibers */
+	unsigned *runq;              /* ring of fiber indices */
+	unsigned rq_head, rq_len;
+	unsigned nexited, nwait_block;
+	unsigned long long rng;
+	struct region *reg;          /* the block's memory */
+	unsigned char *shared;
+	size_t shared_used, shared_static;
+	struct site sites[SHARED_SITES];
+	unsigned nsites;
+} B;
+
+/* the host side of switches */
+#ifdef GNNEMU_USE_UCONTEXT
+static ucontext_t sched_uc;
+#else
+static void *sched_sp;
+#endif
+static void *sched_tsan_fiber;
+static void *sched_asan_fake;
+static const void *host_stack_bottom;
+static size_t host_stack_size;
+static void *start_sync;              /* TSan: host -> the block's threads */
+static char exit_sync;                /* TSan: every GPU thread -> host */
+
+#ifndef GNNEMU_USE_UCONTEXT
+/*
+ * gnnemu_ctx_swap(save, to): saves the callee-saved registers, MXCSR and
+ * the x87 control word on the current stack, stores its stack pointer in
+ * *save and resumes the context whose stack pointer is `to`.  A new
+ * context's stack is laid out by fiber_init to "return" into
+ * gnnemu_ctx_start, which calls r13(r12) and never returns.
+ */
+__asm__(
+	".text\n"
+	".globl gnnemu_ctx_swap\n"
+	".hidden gnnemu_ctx_swap\n"
+	".type gnnemu_ctx_swap,@function\n"
+	"gnnemu_ctx_swap:\n"
+	"\tpushq %rbp\n"
+	"\tpushq %rbx\n"
+	"\tpushq %r12\n"
+	"\tpushq %r13\n"
+	"\tpushq %r14\n"
+	"\tpushq %r15\n"
+	"\tsubq $8, %rsp\n"
+	"\tstmxcsr (%rsp)\n"
+	"\tfnstcw 4(%rsp)\n"
+	"\tmovq %rsp, (%rdi)\n"
+	"\tmovq %rsi, %rsp\n"
+	"\tldmxcsr (%rsp)\n"
+	"\tfldcw 4(%rsp)\n"
+	"\taddq $8, %rsp\n"
+	"\tpopq %r15\n"
+	"\tpopq %r14\n"
+	"\tpopq %r13\n"
+	"\tpopq %r12\n"
+	"\tpopq %rbx\n"
+	"\tpopq %rbp\n"
+	"\tret\n"
+	".size gnnemu_ctx_swap, .-gnnemu_ctx_swap\n"
+	".globl gnnemu_ctx_start\n"
+	".hidden gnnemu_ctx_start\n"
+	".type gnnemu_ctx_start,@function\n"
+	"gnnemu_ctx_start:\n"
+	"\tmovq %r12, %rdi\n"
+	"\tcallq *%r13\n"
+	"\tud2\n"
+	".size gnnemu_ctx_start, .-gnnemu_ctx_start\n");
+__attribute__((visibility("hidden"))) void gnnemu_ctx_swap(void **save, void *to);
+__attribute__((visibility("hidden"))) void gnnemu_ctx_start(void);
+#endif
+
+static void fiber_main(struct fiber *f);
+
+#ifdef GNNEMU_USE_UCONTEXT
+static void
+fiber_uc_entry(unsigned hi, unsigned lo)
+{
+	fiber_main((struct fiber *)(((uintptr_t)hi << 32) | (uintptr_t)lo));
+}
+#endif
+
+static void
+fiber_init(struct fiber *f)
+{
+	unsigned char *top = f->stack_lo + B.reg->stack;
+#ifdef GNNEMU_USE_UCONTEXT
+	uintptr_t a = (uintptr_t)f;
+
+	getcontext(&f->uc);
+	f->uc.uc_stack.ss_sp = f->stack_lo;
+	f->uc.uc_stack.ss_size = B.reg->stack;
+	f->uc.uc_link = NULL;
+	makecontext(&f->uc, (void (*)(void))fiber_uc_entry, 2, (unsigned)(a >> 32), (unsigned)a);
+	(void)top;
+#else
+	uint64_t *sp = (uint64_t *)(void *)top;
+
+	sp -= 2;                                  /* after the ret: 16-byte aligned */
+	*--sp = (uint64_t)(uintptr_t)gnnemu_ctx_start;
+	*--sp = 0;                                /* rbp: ends frame-pointer walks */
+	*--sp = 0;                                /* rbx */
+	*--sp = (uint64_t)(uintptr_t)f;           /* r12: the argument */
+	*--sp = (uint64_t)(uintptr_t)fiber_main;  /* r13: the function */
+	*--sp = 0;                                /* r14 */
+	*--sp = 0;                                /* r15 */
+	*--sp = 0x1f80u | ((uint64_t)0x037fu << 32);   /* default MXCSR, x87 control word */
+	f->sp = sp;
+#endif
+}
+
+/* host -> fiber */
+static void
+resume(struct fiber *f)
+{
+	gnnemu_self = &f->pub;
+	if (have_tsan)
+		__tsan_switch_to_fiber(f->tsan_fiber, TSAN_NO_SYNC);
+	if (have_asan)
+		__sanitizer_start_switch_fiber(&sched_asan_fake, f->stack_lo, B.reg->stack);
+#ifdef GNNEMU_USE_UCONTEXT
+	swapcontext(&sched_uc, &f->uc);
+#else
+	gnnemu_ctx_swap(&sched_sp, f->sp);
+#endif
+	if (have_asan)
+		__sanitizer_finish_switch_fiber(sched_asan_fake, NULL, NULL);
+}
+
+/* fiber -> host (for good when it has exited) */
+static void
+suspend(struct fiber *f)
+{
+	if (have_asan)
+		__sanitizer_start_switch_fiber(f->state == EXITED ? NULL : &f->asan_fake,
+					       host_stack_bottom, host_stack_size);
+	if (have_tsan)
+		__tsan_switch_to_fiber(sched_tsan_fiber, TSAN_NO_SYNC);
+#ifdef GNNEMU_USE_UCONTEXT
+	swapcontext(&f->uc, &sched_uc);
+#else
+	gnnemu_ctx_swap(&f->sp, sched_sp);
+#endif
+	if (have_asan)
+		__sanitizer_finish_switch_fiber(f->asan_fake, &host_stack_bottom, &host_stack_size);
+}
+
+static void
+fiber_main(struct fiber *f)
+{
+	if (have_asan)
+		__sanitizer_finish_switch_fiber(NULL, &host_stack_bottom, &host_stack_size);
+	if (have_tsan)
+		__tsan_acquire(start_sync);
+	B.d->thunk(B.d->arg);
+	if (have_tsan)
+		__tsan_release(&exit_sync);
+	f->state = EXITED;
+	B.nexited++;
+	suspend(f);
+	abort();   /* never resumed */
+}
+
+/* ---- scheduling ---- */
+static unsigned long long
+rng_next(void)
+{
+	/* xorshift64* */
+	B.rng ^= B.rng >> 12;
+	B.rng ^= B.rng << 25;
+	B.rng ^= B.rng >> 27;
+	return B.rng * 2685821657736338717ull;
+}
+
+static void
+runq_push(unsigned i)
+{
+	B.runq[(B.rq_head + B.rq_len++) % B.n] = i;
+}
+
+/* makes the fibers in list[0..k) runnable, in the configured order */
+static void
+make_runnable(unsigned *list, unsigned k)
+{
+	unsigned i;
+
+	if (order == GNNEMU_RANDOM)
+		for (i = k; i > 1; i--) {
+			unsigned j = (unsigned)(rng_next() % i), t = list[i - 1];
+			list[i - 1] = list[j];
+			list[j] = t;
+		}
+	for (i = 0; i < k; i++) {
+		unsigned x = order == GNNEMU_REVERSE ? list[k - 1 - i] : list[i];
+		B.f[x].state = RUNNABLE;
+		runq_push(x);
+	}
+}
+
+/* blocks the running fiber f (its wait state set) until released */
+static void
+wait_here(struct fiber *f)
+{
+	suspend(f);
+}
+
+/* TSan sync objects, a fresh address for each barrier: a sync object
+ * accumulates every clock released into it, and TSan has no call to reset
+ * one but unmapping its memory */
+static char *sync_arena;
+static size_t sync_next;
+#define SYNC_ARENA ((size_t)1 << 20)
+
+static void *
+fresh_sync(void)
+{
+	if (!sync_arena || sync_next == SYNC_ARENA) {
+		if (sync_arena)
+			munmap(sync_arena, SYNC_ARENA);
+		sync_arena = mmap(NULL, SYNC_ARENA, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (sync_arena == MAP_FAILED)
+			host_fatal("out of memory");
+		sync_next = 0;
+	}
+	sync_next += 8;
+	return sync_arena + sync_next - 8;
+}
+
+/* self, the last to arrive, releases the others of list[0..k) (self
+ * excluded).  With TSan, every participant's clock is joined into one
+ * fresh sync object and handed back to all: self acts for each of the
+ * waiting fibers by becoming it (a TSan fiber switch without a stack
+ * switch), which is what a barrier's arrival and departure would do. */
+static void
+release(struct fiber *self, unsigned *list, unsigned k)
+{
+	unsigned i;
+
+	if (have_tsan) {
+		void *o = fresh_sync();
+		for (i = 0; i < k; i++) {
+			__tsan_switch_to_fiber(B.f[list[i]].tsan_fiber, TSAN_NO_SYNC);
+			__tsan_release(o);
+		}
+		__tsan_switch_to_fiber(self->tsan_fiber, TSAN_NO_SYNC);
+		__tsan_release(o);
+		for (i = 0; i < k; i++) {
+			__tsan_switch_to_fiber(B.f[list[i]].tsan_fiber, TSAN_NO_SYNC);
+			__tsan_acquire(o);
+		}
+		__tsan_switch_to_fiber(self->tsan_fiber, TSAN_NO_SYNC);
+		__tsan_acquire(o);
+	}
+	make_runnable(list, k);
+}
+
+static struct fiber *
+cur_fiber(const char *what, const char *file, int line)
+{
+	if (!gnnemu_self || !cur_kernel)
+		fatal_for(NULL, file, line, "%s called outside a kernel", what);
+	return (struct fiber *)(void *)gnnemu_self;
+}
+
+static const char *
+op_name(int op)
+{
+	static const char *names[] = {
+		"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync",
+		"__ballot_sync", "__all_sync", "__any_sync"
+	};
+	return op >= 0 && op <= GNNEMU_ANY ? names[op] : "a warp collective";
+}
+
+static void
+describe_wait(const struct fiber *f, char *buf, size_t n)
+{
+	switch (f->state) {
+	case WAIT_BLOCK:
+		snprintf(buf, n, "waits at __syncthreads() at %s:%d", f->file, f->line);
+		break;
+	case WAIT_WARP:
+		snprintf(buf, n, "waits at __syncwarp(0x%08x) at %s:%d", f->mask, f->file, f->line);
+		break;
+	case WAIT_COLL:
+		snprintf(buf, n, "waits at %s(0x%08x) at %s:%d", op_name(f->op), f->mask, f->file, f->line);
+		break;
+	case EXITED:
+		snprintf(buf, n, "has exited");
+		break;
+	default:
+		snprintf(buf, n, "is runnable");
+		break;
+	}
+}
+
+static const char *
+wait_name(const struct fiber *f, char *buf, size_t n)
+{
+	if (f->state == WAIT_BLOCK)
+		snprintf(buf, n, "__syncthreads()");
+	else if (f->state == WAIT_WARP)
+		snprintf(buf, n, "__syncwarp(0x%08x)", f->mask);
+	else
+		snprintf(buf, n, "%s(0x%08x)", op_name(f->op), f->mask);
+	return buf;
+}
+
+/* Nothing is runnable but some threads wait: name one waiter and a thread
+ * that keeps its barrier from completing. */
+static void __attribute__((noreturn))
+deadlock(void)
+{
+	unsigned i, j;
+	struct fiber *w = NULL, *x = NULL;
+	char what[96], other[160];
+
+	for (i = 0; i < B.n && !w; i++)
+		if (B.f[i].state != EXITED)
+			w = &B.f[i];
+	if (w->state == WAIT_BLOCK) {
+		for (j = 0; j < B.n && !x; j++)
+			if (B.f[j].state != WAIT_BLOCK)
+				x = &B.f[j];
+	} else {
+		unsigned base = w->idx & ~31u;
+		for (j = 0; j < 32 && !x; j++) {
+			struct fiber *o;
+			if (!(w->mask >> j & 1) || base + j >= B.n)
+				continue;
+			o = &B.f[base + j];
+			if (o->state != w->state || o->mask != w->mask)
+				x = o;
+		}
+	}
+	wait_name(w, what, sizeof what);
+	if (!x)
+		fatal_for(&w->pub, w->file, w->line, "deadlock: %s never completes", what);
+	gnnemu_self = &w->pub;
+	if (x->state == EXITED)
+		fatal_for(&w->pub, w->file, w->line,
+			  "%s waits for thread (%u,%u,%u)%s, which exited without reaching it "
+			  "(a barrier or collective in divergent code?)", what, x->pub.tid.x, x->pub.tid.y, x->pub.tid.z,
+			  w->state == WAIT_BLOCK ? "" : " (a lane named in the mask)");
+	describe_wait(x, other, sizeof other);
+	fatal_for(&w->pub, w->file, w->line, "deadlock: %s waits for thread (%u,%u,%u), which %s",
+		  what, x->pub.tid.x, x->pub.tid.y, x->pub.tid.z, other);
+}
+
+void
+gnnemu_syncthreads(const char *file, int line)
+{
+	struct fiber *f = cur_fiber("__syncthreads()", file, line);
+	unsigned i, k = 0, list[MAX_THREADS];
+
+	f->state = WAIT_BLOCK;
+	f->file = file;
+	f->line = line;
+	if (++B.nwait_block < B.n) {
+		wait_here(f);
+		return;
+	}
+	/* all here: the same barrier? */
+	for (i = 0; i < B.n; i++) {
+		struct fiber *o = &B.f[i];
+		if (o->line != line || strcmp(o->file, file) != 0)
+			fatal_for(&o->pub, o->file, o->line,
+				  "divergent __syncthreads(): this thread waits here while thread (%u,%u,%u) waits at %s:%d",
+				  f->pub.tid.x, f->pub.tid.y, f->pub.tid.z, file, line);
+		if (o != f)
+			list[k++] = i;
+	}
+	B.nwait_block = 0;
+	f->state = RUNNABLE;
+	release(f, list, k);
+}
+
+/* lanes of f's warp that exist */
+static unsigned
+warp_lanes(const struct fiber *f)
+{
+	unsigned base = f->idx & ~31u, k = B.n - base;
+
+	return k >= 32 ? 0xffffffffu : (1u << k) - 1;
+}
+
+/* f arrives at a warp barrier (state, mask set); true when it completes
+ * it, with the other participants in list[0..*k) */
+static int
+warp_arrive(struct fiber *f, unsigned *list, unsigned *k)
+{
+	unsigned base = f->idx & ~31u, m = f->mask, j;
+
+	*k = 0;
+	for (; m; m &= m - 1) {
+		struct fiber *o;
+		j = (unsigned)__builtin_ctz(m);
+		o = &B.f[base + j];
+		if (o == f)
+			continue;
+		if (o->state != f->state || o->mask != f->mask)
+			return 0;
+		list[(*k)++] = base + j;
+	}
+	return 1;
+}
+
+static unsigned
+check_mask(struct fiber *f, unsigned mask, const char *what, const char *file, int line)
+{
+	if (!(mask >> f->pub.lane & 1))
+		fatal_for(&f->pub, file, line, "%s(0x%08x): the calling lane %u is not in the mask", what, mask, f->pub.lane);
+	return mask & warp_lanes(f);   /* lanes beyond a partial warp do not exist */
+}
+
+void
+gnnemu_syncwarp(unsigned mask, const char *file, int line)
+{
+	struct fiber *f = cur_fiber("__syncwarp()", file, line);
+	unsigned list[32], k;
+
+	f->mask = check_mask(f, mask, "__syncwarp", file, line);
+	f->state = WAIT_WARP;
+	f->file = file;
+	f->line = line;
+	if (!warp_arrive(f, list, &k)) {
+		wait_here(f);
+		return;
+	}
+	f->state = RUNNABLE;
+	release(f, list, k);
+}
+
+/* the result of o's collective, all of mask's lanes having arrived */
+static unsigned long long
+coll_result(struct fiber *o, unsigned mask)
+{
+	unsigned base = o->idx & ~31u, lane = o->pub.lane, w = (unsigned)o->width, seg, src, j;
+	unsigned long long r = 0;
+
+	switch (o->op) {
+	case GNNEMU_BALLOT:
+	case GNNEMU_ALL:
+	case GNNEMU_ANY:
+		for (j = 0; j < 32; j++)
+			if (mask >> j & 1 && B.f[base + j].value)
+				r |= 1ull << j;
+		if (o->op == GNNEMU_BALLOT)
+			return r;
+		if (o->op == GNNEMU_ALL)
+			return r == mask;
+		return r != 0;
+	default:
+		break;
+	}
+	seg = lane & ~(w - 1);
+	switch (o->op) {
+	case GNNEMU_SHFL_IDX:
+		src = seg + ((unsigned)o->arg & (w - 1));
+		break;
+	case GNNEMU_SHFL_UP:
+		src = (int)lane - o->arg < (int)seg ? lane : lane - (unsigned)o->arg;
+		break;
+	case GNNEMU_SHFL_DOWN:
+		src = lane + (unsigned)o->arg >= seg + w ? lane : lane + (unsigned)o->arg;
+		break;
+	default:
+		src = lane ^ ((unsigned)o->arg & 31u);
+		if (src >= seg + w)
+			src = lane;
+		break;
+	}
+	if (src != lane && !(mask >> src & 1)) {
+		gnnemu_self = &o->pub;
+		if (base + src >= B.n)
+			fatal_for(&o->pub, o->file, o->line, "%s(0x%08x) reads lane %u, which does not exist "
+				  "(the block has %u threads)", op_name(o->op), o->mask, src, B.n);
+		if (B.f[base + src].state == EXITED)
+			fatal_for(&o->pub, o->file, o->line, "%s(0x%08x) reads lane %u, which has exited",
+				  op_name(o->op), o->mask, src);
+		fatal_for(&o->pub, o->file, o->line, "%s(0x%08x) reads lane %u, which is not in the mask",
+			  op_name(o->op), o->mask, src);
+	}
+	return B.f[base + src].value;
+}
+
+unsigned long long
+gnnemu_collective(int op, unsigned mask, unsigned long long value, int arg, int width,
+		  const char *file, int line)
+{
+	struct fiber *f = cur_fiber(op_name(op), file, line);
+	unsigned list[32], k, i;
+
+	if (op < GNNEMU_BALLOT && (width < 1 || width > 32 || (width & (width - 1))))
+		fatal_for(&f->pub, file, line, "%s: width %d is not a power of two in [1, 32]", op_name(op), width);
+	f->mask = check_mask(f, mask, op_name(op), file, line);
+	f->state = WAIT_COLL;
+	f->file = file;
+	f->line = line;
+	f->op = op;
+	f->value = value;
+	f->arg = arg;
+	f->width = width;
+	if (!warp_arrive(f, list, &k)) {
+		wait_here(f);
+		return f->result;
+	}
+	/* every result now, before any lane moves on and changes its value */
+	for (i = 0; i < k; i++)
+		B.f[list[i]].result = coll_result(&B.f[list[i]], f->mask);
+	f->result = coll_result(f, f->mask);
+	gnnemu_self = &f->pub;
+	f->state = RUNNABLE;
+	release(f, list, k);
+	return f->result;
+}
+
+unsigned
+gnnemu_activemask(void)
+{
+	struct fiber *f = cur_fiber("__activemask()", NULL, 0);
+	unsigned base = f->idx & ~31u, j, m = 0;
+
+	for (j = 0; j < 32 && base + j < B.n; j++)
+		if (B.f[base + j].state != EXITED)
+			m |= 1u << j;
+	return m;
+}
+
+/* ---- shared memory ---- */
+void *
+gnnemu_shared(const void *key, size_t size, size_t align, const char *file, int line)
+{
+	struct fiber *f = cur_fiber("__shared__", file, line);
+	struct site *s;
+	size_t off;
+	unsigned i;
+
+	for (i = 0; i < B.nsites; i++)
+		if (B.sites[i].key == key)
+			return B.sites[i].p;
+	if (B.nsites == SHARED_SITES)
+		fatal_for(&f->pub, file, line, "more than %u __shared__ declarations", SHARED_SITES);
+	B.shared_static += size;
+	if (B.shared_static + B.d->shmem > SHARED_LIMIT)
+		fatal_for(&f->pub, file, line, "static shared memory of the block exceeds 48 KiB (%zu bytes "
+			  "with this declaration of %zu bytes)", B.shared_static + B.d->shmem, size);
+	if (align < 16)
+		align = 16;
+	off = (B.shared_used + SHARED_RZ + align - 1) / align * align;
+	s = &B.sites[B.nsites++];
+	s->key = key;
+	s->p = B.shared + off;
+	s->size = size;
+	s->file = file;
+	s->line = line;
+	B.shared_used = off + size;
+	if (have_asan)
+		__asan_unpoison_memory_region(s->p, size);
+	fill_poison(s->p, size, 0);
+	return s->p;
+}
+
+/* writes past a shared array land in the poison after it */
+static void
+check_shared(void)
+{
+	unsigned i;
+
+	if (have_asan)
+		return;
+	for (i = 0; i < B.nsites; i++) {
+		struct site *s = &B.sites[i];
+		size_t end = (size_t)(s->p - B.shared) + s->size;
+		size_t lim = i + 1 < B.nsites ? (size_t)(B.sites[i + 1].p - B.shared) : end + SHARED_RZ;
+		size_t bad = check_poison(s->p + s->size, lim - end, end);
+		if (bad < lim - end)
+			fatal_for(&B.f[0].pub, s->file, s->line, "shared memory was written %zu bytes past the end of "
+				  "the %zu-byte __shared__ array declared here", bad, s->size);
+	}
+}
+
+/* ---- block memory ---- */
+/* TSan: blocks run by the same row of fibers are ordered (a fiber's
+ * clock carries what it saw); consecutive blocks use different rows */
+#define TSAN_ROWS 2
+static struct region plain_region, tsan_rows[TSAN_ROWS];
+
+/* (re)maps r for at least n threads */
+static void
+region_map(struct region *r, unsigned n)
+{
+	size_t sb = 0, sh = (SHARED_ARENA + page - 1) / page * page, one = stack_size + page;
+	size_t size = sb + sh + one * n, i;
+	unsigned char *m;
+
+	if (r->base && r->n >= n && r->stack == stack_size)
+		return;
+	if (r->base)
+		munmap(r->base, r->size);
+	m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED)
+		host_fatal("cannot map %zu bytes of fiber stacks (%s)", size, strerror(errno));
+	for (i = 0; i < n; i++)
+		if (mprotect(m + sb + sh + i * one, page, PROT_NONE) != 0)
+			host_fatal("cannot protect a stack guard page (%s)", strerror(errno));
+	if (have_tsan) {
+		void **t = realloc(r->tsan, n * sizeof *t);
+		if (!t)
+			host_fatal("out of memory");
+		for (i = r->tsan ? r->n : 0; i < n; i++)
+			t[i] = __tsan_create_fiber(0);
+		r->tsan = t;
+	}
+	r->base = m;
+	r->size = size;
+	r->n = n;
+	r->stack = stack_size;
+	r->stacks = sb + sh;
+}
+
+/* the memory of the k-th block run in this launch */
+static void
+block_memory(unsigned n, unsigned long long k)
+{
+	struct region *r = have_tsan ? &tsan_rows[k % TSAN_ROWS] : &plain_region;
+
+	region_map(r, n);
+	B.reg = r;
+	B.shared = r->base;
+	if (have_tsan) {
+		/* a fresh mapping (TSan forgets what the last block did there) */
+		B.shared = mmap(NULL, SHARED_ARENA, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (B.shared == MAP_FAILED)
+			host_fatal("cannot map shared memory (%s)", strerror(errno));
+	}
+	B.shared_used = 0;
+	B.shared_static = 0;
+	B.nsites = 0;
+	if (have_asan)
+		__asan_poison_memory_region(B.shared, SHARED_ARENA);
+	else
+		fill_poison(B.shared, SHARED_ARENA, 0);
+}
+
+/* ---- SIGSEGV: host access to device memory, stack overflow ---- */
+static struct sigaction old_segv, old_bus;
+
+static void
+segv(int sig, siginfo_t *si, void *uc)
+{
+	const unsigned char *a = si->si_addr;
+	struct sigaction *old = sig == SIGBUS ? &old_bus : &old_segv;
+	char buf[160];
+
+	const struct region *r = B.reg;
+
+	if (r && cur_kernel && a >= r->base + r->stacks && a < r->base + r->size) {
+		size_t i = (size_t)(a - r->base - r->stacks) / (r->stack + page);
+		if ((size_t)(a - r->base - r->stacks) % (r->stack + page) < page)
+			fatal_for(i < B.n ? &B.f[i].pub : NULL, NULL, 0,
+				  "stack overflow (fiber stacks are %zu bytes: set GNNEMU_STACK larger)", r->stack);
+	}
+	if (in_heap(a)) {
+		if (cur_kernel)
+			fatal_for(gnnemu_self, NULL, 0, "access to device memory at %p outside every allocation",
+				  (const void *)a);
+		host_fatal("host code read or wrote device memory at %p (%s)", (const void *)a,
+			   describe_ptr(a, buf, sizeof buf));
+	}
+	/* not ours: the previous handler, or the default action on return */
+	if (old->sa_flags & SA_SIGINFO) {
+		if (old->sa_sigaction) {
+			old->sa_sigaction(sig, si, uc);
+			return;
+		}
+	} else if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
+		old->sa_handler(sig);
+		return;
+	}
+	sigaction(sig, old, NULL);
+}
+
+static void
+install_segv(void)
+{
+	struct sigaction sa;
+	stack_t ss;
+
+	/* an alternate stack, so that a fiber's stack overflow can be told */
+	if (sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_DISABLE)) {
+		size_t n = 64 * 1024;
+		void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p != MAP_FAILED) {
+			ss.ss_sp = p;
+			ss.ss_size = n;
+			ss.ss_flags = 0;
+			sigaltstack(&ss, NULL);
+		}
+	}
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = segv;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGSEGV, &sa, &old_segv);
+	sigaction(SIGBUS, &sa, &old_bus);
+}
+
+/* ---- launches ---- */
+void
+gnnemu_check_arg(const char *name, int index, const void *p)
+{
+	char buf[160];
+
+	if (!p || live_rec(p))
+		return;
+	if (in_heap(p))
+		fatal_for(NULL, NULL, 0, "kernel '%s': argument %d points to %s", name, index,
+			  describe_ptr(p, buf, sizeof buf));
+	fatal_for(NULL, NULL, 0, "kernel '%s': host pointer passed as argument %d (%p)", name, index, p);
+}
+
+static void
+check_config(const gnnemu_launch_desc *d)
+{
+	const gnnemu_uint3 g = d->grid, b = d->block;
+	unsigned long long nt = (unsigned long long)b.x * b.y * b.z;
+
+	if (nt == 0)
+		host_fatal("kernel '%s': launch with a block of 0 threads (%u,%u,%u)", d->name, b.x, b.y, b.z);
+	if (nt > MAX_THREADS || b.x > 1024 || b.y > 1024 || b.z > 64)
+		host_fatal("kernel '%s': block of %llu threads (%u,%u,%u) exceeds CUDA's limits "
+			   "(1024 threads, 1024 x 1024 x 64)", d->name, nt, b.x, b.y, b.z);
+	if (nt > d->bound)
+		host_fatal("kernel '%s': block of %llu threads exceeds the kernel's __launch_bounds__(%u)",
+			   d->name, nt, d->bound);
+	if (g.x == 0 || g.y == 0 || g.z == 0 || g.x > 2147483647u || g.y > 65535 || g.z > 65535)
+		host_fatal("kernel '%s': grid (%u,%u,%u) outside CUDA's range (1..2^31-1, 1..65535, 1..65535)",
+			   d->name, g.x, g.y, g.z);
+	if (d->shmem > SHARED_LIMIT)
+		host_fatal("kernel '%s': %zu bytes of dynamic shared memory exceed 48 KiB", d->name, d->shmem);
+}
+
+static void
+run_block(unsigned long long lin, unsigned long long k)
+{
+	unsigned i, n = B.n, list[MAX_THREADS];
+	gnnemu_uint3 bid;
+	char name[192];
+
+	bid.x = (unsigned)(lin % B.grid.x);
+	bid.y = (unsigned)(lin / B.grid.x % B.grid.y);
+	bid.z = (unsigned)(lin / B.grid.x / B.grid.y);
+	block_memory(n, k);
+	for (i = 0; i < n; i++) {
+		struct fiber *f = &B.f[i];
+		f->pub.tid.x = i % B.block.x;
+		f->pub.tid.y = i / B.block.x % B.block.y;
+		f->pub.tid.z = i / B.block.x / B.block.y;
+		f->pub.bid = bid;
+		f->pub.bdim = B.block;
+		f->pub.gdim = B.grid;
+		f->pub.lane = i % 32;
+		f->pub.warp = i / 32;
+		f->idx = i;
+		f->state = RUNNABLE;
+		f->mask = 0;
+		f->file = NULL;
+		f->line = 0;
+		f->asan_fake = NULL;
+		f->stack_lo = B.reg->base + B.reg->stacks + i * (B.reg->stack + page) + page;
+		if (have_asan)   /* frames a finished fiber never popped */
+			__asan_unpoison_memory_region(f->stack_lo + B.reg->stack - 16384, 16384);
+		fiber_init(f);
+		if (have_tsan) {
+			f->tsan_fiber = B.reg->tsan[i];
+			if (__tsan_set_fiber_name) {
+				snprintf(name, sizeof name, "%s block (%u,%u,%u) thread (%u,%u,%u)", B.d->name,
+					 bid.x, bid.y, bid.z, f->pub.tid.x, f->pub.tid.y, f->pub.tid.z);
+				__tsan_set_fiber_name(f->tsan_fiber, name);
+			}
+		}
+		list[i] = i;
+	}
+	if (have_tsan) {
+		/* what the host did so far (this block's shared memory mapped
+		 * included) happens before the block; earlier blocks do not */
+		start_sync = fresh_sync();
+		__tsan_release(start_sync);
+	}
+	B.rq_head = B.rq_len = 0;
+	B.nexited = B.nwait_block = 0;
+	make_runnable(list, n);
+	while (B.rq_len) {
+		unsigned x = B.runq[B.rq_head];
+		B.rq_head = (B.rq_head + 1) % n;
+		B.rq_len--;
+		resume(&B.f[x]);
+	}
+	gnnemu_self = NULL;
+	if (B.nexited < n)
+		deadlock();
+	check_shared();
+	if (have_tsan)
+		munmap(B.shared, SHARED_ARENA);
+}
+
+static unsigned long long
+gcd(unsigned long long a, unsigned long long b)
+{
+	while (b) {
+		unsigned long long t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+static struct fiber *fibers;     /* MAX_THREADS of them, made at the first launch */
+static unsigned *runq;
+
+void
+gnnemu_launch(const gnnemu_launch_desc *d)
+{
+	unsigned long long nb, i, a = 1, c = 0;
+	unsigned n;
+	size_t r;
+
+	heap_init();
+	check_config(d);
+	if (cur_kernel)
+		host_fatal("kernel '%s' launched from inside kernel '%s'", d->name, cur_kernel);
+	if (!fibers) {
+		fibers = calloc(MAX_THREADS, sizeof *fibers);
+		runq = calloc(MAX_THREADS, sizeof *runq);
+		if (!fibers || !runq)
+			host_fatal("out of memory");
+	}
+	B.d = d;
+	B.grid = d->grid;
+	B.block = d->block;
+	if (grid_max) {
+		if (B.grid.x > grid_max) B.grid.x = grid_max;
+		if (B.grid.y > grid_max) B.grid.y = grid_max;
+		if (B.grid.z > grid_max) B.grid.z = grid_max;
+	}
+	n = d->block.x * d->block.y * d->block.z;
+	B.n = n;
+	B.f = fibers;
+	B.runq = runq;
+	B.rng = order_seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
+	if (!B.rng)
+		B.rng = 1;
+	nb = (unsigned long long)B.grid.x * B.grid.y * B.grid.z;
+	if (order == GNNEMU_RANDOM && nb > 1) {
+		/* a random affine permutation of the block indices */
+		__extension__ typedef unsigned __int128 u128;
+		do
+			a = rng_next() % nb;
+		while (a == 0 || gcd(a, nb) != 1);
+		c = rng_next() % nb;
+		(void)sizeof(u128);
+	}
+	cur_kernel = d->name;
+	last_kernel = d->name;
+	heap_open();
+	if (have_tsan)
+		sched_tsan_fiber = __tsan_get_current_fiber();
+	for (i = 0; i < nb; i++) {
+		unsigned long long b;
+		if (order == GNNEMU_REVERSE)
+			b = nb - 1 - i;
+		else if (order == GNNEMU_RANDOM) {
+			__extension__ typedef unsigned __int128 u128;
+			b = (unsigned long long)(((u128)a * i + c) % nb);
+		} else
+			b = i;
+		run_block(b, i);
+	}
+	if (have_tsan)
+		__tsan_acquire(&exit_sync);
+	cur_kernel = NULL;
+	for (r = 0; r < H.nrec; r++)
+		if (H.recs[r].live)
+			check_redzone(&H.recs[r]);
+	heap_close();
+}
+
+/*
+ * When the program ends, or the object holding the emulator is unloaded
+ * (gnnrun dlcloses its models), its memory goes back: left to the
+ * unmapped statics, it would be a leak to LeakSanitizer.
+ */
+__attribute__((destructor)) static void
+gnnemu_release(void)
+{
+	struct region *rs[TSAN_ROWS + 1];
+	size_t i, k;
+
+	if (cur_kernel)
+		return;
+	rs[0] = &plain_region;
+	for (k = 0; k < TSAN_ROWS; k++)
+		rs[k + 1] = &tsan_rows[k];
+	for (k = 0; k < TSAN_ROWS + 1; k++) {
+		struct region *r = rs[k];
+		if (r->tsan && have_tsan)
+			for (i = 0; i < r->n; i++)
+				__tsan_destroy_fiber(r->tsan[i]);
+		free(r->tsan);
+		if (r->base)
+			munmap(r->base, r->size);
+		memset(r, 0, sizeof *r);
+	}
+	free(fibers);
+	free(runq);
+	fibers = NULL;
+	runq = NULL;
+	free(H.recs);
+	H.recs = NULL;
+	H.nrec = H.cap = 0;
+}

@@ -1,0 +1,178 @@
+/*
+ * gnnemu: an emulated CUDA device on the CPU.
+ *
+ * The CUDA C++ that gnncc emits (and hand-written test kernels) compiles
+ * with g++ or clang++ against runtime/emu/cuda_runtime.h, a shim over
+ * this C API, and runs on the host with CUDA's semantics: every block of
+ * the grid runs (one after another, on the calling OS thread), every GPU
+ * thread of a block is a fiber of its own, __syncthreads / __syncwarp /
+ * shuffles / votes are real barriers among those fibers, and device
+ * memory is a separate mmap'ed heap the host cannot touch.  On top of
+ * that it checks what compute-sanitizer would (memcheck, racecheck
+ * through ThreadSanitizer, initcheck for copies back to the host,
+ * synccheck for barriers), and reports every error as
+ *
+ *   gnnemu: error: kernel 'NAME' block (x,y,z) thread (x,y,z): WHAT, at FILE:LINE
+ *
+ * (or `gnnemu: error: WHAT` outside a kernel) on stderr, then exits the
+ * process with status 1.  Nothing in the emulator ever hangs: a barrier
+ * that can never complete is an error.
+ *
+ * Environment (read once, at the first call into the emulator):
+ *   GNNEMU_ORDER=forward|reverse|random[:SEED]
+ *                       order in which blocks run, and in which the runnable
+ *                       threads of a block are resumed (default forward;
+ *                       random's SEED defaults to 1)
+ *   GNNEMU_GRID_MAX=n   run at most n blocks along each grid dimension
+ *                       (gridDim reports the clamped size), so that
+ *                       grid-stride loops wrap
+ *   GNNEMU_STACK=bytes  fiber stack size (K/M suffixes; default 64K, 256K
+ *                       when ASan is present); each stack has a guard page
+ *   GNNEMU_DEVICE_MEMORY=bytes   size of the device heap (K/M/G
+ *                       suffixes; default 16G of reserved address space)
+ *   GNNEMU_INITCHECK=0  do not check copies to the host for
+ *                       uninitialized device memory
+ *
+ * Memory: cudaMalloc memory is 256-byte aligned, separated by redzones of
+ * at least 256 bytes, and filled with the poison word 0x7fbadbad (a
+ * signalling NaN as float; 0x7fbadbad7fbadbad as int64).  Freed memory is
+ * quarantined (reused only when the heap is otherwise exhausted).  While no
+ * kernel, cudaMemcpy or cudaMemset runs, the heap is PROT_NONE: host code
+ * touching device memory is an error.  Writes into a redzone (past the end
+ * of an allocation or of a shared array) are found after the kernel (or
+ * block) when ASan is absent; with ASan, redzones and freed memory are
+ * poisoned, so the access itself is an ASan report.
+ *
+ * Sanitizers are found at run time through weak symbols, so one library
+ * serves plain, ASan and TSan processes: under TSan every GPU thread is a
+ * TSan fiber and the only happens-before edges are CUDA's (launch,
+ * barriers, warp collectives, grid end), so unordered accesses of two GPU
+ * threads are TSan data-race reports.
+ *
+ * Errors (each `gnnemu: error: ...`, exit status 1): launch configuration
+ * (0 or > 1024 threads, over __launch_bounds__, grid out of range, more
+ * than 48 KiB of shared memory); a barrier or collective that cannot
+ * complete (a thread exited before reaching it, divergent __syncthreads at
+ * different lines, __syncthreads against __syncwarp), a shuffle reading a
+ * lane outside its mask or exited, a calling lane outside its own mask; a
+ * host pointer (or freed device memory) passed to a kernel; host code
+ * touching device memory; a cudaMemcpy/cudaMemset whose pointers do not
+ * match its kind or overrun their allocation; cudaFree of anything but a
+ * live cudaMalloc pointer; a copy to the host of poison (initcheck); a
+ * write past an allocation or shared array (found afterwards without
+ * ASan); a fiber stack overflow.  Allocation failures return
+ * cudaErrorMemoryAllocation as CUDA does.
+ *
+ * Limitations: blocks run one at a time, so a kernel that waits for
+ * another block (a spin lock across blocks, a grid-wide barrier) hangs as
+ * it would deadlock on a small GPU.  Under TSan, GPU threads run on two
+ * rows of recycled TSan fibers (creating one costs about half a
+ * millisecond), so blocks two apart in the run order are ordered for TSan:
+ * races between them are found only through another pair (consecutive
+ * blocks never are ordered; GNNEMU_ORDER=random changes the pairs).
+ * __activemask() is the set of lanes that have not exited.  Dynamic shared
+ * memory (extern __shared__) is not provided.
+ *
+ * Not thread-safe: call the emulator from one host thread at a time.
+ */
+#ifndef GNNEMU_H
+#define GNNEMU_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* CUDA's uint3 */
+typedef struct gnnemu_uint3 {
+	unsigned int x, y, z;
+} gnnemu_uint3;
+
+/* The running GPU thread, as device code sees it (the emulator's fiber
+ * begins with this). */
+typedef struct gnnemu_thread {
+	gnnemu_uint3 tid, bid, bdim, gdim;
+	unsigned int lane, warp;  /* linear thread index % 32 and / 32 */
+} gnnemu_thread;
+
+/* the running GPU thread; NULL outside kernels */
+extern gnnemu_thread *gnnemu_self;
+
+/* ---- runtime API; return a cudaError_t value (0 = success) ---- */
+int gnnemu_malloc(void **p, size_t n);
+int gnnemu_free(void *p);
+/* kind: 0 host->host, 1 host->device, 2 device->host, 3 device->device,
+ * 4 default (inferred from the pointers) */
+int gnnemu_memcpy(void *dst, const void *src, size_t n, int kind);
+int gnnemu_memset(void *dst, int value, size_t n);
+int gnnemu_malloc_host(void **p, size_t n);
+int gnnemu_free_host(void *p);
+int gnnemu_mem_info(size_t *free_bytes, size_t *total);
+int gnnemu_stream_create(void **s);
+int gnnemu_stream_destroy(void *s);
+int gnnemu_event_create(void **e);
+int gnnemu_event_destroy(void *e);
+int gnnemu_event_record(void *e);
+int gnnemu_event_elapsed(float *ms, void *start, void *end);
+/* the last error (reset: and clear it, as cudaGetLastError) */
+int gnnemu_last_error(int reset);
+const char *gnnemu_error_name(int err);
+const char *gnnemu_error_string(int err);
+/* the device heap's size, as totalGlobalMem */
+size_t gnnemu_device_memory(void);
+/* is p inside a live cudaMalloc allocation (or one past its end)? */
+int gnnemu_is_device_pointer(const void *p);
+
+/* ---- launches ---- */
+typedef struct gnnemu_launch_desc {
+	const char *name;          /* the kernel's name, for messages */
+	unsigned int bound;        /* its __launch_bounds__ (1024 if none) */
+	gnnemu_uint3 grid, block;
+	size_t shmem;              /* dynamic shared memory (must fit 48 KiB) */
+	void *stream;
+	void (*thunk)(void *);     /* runs the kernel body for gnnemu_self */
+	void *arg;
+} gnnemu_launch_desc;
+
+/* Runs a whole grid before returning; errors exit the process. */
+void gnnemu_launch(const gnnemu_launch_desc *d);
+/* Argument `index` (1-based) of kernel `name` is a pointer: it must be
+ * NULL or point into a live device allocation. */
+void gnnemu_check_arg(const char *name, int index, const void *p);
+
+/* ---- device side (only inside kernels) ---- */
+/* The block's storage for the __shared__ declaration identified by site:
+ * the same for every thread of a block, fresh and poisoned per block. */
+void *gnnemu_shared(const void *site, size_t size, size_t align, const char *file, int line);
+void gnnemu_syncthreads(const char *file, int line);
+void gnnemu_syncwarp(unsigned int mask, const char *file, int line);
+
+enum gnnemu_op {
+	GNNEMU_SHFL_IDX, GNNEMU_SHFL_UP, GNNEMU_SHFL_DOWN, GNNEMU_SHFL_XOR,
+	GNNEMU_BALLOT, GNNEMU_ALL, GNNEMU_ANY
+};
+/* A warp collective among the lanes of mask (which must hold the calling
+ * lane): shuffles return the source lane's 64-bit value (arg: srcLane,
+ * delta or laneMask; width as CUDA's), votes their result. */
+unsigned long long gnnemu_collective(int op, unsigned int mask, unsigned long long value,
+				     int arg, int width, const char *file, int line);
+/* lanes of the calling warp that have not exited */
+unsigned int gnnemu_activemask(void);
+
+/* ---- schedule perturbation (as GNNEMU_ORDER / GNNEMU_GRID_MAX) ---- */
+enum gnnemu_order { GNNEMU_FORWARD, GNNEMU_REVERSE, GNNEMU_RANDOM };
+void gnnemu_set_order(int order, unsigned long long seed);
+/* 0: no clamp */
+void gnnemu_set_grid_max(unsigned int n);
+
+/* Reports an error (printf format) for the running GPU thread or the
+ * host and exits with status 1. */
+void gnnemu_fatal(const char *file, int line, const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 3, 4)));
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

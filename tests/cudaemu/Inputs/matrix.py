@@ -1,0 +1,255 @@
+#!/usr/bin/env python3
+"""The cuda target's matrix on the emulated device.
+
+usage: matrix.py --build DIR --work DIR MODEL... [--graphs cora,citeseer,hubs]
+                 [--configs all|quick] [--no-racecheck] [--no-memcheck]
+
+Each MODEL is NAME=PATH.gnn (a bench template PATH.gnn.in is instantiated
+for 1433 input features, 7 classes).  For every model, configuration
+(-O0, -O2 with the cost model's schedules, and -O2 under forced schedules
+of every family: lanes 1/2/4/8/16/32 per row with rows per block, and
+dense tilings) and graph (Cora, CiteSeer's graph, and a synthetic graph
+with heavy hubs and empty rows), gnnrun --engine=cuda-emu runs the model:
+
+  * once, compared with the float64 interpreter (1e-5 of the largest
+    output, tests/ref/compare.py);
+  * again, and with blocks and threads in reverse order, and in a seeded
+    random order with grids clamped to 2 blocks (grid-stride loops wrap):
+    each bitwise identical to the first run;
+  * under memcheck (AddressSanitizer) and racecheck (ThreadSanitizer):
+    clean, and equal to the interpreter.
+
+Weights are random (PyG-like scales; BatchNorm variances positive) from
+the parameter table the model's generated code declares; inputs are
+Cora's normalized features where the width is Cora's, else seeded random.
+The compiled models are cached ($GNNCC_ENGINE_CACHE), so each is built
+once per mode.  Prints one line per failure and a summary:
+
+  matrix: M models x C configurations x G graphs = K cases (R runs): all ok
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+sys.path.insert(0, os.path.join(ROOT, "tests", "ref"))
+import st  # noqa: E402
+from compare import compare  # noqa: E402
+
+SHARED = os.path.join(os.path.dirname(ROOT), "shared")
+RTOL = 1e-5
+
+# Schedule families: every forced schedule applies to each kernel where it
+# is legal (all:), the others keep the cost model's.
+CONFIGS = [
+    ("O0", ["-O0"]),
+    ("O2", []),
+    ("lanes1-rows64", ["--schedule=all:lanes=1,rows=64"]),
+    ("lanes2-rows16", ["--schedule=all:lanes=2,rows=16"]),
+    ("lanes4-rows64", ["--schedule=all:lanes=4,rows=64"]),
+    ("lanes8-rows4", ["--schedule=all:lanes=8,rows=4"]),
+    ("lanes16-rows8", ["--schedule=all:lanes=16,rows=8"]),
+    ("lanes32-rows32", ["--schedule=all:lanes=32,rows=32"]),
+    ("tile4", ["--schedule=all:tile=4"]),
+    ("tile16-axpy", ["--schedule=all:tile=16,axpy=1"]),
+]
+QUICK = ["O0", "O2", "lanes4-rows64", "tile16-axpy"]
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def instantiate(path, work):
+    """A bench template with its @...@ names filled in, else the file."""
+    if not path.endswith(".in"):
+        return path
+    text = open(path).read()
+    name = os.path.basename(path)[:-len(".gnn.in")]
+    subst = {"NAME": name.upper() + "_bench", "IN": "1433", "CLASSES": "7", "HIDDEN": "32" if name == "gin" else "16",
+             "HEADS": "8", "HEAD_HIDDEN": "8"}
+    for k, v in subst.items():
+        text = text.replace(f"@{k}@", v)
+    out = os.path.join(work, f"bench_{name}.gnn")
+    open(out, "w").write(text)
+    return out
+
+
+def tables(gnncc, model):
+    """The model's inputs and parameters, from the generated code's tables."""
+    r = sh([gnncc, "--target=cpu", "--emit=c", model, "-o", "-"])
+    if r.returncode:
+        raise RuntimeError(f"gnncc --emit=c {model}: {r.stderr}")
+    found = {}
+    for kind in ("inputs", "params"):
+        m = re.search(r"_%s\[\] = \{\n(.*?)\n\};" % kind, r.stdout, re.S)
+        rows = []
+        for line in (m.group(1).splitlines() if m else []):
+            f = re.match(r'\s*\{"([^"]+)", GNN_(\w+), (\d+), \{([^}]*)\}', line)
+            if f:
+                dims = [int(d) for d in f.group(4).split(",") if d.strip()] if int(f.group(3)) else []
+                rows.append((f.group(1), f.group(2), dims))
+        found[kind] = rows
+    return found
+
+
+def weights(params, path, seed):
+    rng = np.random.default_rng(seed)
+    out = {}
+    for name, dt, dims in params:
+        if dt == "I64":
+            out[name] = np.zeros(dims, dtype=np.int64)
+            continue
+        fan = dims[-1] if dims else 1
+        a = rng.uniform(-1, 1, size=dims) / np.sqrt(max(fan, 1))
+        if name.endswith("running_var") or name.endswith(".weight") and len(dims) == 1 and "norm" in name:
+            a = rng.uniform(0.5, 1.5, size=dims)
+        out[name] = np.asarray(a, dtype=np.float32)
+    st.save(path, out)
+
+
+def graphs(names, gnngen, work):
+    """name -> (edge_index.npy, node count, x.npy of Cora's width or None)"""
+    res = {}
+    for g in names:
+        d = os.path.join(work, "g-" + g)
+        os.makedirs(d, exist_ok=True)
+        if g in ("cora", "citeseer"):
+            src = os.path.join(ROOT, "data", g)
+            ei = os.path.join(src, "edge_index.npy")
+            n = np.load(os.path.join(src, "x.npy"), mmap_mode="r").shape[0]
+            x = None
+            if g == "cora":
+                x = os.path.join(d, "x.npy")
+                sh([sys.executable, os.path.join(ROOT, "tests", "ref", "normalize.py"), os.path.join(src, "x.npy"), x])
+        else:
+            # heavy hubs (in-degrees in the thousands: many warps' worth of
+            # edges on one row) and nodes with no in-edges at all
+            n = 2000
+            r = sh([gnngen, f"--nodes={n}", "--edges=8000", "--alpha=1.3", "--seed=5", f"--out={d}"])
+            if r.returncode:
+                raise RuntimeError(r.stderr)
+            ei = os.path.join(d, "edge_index.npy")
+            e = np.load(ei)
+            indeg = np.bincount(e[1], minlength=n)
+            assert indeg.max() > 1000 and (indeg == 0).sum() > 100, "hubs and empty rows"
+            x = None
+        res[g] = (ei, n, x)
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--graphs", default="cora,citeseer,hubs")
+    ap.add_argument("--configs", default="all")
+    ap.add_argument("--no-memcheck", action="store_true")
+    ap.add_argument("--no-racecheck", action="store_true")
+    ap.add_argument("models", nargs="+")
+    a = ap.parse_args()
+    os.makedirs(a.work, exist_ok=True)
+    env = dict(os.environ)
+    env["GNNCC_ENGINE_CACHE"] = os.path.join(a.work, "cache")
+    os.makedirs(env["GNNCC_ENGINE_CACHE"], exist_ok=True)
+    gnnrun, gnncc = os.path.join(a.build, "gnnrun"), os.path.join(a.build, "gnncc")
+    gs = graphs(a.graphs.split(","), os.path.join(a.build, "gnngen"), a.work)
+    configs = [c for c in CONFIGS if a.configs == "all" or c[0] in QUICK]
+    t0 = time.time()
+    cases = runs = bad = 0
+
+    def run(model, extra, g, out, mode=()):
+        nonlocal runs
+        runs += 1
+        ei, n, xin = gs[g]
+        cmd = [gnnrun, model, "--graph", ei, "--output", out, "--output-dtype=f64", "--no-tune-cache", *extra, *mode]
+        for name, path in inputs[g]:
+            cmd += ["--input", f"{name}={path}"]
+        if batch[g]:
+            cmd += ["--batch", batch[g]]
+        if wpath:
+            cmd += ["--weights", wpath]
+        return sh(cmd, env=env)
+
+    def fail(what, detail):
+        nonlocal bad
+        bad += 1
+        tail = " ".join(detail.strip().splitlines()[-6:])[-600:]
+        print(f"FAIL {what}: {tail}", flush=True)
+
+    for spec in a.models:
+        name, path = spec.split("=", 1)
+        model = instantiate(path, a.work)
+        tab = tables(gnncc, model)
+        wpath = None
+        if tab["params"]:
+            wpath = os.path.join(a.work, f"{name}.safetensors")
+            weights(tab["params"], wpath, seed=len(name))
+        batched = "graph[N, E, B]" in open(model).read()
+        inputs, batch = {}, {}
+        for g, (ei, n, xcora) in gs.items():
+            inputs[g] = []
+            for k, (iname, _, dims) in enumerate(tab["inputs"]):
+                if xcora and dims[1:] == [1433]:
+                    inputs[g].append((iname, xcora))
+                    continue
+                p = os.path.join(a.work, f"{name}-{g}-{iname}.npy")
+                rng = np.random.default_rng(1000 + k)
+                np.save(p, rng.uniform(-1, 1, size=[n] + dims[1:]).astype(np.float32))
+                inputs[g].append((iname, p))
+            batch[g] = None
+            if batched:
+                batch[g] = os.path.join(a.work, f"batch-{g}.npy")
+                np.save(batch[g], (np.arange(n) * 8 // max(n, 1)).astype(np.int64))
+        refs = {}
+        for g in gs:
+            refs[g] = os.path.join(a.work, f"{name}-{g}-ref.npy")
+            r = run(model, ["--engine=interp"], g, refs[g])
+            if r.returncode:
+                fail(f"{name} {g} interp", r.stderr)
+        for cname, flags in configs:
+            for g in gs:
+                cases += 1
+                what = f"{name} {cname} {g}"
+                base = os.path.join(a.work, f"{name}-{cname}-{g}")
+                emu = ["--engine=cuda-emu", *flags]
+                r = run(model, emu, g, base + ".npy")
+                if r.returncode:
+                    fail(what, r.stderr)
+                    continue
+                ok, msg = compare(np.load(base + ".npy"), np.load(refs[g]), RTOL)
+                if not ok:
+                    fail(what + " against the interpreter", msg)
+                    continue
+                first = open(base + ".npy", "rb").read()
+                for tag, mode in [("second run", []), ("reverse order", ["--emu-order=reverse"]),
+                                  ("random order, 2 blocks", ["--emu-order=random:%d" % (cases * 7919),
+                                                              "--emu-grid-max=2"])]:
+                    r = run(model, emu, g, base + "-p.npy", mode)
+                    if r.returncode:
+                        fail(f"{what} {tag}", r.stderr)
+                    elif open(base + "-p.npy", "rb").read() != first:
+                        fail(f"{what} {tag}", "output differs bitwise from the first run")
+                for tool, skip in (("memcheck", a.no_memcheck), ("racecheck", a.no_racecheck)):
+                    if skip:
+                        continue
+                    r = run(model, emu, g, base + "-s.npy", [f"--emu-check={tool}"])
+                    if r.returncode:
+                        fail(f"{what} {tool}", r.stderr)
+                        continue
+                    ok, msg = compare(np.load(base + "-s.npy"), np.load(refs[g]), RTOL)
+                    if not ok:
+                        fail(f"{what} {tool} against the interpreter", msg)
+    print(f"matrix: {len(a.models)} models x {len(configs)} configurations x {len(gs)} graphs = {cases} cases "
+          f"({runs} runs, {time.time() - t0:.0f} s): {'all ok' if not bad else f'{bad} FAILED'}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
