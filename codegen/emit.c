@@ -523,11 +523,13 @@ emitkernel(E *e, int i, char *call, size_t calln)
 		arg(&a, "int64_t inner", "%s", cprod(e, &o, d + 1, r));
 		kernelhead(e, i, device, &a);
 		out(e, "\t\tint64_t i_ = t %% inner, c_ = (t / inner) %% D, o_ = t / (inner * D);\n");
+		/* one chain: each step takes the inputs before it off c_ */
 		for (k = 0; k < in->narg; k++) {
-			out(e, "\t\t%sif (c_ < n%d)\n\t\t\to[t] = x%d[(o_ * n%d + c_) * inner + i_];\n", k ? "else " : "", k, k, k);
-			out(e, "\t\telse\n\t\t\tc_ -= n%d;\n", k);
-			if (k + 1 < in->narg)
-				out(e, "\t\t");
+			if (k == 0)
+				out(e, "\t\tif (c_ < n0)\n");
+			else
+				out(e, "\t\telse if ((c_ -= n%d) < n%d)\n", k - 1, k);
+			out(e, "\t\t\to[t] = x%d[(o_ * n%d + c_) * inner + i_];\n", k, k);
 		}
 		kerneltail(e);
 		break;

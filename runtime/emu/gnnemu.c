@@ -17,8 +17,10 @@
  * TSan processes and instrumented into ASan builds): with TSan, every GPU
  * thread is a TSan fiber, switches carry no synchronization, and CUDA's
  * happens-before edges are made explicit with __tsan_release/acquire;
- * stacks, shared memory and the sync objects of a block are mapped afresh
- * for each block so that TSan forgets them between blocks.
+ * shared memory and the sync objects of a block are mapped afresh for
+ * each block so that TSan forgets them between blocks, and TSan fibers
+ * (costly to make) are recycled in two rows, each stack only ever used by
+ * its own fiber.
  */
 #define _GNU_SOURCE
 #include "gnnemu.h"
