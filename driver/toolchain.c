@@ -655,11 +655,14 @@ emucommand(Cmd *c, int mode, const Layout *l, char *why, size_t nwhy)
 	free(c->argv[0]);
 	c->argv[0] = prog;      /* runcmd does not search PATH */
 	/* C++ without its runtime: a C program links the object with cc */
-	cmdwords(c, "-x c++ -std=c++17 -g -O2 -fPIC -fno-exceptions -fno-rtti -fno-threadsafe-statics");
+	cmdwords(c, "-x c++ -std=c++17 -fPIC -fno-exceptions -fno-rtti -fno-threadsafe-statics");
+	/* the sanitizers' own advice: -O1, and line tables for their reports */
 	if (mode == EmuMemcheck)
-		cmdwords(c, "-fsanitize=address -fno-omit-frame-pointer");
+		cmdwords(c, "-O1 -g1 -fsanitize=address -fno-omit-frame-pointer");
 	else if (mode == EmuRacecheck)
-		cmdadd(c, "-fsanitize=thread");
+		cmdwords(c, "-O1 -g1 -fsanitize=thread");
+	else
+		cmdwords(c, "-O2 -g");
 #ifdef GNNCC_SANITIZE_CFLAGS
 	cmdwords(c, GNNCC_SANITIZE_CFLAGS);
 #endif

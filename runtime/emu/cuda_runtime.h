@@ -27,12 +27,14 @@
 #endif
 
 /* Standard headers first: libstdc++ uses __noinline__ as an attribute name,
- * which the macro below would break. */
+ * which the macro below would break, so a .cu that needs more of the C++
+ * library (<memory>, say) includes it before this header, as with nvcc's.
+ * Only what the shim uses: every model compiles this, and <memory> alone
+ * would add a sixth to the compile time. */
 #include <math.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <string.h>
-#include <memory>
 #include <type_traits>
 #include <utility>
 

@@ -173,9 +173,13 @@ def main():
     cases = runs = bad = 0
     checked = {"memcheck": 0, "racecheck": 0}
 
+    spent = {}
+
     def run(model, extra, g, out, mode=()):
         nonlocal runs
         runs += 1
+        t = time.time()
+        key = next((m.split("=")[1] for m in mode if m.startswith("--emu-check=")), "plain")
         ei, n, xin = gs[g]
         cmd = [gnnrun, model, "--graph", ei, "--output", out, "--output-dtype=f64", "--no-tune-cache", *extra, *mode]
         for name, path in inputs[g]:
@@ -184,7 +188,9 @@ def main():
             cmd += ["--batch", batch[g]]
         if wpath:
             cmd += ["--weights", wpath]
-        return sh(cmd, env=env)
+        r = sh(cmd, env=env)
+        spent[key] = spent.get(key, 0) + time.time() - t
+        return r
 
     def fail(what, detail):
         nonlocal bad
@@ -267,6 +273,7 @@ def main():
     print(f"matrix: {len(a.models)} models x {len(configs)} configurations x {len(main_graphs)} graphs = {cases} cases, "
           f"{checked['memcheck']} under memcheck, {checked['racecheck']} under racecheck "
           f"({runs} runs, {time.time() - t0:.0f} s): {'all ok' if not bad else f'{bad} FAILED'}")
+    print("seconds by check: " + ", ".join(f"{k} {v:.0f}" for k, v in sorted(spent.items())))
     return 1 if bad else 0
 
 
