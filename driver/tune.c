@@ -95,6 +95,14 @@ progress(const char *model, int done, int total, double left)
 	fflush(stderr);
 }
 
+static bool
+endswith(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
 /* random weights for desc's parameters, in a temporary safetensors file */
 static char *
 randomweights(const gnn_model_desc *d, uint64_t *seed)
@@ -118,9 +126,12 @@ randomweights(const gnn_model_desc *d, uint64_t *seed)
 		arr[i].nbytes = (size_t)n * gnn_dtype_size(t->dtype);
 		if (!(arr[i].data = calloc(1, arr[i].nbytes ? arr[i].nbytes : 1)))
 			abort();
+		/* BatchNorm's running variances must be positive, or the
+		 * reference is NaN and no candidate can be checked against it */
 		if (t->dtype == GNN_F32)
 			for (j = 0; j < n; j++)
-				((float *)arr[i].data)[j] = 0.5f * rnd(seed);
+				((float *)arr[i].data)[j] = endswith(t->name, "running_var") ? 0.75f + 0.25f * rnd(seed) :
+				                            0.5f * rnd(seed);
 	}
 	s = gnn_st_write(path, names, arr, d->nparams);
 	for (i = 0; i < d->nparams; i++)
@@ -180,6 +191,20 @@ buffers(const gnn_model_desc *d, void *model, int64_t nodes, uint64_t *seed, voi
 			abort();
 	}
 	return 0;
+}
+
+/* every float output finite */
+static bool
+finite(const gnn_model_desc *d, void **ref, const size_t *outn)
+{
+	int i;
+	size_t j;
+
+	for (i = 0; i < d->noutputs; i++)
+		for (j = 0; d->outputs[i].dtype == GNN_F32 && j < outn[i]; j++)
+			if (!isfinite(((float *)ref[i])[j]))
+				return false;
+	return true;
 }
 
 /* outputs agree with the reference's to 1e-5 of its largest magnitude */
@@ -289,6 +314,13 @@ tune(Mod *m, const SchedOpts *o, Choices *cs, gnn_graph *g)
 			goto model_out;   /* it said why */
 		if (d->forward_host(model, (const void *const *)in, ref) != GNN_OK)
 			goto rterr;
+		if (!finite(d, ref, outn)) {
+			/* nothing to check candidates against: keep the cost model's */
+			fprintf(stderr, "gnncc: warning: tuning: %s's outputs on random weights are not finite; "
+			        "its kernels keep the cost model's schedules\n", fn->name);
+			ok = true;
+			goto model_out;
+		}
 		for (k = 0; k < td->nkernels; k++) {
 			Choice *ch = &cs->c[base + k];
 			int best = -1;

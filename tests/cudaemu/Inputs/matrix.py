@@ -5,7 +5,9 @@ usage: matrix.py --build DIR --work DIR MODEL... [--graphs cora,citeseer,hubs]
                  [--configs all|quick] [--no-racecheck] [--no-memcheck]
 
 Each MODEL is NAME=PATH.gnn (a bench template PATH.gnn.in is instantiated
-for 64 input features, 7 classes).  For every model, configuration (-O0,
+for 64 input features, 7 classes), or NAME=PATH.gnn@W: the model with
+its Cora width 1433 made W (the test suites' variants of the examples,
+which the examples cover at full width, are run at 64).  For every model, configuration (-O0,
 -O2 with the cost model's schedules, and -O2 under forced schedules of
 every family: lanes 1/2/4/8/16/32 per row with rows per block, and dense
 tilings) and graph (Cora, CiteSeer's graph, and "hubs", a synthetic graph
@@ -15,16 +17,19 @@ have no in-edges), gnnrun --engine=cuda-emu runs the model:
   * once, compared with the float64 interpreter (1e-5 of the largest
     output, tests/ref/compare.py);
   * again with its threads and blocks perturbed, bitwise identical to the
-    first run: in reverse order, or (every other configuration) in a
-    seeded random order with grids clamped to 2 blocks, so that
-    grid-stride loops wrap; at -O2, both, and a second plain run too;
+    first run: on hubs in reverse order, or (every other configuration)
+    in a seeded random order with grids clamped to 2 blocks, so that
+    grid-stride loops wrap; at -O2 on every graph, both, and a second
+    plain run too;
   * under memcheck (AddressSanitizer), clean and equal to the
     interpreter: every configuration on hubs, -O0 and -O2 on Cora and
     CiteSeer;
   * under racecheck (ThreadSanitizer, whose fibers make it the slowest
-    check by far), clean and equal to the interpreter: every
-    configuration on "hubs-small" (250 nodes of the same shape: several
-    blocks, a row of ~300 in-edges, a third of the rows empty).
+    check by far), clean and equal to the interpreter, on "hubs-small"
+    (250 nodes of the same shape: several blocks, a row of ~300
+    in-edges, a third of the rows empty): -O0 (one kernel per
+    primitive), -O2, and the lane families that differ in how a warp
+    shares rows (2, 8 and 32 lanes; 16, 8 and 1 rows per warp).
 
 Weights are random (PyG-like scales; BatchNorm variances positive) from
 the parameter table the model's generated code declares; inputs are
@@ -67,6 +72,7 @@ CONFIGS = [
     ("tile16-axpy", ["--schedule=all:tile=16,axpy=1"]),
 ]
 QUICK = ["O0", "O2", "lanes4-rows64", "tile16-axpy"]
+RACE = ["O0", "O2", "lanes2-rows16", "lanes8-rows4", "lanes32-rows32"]
 
 
 def sh(cmd, **kw):
@@ -74,7 +80,13 @@ def sh(cmd, **kw):
 
 
 def instantiate(path, work):
-    """A bench template with its @...@ names filled in, else the file."""
+    """A bench template with its @...@ names filled in, a model at another
+    width, else the file itself."""
+    if "@" in path:
+        path, w = path.rsplit("@", 1)
+        out = os.path.join(work, f"w{w}_" + os.path.basename(path))
+        open(out, "w").write(open(path).read().replace("1433", w))
+        return out
     if not path.endswith(".in"):
         return path
     text = open(path).read()
@@ -88,13 +100,13 @@ def instantiate(path, work):
     return out
 
 
-def tables(gnncc, model):
-    """The model's inputs and parameters, from the generated code's tables."""
-    r = sh([gnncc, "--target=cpu", "--emit=c", model, "-o", "-"])
+def tables(gnncc, model, inc):
+    """The model's inputs, outputs and parameters, from the generated code's tables."""
+    r = sh([gnncc, "--target=cpu", "--emit=c", *inc, model, "-o", "-"])
     if r.returncode:
         raise RuntimeError(f"gnncc --emit=c {model}: {r.stderr}")
     found = {}
-    for kind in ("inputs", "params"):
+    for kind in ("inputs", "outputs", "params"):
         m = re.search(r"_%s\[\] = \{\n(.*?)\n\};" % kind, r.stdout, re.S)
         rows = []
         for line in (m.group(1).splitlines() if m else []):
@@ -176,12 +188,15 @@ def main():
     spent = {}
 
     def run(model, extra, g, out, mode=()):
+        """gnnrun with outputs OUT-0.npy ... (one per model output)"""
         nonlocal runs
         runs += 1
         t = time.time()
         key = next((m.split("=")[1] for m in mode if m.startswith("--emu-check=")), "plain")
         ei, n, xin = gs[g]
-        cmd = [gnnrun, model, "--graph", ei, "--output", out, "--output-dtype=f64", "--no-tune-cache", *extra, *mode]
+        cmd = [gnnrun, model, *inc, "--graph", ei, "--output-dtype=f64", "--no-tune-cache", *extra, *mode]
+        for k in range(nout):
+            cmd += ["--output", f"{out}-{k}.npy"]
         for name, path in inputs[g]:
             cmd += ["--input", f"{name}={path}"]
         if batch[g]:
@@ -192,6 +207,17 @@ def main():
         spent[key] = spent.get(key, 0) + time.time() - t
         return r
 
+    def same(a, b):
+        """the outputs of runs a and b agree to RTOL (b: the reference)"""
+        for k in range(nout):
+            ok, msg = compare(np.load(f"{a}-{k}.npy"), np.load(f"{b}-{k}.npy"), RTOL)
+            if not ok:
+                return False, f"output {k}: {msg}"
+        return True, ""
+
+    def raw(a):
+        return b"".join(open(f"{a}-{k}.npy", "rb").read() for k in range(nout))
+
     def fail(what, detail):
         nonlocal bad
         bad += 1
@@ -201,12 +227,14 @@ def main():
     for spec in a.models:
         name, path = spec.split("=", 1)
         model = instantiate(path, a.work)
-        tab = tables(gnncc, model)
+        inc = ["-I", os.path.dirname(os.path.abspath(path.split("@")[0]))]   # its imports
+        tab = tables(gnncc, model, inc)
         wpath = None
         if tab["params"]:
             wpath = os.path.join(a.work, f"{name}.safetensors")
             weights(tab["params"], wpath, seed=len(name))
         batched = "graph[N, E, B]" in open(model).read()
+        nout = len(tab["outputs"])
         inputs, batch = {}, {}
         for g, (ei, n, xcora) in gs.items():
             inputs[g] = []
@@ -224,7 +252,7 @@ def main():
                 np.save(batch[g], (np.arange(n) * 8 // max(n, 1)).astype(np.int64))
         refs = {}
         for g in gs:
-            refs[g] = os.path.join(a.work, f"{name}-{g}-ref.npy")
+            refs[g] = os.path.join(a.work, f"{name}-{g}-ref")
             r = run(model, ["--engine=interp"], g, refs[g])
             if r.returncode:
                 fail(f"{name} {g} interp", r.stderr)
@@ -236,38 +264,39 @@ def main():
                 tools = []
                 if g == "hubs" or cname in ("O0", "O2"):
                     tools.append("memcheck")
-                if g == a.race_graph:
+                if g == a.race_graph and cname in RACE:
                     tools.append("racecheck")
                 if g in main_graphs:
                     cases += 1
-                    r = run(model, emu, g, base + ".npy")
+                    r = run(model, emu, g, base)
                     if r.returncode:
                         fail(what, r.stderr)
                         continue
-                    ok, msg = compare(np.load(base + ".npy"), np.load(refs[g]), RTOL)
+                    ok, msg = same(base, refs[g])
                     if not ok:
                         fail(what + " against the interpreter", msg)
                         continue
-                    first = open(base + ".npy", "rb").read()
+                    first = raw(base)
                     rev = ("reverse order", ["--emu-order=reverse"])
                     rnd = ("random order, 2 blocks", ["--emu-order=random:%d" % (cases * 7919), "--emu-grid-max=2"])
                     k = [c[0] for c in configs].index(cname)
-                    again = [rev, rnd, ("second run", [])] if cname == "O2" else [rev] if k % 2 else [rnd]
+                    again = [rev, rnd, ("second run", [])] if cname == "O2" else [] if g != "hubs" else \
+                        [rev] if k % 2 else [rnd]
                     for tag, mode in again:
-                        r = run(model, emu, g, base + "-p.npy", mode)
+                        r = run(model, emu, g, base + "-p", mode)
                         if r.returncode:
                             fail(f"{what} {tag}", r.stderr)
-                        elif open(base + "-p.npy", "rb").read() != first:
+                        elif raw(base + "-p") != first:
                             fail(f"{what} {tag}", "output differs bitwise from the first run")
                 for tool in tools:
                     if tool == "memcheck" and a.no_memcheck or tool == "racecheck" and a.no_racecheck:
                         continue
                     checked[tool] += 1
-                    r = run(model, emu, g, base + "-s.npy", [f"--emu-check={tool}"])
+                    r = run(model, emu, g, base + "-s", [f"--emu-check={tool}"])
                     if r.returncode:
                         fail(f"{what} {tool}", r.stderr)
                         continue
-                    ok, msg = compare(np.load(base + "-s.npy"), np.load(refs[g]), RTOL)
+                    ok, msg = same(base + "-s", refs[g])
                     if not ok:
                         fail(f"{what} {tool} against the interpreter", msg)
     print(f"matrix: {len(a.models)} models x {len(configs)} configurations x {len(main_graphs)} graphs = {cases} cases, "
