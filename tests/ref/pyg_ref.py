@@ -1,6 +1,6 @@
 """Independent NumPy float64 reference implementations of PyG 2.8 layers.
 
-Written from the PyG semantics (see /work/shared/notes/pyg-semantics.md,
+Written from the PyG semantics (see shared/notes/pyg-semantics.md beside the checkout,
 sections 0-5), not translated from any other implementation.  Everything is
 computed in float64; weights stored as float32 are widened on load.
 

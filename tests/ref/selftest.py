@@ -13,8 +13,8 @@ usage: python3 tests/ref/selftest.py [-v]      (exit 0 = all passed)
   isolated node.  A few outputs are also checked against numbers worked out by
   hand, and PyG-specific quirks are asserted explicitly.
 * CLIs: make_weights.py / reference.py / compare.py / accuracy.py end to end on
-  a tiny on-disk graph; if /work/shared/datasets/cora and the shared GCN
-  weights exist, the reference GCN must reach 82.0% Cora test accuracy.
+  a tiny on-disk graph; if shared/datasets/cora (beside the checkout) and
+  the shared GCN weights exist, the reference GCN must reach 82.0% Cora test accuracy.
 """
 import math
 import os
@@ -31,8 +31,9 @@ import make_weights  # noqa: E402
 import pyg_ref as R  # noqa: E402
 import st  # noqa: E402
 
-CORA = "/work/shared/datasets/cora"
-GCN_W = "/work/shared/weights/gcn_cora.safetensors"
+SHARED = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(HERE))), "shared")
+CORA = os.path.join(SHARED, "datasets", "cora")
+GCN_W = os.path.join(SHARED, "weights", "gcn_cora.safetensors")
 VERBOSE = "-v" in sys.argv
 FAILS = []
 
