@@ -19,7 +19,8 @@ typedef struct Engine {
 
 /*
  * Generate the module's code for target (TargetCPU or TargetCUDA; with
- * emu, the cuda code for the emulated device in that mode), compile it into a shared object in a temporary directory and load the
+ * emu, the cuda code for the emulated device in that mode), compile it
+ * into a shared object in a temporary directory and load the
  * descriptor of model fn.  Prints the problem and returns -1 on failure.
  */
 int engineload(Engine *en, Mod *m, Fn *fn, int target, int emu, const char *source);

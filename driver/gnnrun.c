@@ -530,7 +530,8 @@ parseargs(int argc, char **argv, Opts *o)
 		else if ((v = VALUE("--engine")))
 			o->engine = v;
 		else if ((v = VALUE("--emu-check"))) {
-			if (strcmp(v, "memcheck") != 0 && strcmp(v, "racecheck") != 0) {
+			int k = emumode(v);
+			if (k != EmuMemcheck && k != EmuRacecheck) {
 				err("--emu-check is memcheck or racecheck, not '%s'", v);
 				return false;
 			}
@@ -642,8 +643,7 @@ parseargs(int argc, char **argv, Opts *o)
 	else if ((o->emucheck || o->emuorder || o->emugrid) && strcmp(o->engine, "cuda-emu") != 0)
 		err("--emu-%s needs --engine=cuda-emu", o->emucheck ? "check" : o->emuorder ? "order" : "grid-max");
 	o->target = strcmp(o->engine, "cpu") == 0 ? TargetCPU : TargetCUDA;
-	o->emu = strcmp(o->engine, "cuda-emu") != 0 ? EmuOff : !o->emucheck ? EmuRun :
-	         emumode(o->emucheck);
+	o->emu = strcmp(o->engine, "cuda-emu") != 0 ? EmuOff : emumode(o->emucheck ? o->emucheck : "run");
 	return nerr == 0;
 }
 
@@ -656,7 +656,7 @@ parseargs(int argc, char **argv, Opts *o)
 static bool
 emuprepare(const Opts *o, char **argv)
 {
-	const char *lib = emuruntime(o->emu), *cxx = getenv("CXX");
+	const char *lib = emuruntime(o->emu);
 	char cmd[4096], path[4096];
 	FILE *p;
 	size_t n;
@@ -676,7 +676,7 @@ emuprepare(const Opts *o, char **argv)
 		err("the %s runtime did not load (LD_PRELOAD=%s)", lib, getenv("GNNRUN_EMU_PRELOAD"));
 		return false;
 	}
-	snprintf(cmd, sizeof cmd, "%s -print-file-name=%s", cxx && *cxx ? cxx : "c++", lib);
+	snprintf(cmd, sizeof cmd, "%s -print-file-name=%s", emucxx(), lib);
 	if (!(p = popen(cmd, "r")) || !fgets(path, sizeof path, p)) {
 		if (p)
 			pclose(p);

@@ -626,9 +626,11 @@ emumode(const char *name)
 }
 
 const char *
-emuname(int mode)
+emucxx(void)
 {
-	return mode > EmuOff && mode <= EmuRacecheck ? emunames[mode] : "off";
+	const char *cxx = getenv("CXX");
+
+	return cxx && *cxx ? cxx : "c++";
 }
 
 bool
@@ -645,7 +647,7 @@ emucommand(Cmd *c, int mode, const Layout *l, char *why, size_t nwhy)
 		return false;
 	}
 #endif
-	cmdwords(c, cxx && *cxx ? cxx : "c++");
+	cmdwords(c, emucxx());
 	if (c->argc == 0 || !(prog = findprogram(c->argv[0]))) {
 		snprintf(why, nwhy, "the C++ compiler '%s'%s is not found (the emulated device needs one)",
 		         c->argc ? c->argv[0] : "", cxx && *cxx ? " (from $CXX)" : "");

@@ -123,7 +123,8 @@ enum { EmuOff, EmuRun, EmuMemcheck, EmuRacecheck };
 
 /* "" or "run", "memcheck", "racecheck"; -1 for anything else. */
 int emumode(const char *name);
-const char *emuname(int mode);
+/* The C++ compiler's words: $CXX, else c++. */
+const char *emucxx(void);
 /*
  * The compiler command for mode, ready for "-c SRC -o OBJ" (or -shared):
  * C++17 without exceptions or RTTI, the emulated device's headers first.

@@ -710,38 +710,52 @@ gnnemu_free_host(void *p)
 	return 0;
 }
 
-/* ---- streams and events (kernels run eagerly: streams are handles) ---- */
-struct stream { unsigned magic; };
-struct event { unsigned magic; double t; };
+/* ---- streams and events (kernels run eagerly: streams are handles) ----
+ * One handle type for both, told apart by its magic; t is an event's time. */
+struct handle { unsigned magic; double t; };
 #define STREAM_MAGIC 0x57eeu
 #define EVENT_MAGIC 0xe7e7u
+
+static int
+handle_create(void **h, unsigned magic)
+{
+	struct handle *p = malloc(sizeof *p);
+
+	if (!h || !p) {
+		free(p);
+		return set_error(h ? E_MEMORY : E_INVALID_VALUE);
+	}
+	p->magic = magic;
+	p->t = -1;
+	*h = p;
+	return 0;
+}
+
+/* NULL is no handle: CUDA accepts it for a stream (the default one) */
+static int
+handle_destroy(void *h, unsigned magic, int nullok)
+{
+	struct handle *p = h;
+
+	if (!p && nullok)
+		return 0;
+	if (!p || p->magic != magic)
+		return set_error(E_INVALID_HANDLE);
+	p->magic = 0;
+	free(p);
+	return 0;
+}
 
 int
 gnnemu_stream_create(void **s)
 {
-	struct stream *st = malloc(sizeof *st);
-
-	if (!s || !st) {
-		free(st);
-		return set_error(s ? E_MEMORY : E_INVALID_VALUE);
-	}
-	st->magic = STREAM_MAGIC;
-	*s = st;
-	return 0;
+	return handle_create(s, STREAM_MAGIC);
 }
 
 int
 gnnemu_stream_destroy(void *s)
 {
-	struct stream *st = s;
-
-	if (!st)
-		return 0;
-	if (st->magic != STREAM_MAGIC)
-		return set_error(E_INVALID_HANDLE);
-	st->magic = 0;
-	free(st);
-	return 0;
+	return handle_destroy(s, STREAM_MAGIC, 1);
 }
 
 static double
@@ -756,34 +770,19 @@ now_ms(void)
 int
 gnnemu_event_create(void **e)
 {
-	struct event *ev = malloc(sizeof *ev);
-
-	if (!e || !ev) {
-		free(ev);
-		return set_error(e ? E_MEMORY : E_INVALID_VALUE);
-	}
-	ev->magic = EVENT_MAGIC;
-	ev->t = -1;
-	*e = ev;
-	return 0;
+	return handle_create(e, EVENT_MAGIC);
 }
 
 int
 gnnemu_event_destroy(void *e)
 {
-	struct event *ev = e;
-
-	if (!ev || ev->magic != EVENT_MAGIC)
-		return set_error(E_INVALID_HANDLE);
-	ev->magic = 0;
-	free(ev);
-	return 0;
+	return handle_destroy(e, EVENT_MAGIC, 0);
 }
 
 int
 gnnemu_event_record(void *e)
 {
-	struct event *ev = e;
+	struct handle *ev = e;
 
 	if (!ev || ev->magic != EVENT_MAGIC)
 		return set_error(E_INVALID_HANDLE);
@@ -794,7 +793,7 @@ gnnemu_event_record(void *e)
 int
 gnnemu_event_elapsed(float *ms, void *a, void *b)
 {
-	struct event *x = a, *y = b;
+	struct handle *x = a, *y = b;
 
 	if (!ms || !x || !y || x->magic != EVENT_MAGIC || y->magic != EVENT_MAGIC)
 		return set_error(E_INVALID_HANDLE);
