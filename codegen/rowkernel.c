@@ -804,7 +804,7 @@ emitrowkernel(E *e, int grp, char *call, size_t calln)
 		}
 		if ((opinfo[in->op].flags & Fscatter) || in->op == Oedge_softmax) {
 			snprintf(decl, sizeof decl, "const int64_t *seg%d", i);
-			arg(&a, decl, "(const int64_t *)m->dseg[%d]", i);
+			arg(&a, decl, "(const int64_t *)%s", segment(e, i, true));
 		}
 	}
 	r.L = e->sched.lanes > 1 ? e->sched.lanes : 1;
