@@ -84,28 +84,69 @@ cdim(E *e, Dim d)
 	return r;
 }
 
+/*
+ * Where every value lives: buffers (the runtime's b[]/h[] slots) only for
+ * values with storage of their own, graphs, segment plans; and the size
+ * polynomials, each written once.
+ */
+typedef struct Host {
+	int *buf;          /* per value: its buffer, or -1 */
+	Ref *bufval;       /* per buffer: its value */
+	int nbuf;
+	int *graph;        /* per value: its graph slot, or -1 */
+	int ngraph;
+	int *seg;          /* per instruction: its segment plan, or -1 */
+	int nseg;
+	Str poly;          /* the polynomial table's text */
+	int npoly;         /* its length in int64s */
+	Dim *pdim;         /* the dims written so far, and where */
+	int *pat, np, capp;
+	int nin, nbind, nload;   /* tensor inputs; bind and load steps */
+} Host;
+
 const char *
 storage(E *e, Ref v, bool dev)
 {
-	return pf(e, "m->%s[%d]", dev ? "d" : "h", v);
+	int b = e->host->buf[v];
+
+	if (b < 0)
+		die("codegen: %%%s has no storage", e->fn->val[v].name ? e->fn->val[v].name : "?");
+	return pf(e, "m->%s[%d]", dev ? "b" : "h", b);
 }
 
 const char *
 segment(E *e, int i, bool dev)
 {
-	return pf(e, "m->%sseg[%d]", dev ? "d" : "h", i);
+	return pf(e, "m->%s[%d]", dev ? "seg" : "hseg", e->host->seg[i]);
 }
 
 const char *
 segbytes(E *e, int i)
 {
-	return pf(e, "m->segnb[%d]", i);
+	return pf(e, "m->segnb[%d]", e->host->seg[i]);
 }
 
 const char *
 tunesel(E *e, int k)
 {
 	return pf(e, "m->sel[%d]", k);
+}
+
+/* provisional: the IR name as a C identifier */
+const char *
+valname(E *e, Ref v)
+{
+	const char *n = e->fn->val[v].name;
+	Str b = {0};
+	const char *r;
+
+	if (!n)
+		return pf(e, "v%d", v);
+	for (; *n; n++)
+		sput(&b, "%c", (*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z') || (*n >= '0' && *n <= '9') ? *n : '_');
+	r = pf(e, "%s%s", b.s[0] >= '0' && b.s[0] <= '9' ? "v" : "", sstr(&b));
+	sfree(&b);
+	return r;
 }
 
 Type
@@ -180,529 +221,353 @@ hasseg(E *e, int i)
 	return (opinfo[op].flags & Fscatter) || op == Oedge_softmax;
 }
 
-static void
-emitstruct(E *e)
-{
-	Fn *fn = e->fn;
+/* ---- the host half: the model as tables ------------------------------- */
 
-	out(e, "\nstruct %s {\n", e->nm);
-	out(e, "\tint64_t sym[%d];\n", e->m->nsym ? e->m->nsym : 1);
-	out(e, "\tint bound;\n");
-	out(e, "\tvoid *h[%d];          /* host storage: params, bind-time values */\n", fn->nval);
-	out(e, "\tvoid *d[%d];          /* what forward reads: %s */\n", fn->nval, e->cuda ? "device pointers" : "the host pointers");
-	out(e, "\tsize_t nb[%d];        /* bytes of each h[] */\n", fn->nval);
-	out(e, "\tgnn_graph *g[%d];     /* graph values (the input one is borrowed) */\n", fn->nval);
-	out(e, "\tvoid *hseg[%d], *dseg[%d];   /* segment plans of scatters */\n", fn->nins ? fn->nins : 1, fn->nins ? fn->nins : 1);
-	out(e, "\tsize_t segnb[%d];\n", fn->nins ? fn->nins : 1);
-	out(e, "\tunsigned char *arena;   /* forward values%s */\n", e->cuda ? ", device copies and staging" : "");
-	out(e, "\tsize_t arenasize;\n");
-	if (e->tc)
-		out(e, "\tint sel[%d];          /* tuning: the candidate each kernel runs */\n", e->tc->nkernels ? e->tc->nkernels : 1);
-	if (e->cuda) {
-		out(e, "\tvoid *stage[%d];      /* forward_host: inputs then outputs */\n", fn->narg + fn->nret);
-		out(e, "\tcudaStream_t stream;\n");
+/* The offset of dim d's polynomial in the size table. */
+static int
+polyof(E *e, Dim d)
+{
+	Host *h = e->host;
+	const DExp *x;
+	int i, j, at;
+
+	for (i = 0; i < h->np; i++)
+		if (h->pdim[i] == d)
+			return h->pat[i];
+	if (h->np == h->capp) {
+		h->capp = h->capp ? 2 * h->capp : 16;
+		h->pdim = erealloc(h->pdim, h->capp * sizeof *h->pdim);
+		h->pat = erealloc(h->pat, h->capp * sizeof *h->pat);
 	}
-	out(e, "};\n");
+	at = h->npoly;
+	h->pdim[h->np] = d;
+	h->pat[h->np++] = at;
+	if (dimisconst(d)) {
+		sput(&h->poly, "\t1, %d, 0,   /* %d: %d */\n", d, at, d);
+		h->npoly += 3;
+		return at;
+	}
+	x = &e->m->dexp[~d];
+	sput(&h->poly, "\t%d,", x->nterm);
+	for (i = 0; i < x->nterm; i++) {
+		sput(&h->poly, " %lld, %d,", (long long)x->term[i].coef, x->term[i].deg);
+		for (j = 0; j < x->term[i].deg; j++)
+			sput(&h->poly, " %d,", x->term[i].sym[j]);
+		h->npoly += 2 + x->term[i].deg;
+	}
+	h->npoly++;
+	{
+		char *text = emalloc((size_t)snprintdim(NULL, 0, e->m, d) + 1);
+		snprintdim(text, (size_t)snprintdim(NULL, 0, e->m, d) + 1, e->m, d);
+		sput(&h->poly, "   /* %d: %s */\n", at, text);
+		free(text);
+	}
+	return at;
+}
+
+static int
+numelpoly(E *e, Ref v)
+{
+	Type t = ty(e, v);
+	bool ok = true;
+	Dim n = dimprod(e->m, t.dim, t.rank, &ok);
+
+	if (!ok)
+		die("codegen: element count overflows");
+	return polyof(e, n);
+}
+
+static int
+bufkind(E *e, Ref v)
+{
+	const Val *x = &e->fn->val[v];
+
+	if (x->def < 0)
+		return 5;   /* GNN_BUF_INPUT */
+	if (e->fn->ins[x->def].op == Oparam)
+		return 1;
+	switch (phaseof(e, v)) {
+	case PhaseLoad: return 2;
+	case PhaseBind: return 3;
+	default: return 4;
+	}
 }
 
 static void
-emitinfo(E *e, const char *what, Ref v, const char *name)
+hostlayout(E *e, Host *h)
+{
+	Fn *fn = e->fn;
+	int i, *slot;
+	Ref v, *rep;
+
+	memset(h, 0, sizeof *h);
+	e->host = h;
+	h->buf = emalloc((fn->nval + 1) * sizeof *h->buf);
+	h->bufval = emalloc((fn->nval + 1) * sizeof *h->bufval);
+	h->graph = emalloc((fn->nval + 1) * sizeof *h->graph);
+	h->seg = emalloc((fn->nins + 1) * sizeof *h->seg);
+	for (v = 0; v < fn->nval; v++)
+		h->buf[v] = h->graph[v] = -1;
+	slot = emalloc((fn->nval + 1) * sizeof *slot);
+	rep = emalloc((fn->nval + 1) * sizeof *rep);
+	arenabuffers(fn, e->p->phase, slot, rep);
+	h->graph[e->p->graph] = h->ngraph++;   /* the bound graph: g[0] */
+	for (i = 0; i < fn->narg; i++) {
+		v = fn->arg[i];
+		if (ty(e, v).kind == TTensor)
+			h->bufval[h->buf[v] = h->nbuf++] = v, h->nin++;
+	}
+	for (i = 0; i < fn->nins; i++) {
+		const Ins *in = &fn->ins[i];
+		v = in->to;
+		h->seg[i] = hasseg(e, i) ? h->nseg++ : -1;
+		if (isaliasins(in))
+			continue;
+		if (ty(e, v).kind == TGraph) {
+			h->graph[v] = h->ngraph++;
+			continue;
+		}
+		if (phaseof(e, v) == PhaseForward && slot[v] < 0)
+			continue;   /* internal to its fusion group */
+		h->bufval[h->buf[v] = h->nbuf++] = v;
+	}
+	free(slot);
+	free(rep);
+}
+
+static void
+hostfree(Host *h)
+{
+	free(h->buf);
+	free(h->bufval);
+	free(h->graph);
+	free(h->seg);
+	free(h->pdim);
+	free(h->pat);
+	sfree(&h->poly);
+}
+
+/* the buffer whose memory forward value v reuses (memplan's slots), or -1 */
+static int
+sharedwith(E *e, Ref v, const int *slot, const Ref *rep)
+{
+	if (phaseof(e, v) != PhaseForward || slot[v] < 0 || rep[slot[v]] == v)
+		return -1;
+	return e->host->buf[rep[slot[v]]];
+}
+
+static void
+emitinfo(E *e, Ref v, const char *name)
 {
 	Type t = ty(e, v);
-	char dims[512];
+	size_t n = (size_t)snprinttype(NULL, 0, e->m, t) + 1;
+	char *dims = emalloc(n);
 	int k;
 
-	snprinttype(dims, sizeof dims, e->m, t);
-	out(e, "\t{\"%s\", %s, %d, {", name, gnndtype(t.dtype), t.rank);
+	snprinttype(dims, n, e->m, t);
+	out(e, "{\"%s\", %s, %d, {", name, gnndtype(t.dtype), t.rank);
 	for (k = 0; k < t.rank; k++)
 		out(e, "%s%lld", k ? ", " : "", dimisconst(t.dim[k]) ? (long long)dimconstval(t.dim[k]) : -1LL);
 	if (t.rank == 0)
 		out(e, "0");
 	out(e, "}, \"%s\"},\n", strchr(dims, '['));
-	(void)what;
+	free(dims);
 }
 
+static const char *const bufkinds[] = {"", "GNN_BUF_PARAM", "GNN_BUF_LOAD", "GNN_BUF_BIND", "GNN_BUF_FWD", "GNN_BUF_INPUT"};
+
+/* the step that computes bind-time value i (none for aliases) */
 static void
-emittables(E *e)
+bindstep(E *e, Str *s, int i)
 {
-	Fn *fn = e->fn;
-	int i, n = 0;
-	char buf[32];
-
-	out(e, "\nstatic const gnn_tensor_info %s_inputs[] = {\n", e->nm);
-	for (i = 0; i < fn->narg; i++)
-		if (ty(e, fn->arg[i]).kind == TTensor)
-			emitinfo(e, "input", fn->arg[i], fn->val[fn->arg[i]].name), n++;
-	if (!n)
-		out(e, "\t{NULL, GNN_F32, 0, {0}, \"\"},\n");
-	out(e, "};\n\nstatic const gnn_tensor_info %s_outputs[] = {\n", e->nm);
-	for (i = 0; i < fn->nret; i++) {
-		snprintf(buf, sizeof buf, "output%d", i);
-		emitinfo(e, "output", fn->ret[i], buf);
-	}
-	out(e, "};\n\nstatic const gnn_tensor_info %s_params[] = {\n", e->nm);
-	for (i = 0; i < fn->nins; i++)
-		if (fn->ins[i].op == Oparam)
-			emitinfo(e, "param", fn->ins[i].to, attrstr(&fn->ins[i], "name"));
-	if (!e->p->nparam)
-		out(e, "\t{NULL, GNN_F32, 0, {0}, \"\"},\n");
-	out(e, "};\n");
-}
-
-static const char *
-cbytes(E *e, Ref v)
-{
-	return pf(e, "((size_t)%s * %zu)", cnumel(e, v), dtypesize(ty(e, v).dtype));
-}
-
-/* Parameter-only values (a transposed weight): computed on the host
- * whenever the parameters change, uploaded once for forward. */
-static void
-emitloadtime(E *e)
-{
-	Fn *fn = e->fn;
-	int i;
-	Ref v;
-
-	out(e, "\nstatic gnn_status\n%s_loadtime(%s *m)\n{\n", e->nm, e->nm);
-	for (i = 0; i < fn->nins; i++) {
-		v = fn->ins[i].to;
-		if (phaseof(e, v) != PhaseLoad || !e->calls[i])
-			continue;
-		out(e, "\t%s\n", e->calls[i]);
-		if (e->cuda && usedinforward(e, v))
-			out(e, "\tif (m->nb[%d] && cudaMemcpy(m->d[%d], m->h[%d], m->nb[%d], cudaMemcpyHostToDevice) != cudaSuccess)\n\t\treturn gnn_error(GNN_ERR_CUDA, \"%s: upload failed\");\n",
-			    v, v, v, v, e->nm);
-	}
-	out(e, "\t(void)m;\n\treturn GNN_OK;\n}\n");
-}
-
-static void
-emitcreate(E *e)
-{
-	Fn *fn = e->fn;
-	int i;
-	const Ins *in;
-
-	out(e, "\nstatic void %s_unbind(%s *m);\n", e->nm, e->nm);
-	emitloadtime(e);
-	out(e, "\nvoid\n%s_destroy(%s *m)\n{\n\tint i;\n\n\tif (!m)\n\t\treturn;\n\t%s_unbind(m);\n", e->nm, e->nm, e->nm);
-	out(e, "\tfor (i = 0; i < %d; i++) {\n", fn->nval);
-	if (e->cuda)
-		out(e, "\t\tif (m->d[i] && m->d[i] != m->h[i] && m->h[i])\n\t\t\tcudaFree(m->d[i]);\n");
-	out(e, "\t\tgnn_free(m->h[i], m->nb[i]);\n\t}\n");
-	if (e->cuda)
-		out(e, "\tif (m->arena)\n\t\tcudaFree(m->arena);\n\tif (m->stream)\n\t\tcudaStreamDestroy(m->stream);\n");
-	else
-		out(e, "\tgnn_free(m->arena, m->arenasize);\n");
-	out(e, "\tgnn_free(m, sizeof *m);\n}\n");
-
-	out(e, "\ngnn_status\n%s_create(%s **out)\n{\n\t%s *m;\n\tsize_t i;\n\n", e->nm, e->nm, e->nm);
-	out(e, "\tif (!out)\n\t\treturn gnn_error(GNN_ERR_ARG, \"%s_create: out is NULL\");\n\t*out = NULL;\n", e->nm);
-	out(e, "\tif (!(m = (%s *)gnn_malloc(sizeof *m)))\n\t\treturn gnn_error(GNN_ERR_MEM, \"%s_create: out of memory\");\n", e->nm, e->nm);
-	out(e, "\tmemset(m, 0, sizeof *m);\n");
-	if (e->cuda)
-		out(e, "\tif (cudaStreamCreateWithFlags(&m->stream, cudaStreamNonBlocking) != cudaSuccess) {\n\t\t%s_destroy(m);\n\t\treturn gnn_error(GNN_ERR_CUDA, \"%s_create: no CUDA device or stream\");\n\t}\n", e->nm, e->nm);
-	for (i = 0; i < fn->nins; i++) {
-		in = &fn->ins[i];
-		if (in->op != Oparam)
-			continue;
-		out(e, "\t/* %s */\n", attrstr(in, "name"));
-		out(e, "\tm->nb[%d] = %s;\n", in->to, cbytes(e, in->to));
-		out(e, "\tif (m->nb[%d] && !(m->h[%d] = gnn_malloc(m->nb[%d]))) {\n\t\t%s_destroy(m);\n\t\treturn gnn_error(GNN_ERR_MEM, \"%s_create: out of memory\");\n\t}\n",
-		    in->to, in->to, in->to, e->nm, e->nm);
-		if (findattr(in, "init"))
-			out(e, "\tfor (i = 0; i < m->nb[%d] / sizeof(%s); i++)\n\t\t((%s *)m->h[%d])[i] = (%s)%.17g;\n",
-			    in->to, ctype(ty(e, in->to).dtype), ctype(ty(e, in->to).dtype), in->to,
-			    ctype(ty(e, in->to).dtype), attrfloat(in, "init", 0));
-		else
-			out(e, "\tif (m->nb[%d])\n\t\tmemset(m->h[%d], 0, m->nb[%d]);\n", in->to, in->to, in->to);
-		if (e->cuda) {
-			out(e, "\tif (m->nb[%d] && (cudaMalloc(&m->d[%d], m->nb[%d]) != cudaSuccess ||\n", in->to, in->to, in->to);
-			out(e, "\t    cudaMemcpy(m->d[%d], m->h[%d], m->nb[%d], cudaMemcpyHostToDevice) != cudaSuccess)) {\n", in->to, in->to, in->to);
-			out(e, "\t\t%s_destroy(m);\n\t\treturn gnn_error(GNN_ERR_CUDA, \"%s_create: cannot allocate parameters on the device\");\n\t}\n", e->nm, e->nm);
-		} else
-			out(e, "\tm->d[%d] = m->h[%d];\n", in->to, in->to);
-	}
-	for (i = 0; i < fn->nins; i++) {
-		Ref v = fn->ins[i].to;
-		if (phaseof(e, v) != PhaseLoad || isaliasins(&fn->ins[i]))
-			continue;
-		out(e, "\tm->nb[%d] = %s;\n", v, cbytes(e, v));
-		out(e, "\tif (m->nb[%d] && !(m->h[%d] = gnn_malloc(m->nb[%d]))) {\n\t\t%s_destroy(m);\n\t\treturn gnn_error(GNN_ERR_MEM, \"%s_create: out of memory\");\n\t}\n",
-		    v, v, v, e->nm, e->nm);
-		if (e->cuda && usedinforward(e, v))
-			out(e, "\tif (m->nb[%d] && cudaMalloc(&m->d[%d], m->nb[%d]) != cudaSuccess) {\n\t\t%s_destroy(m);\n\t\treturn gnn_error(GNN_ERR_CUDA, \"%s_create: out of device memory\");\n\t}\n",
-			    v, v, v, e->nm, e->nm);
-		else
-			out(e, "\tm->d[%d] = m->h[%d];\n", v, v);
-	}
-	out(e, "\t{\n\t\tgnn_status s = %s_loadtime(m);\n\t\tif (s != GNN_OK) {\n\t\t\t%s_destroy(m);\n\t\t\treturn s;\n\t\t}\n\t}\n", e->nm, e->nm);
-	out(e, "\t(void)i;\n\t*out = m;\n\treturn GNN_OK;\n}\n");
-}
-
-static void
-emitload(E *e)
-{
-	Fn *fn = e->fn;
-	int i, k = 0;
-
-	out(e, "\ngnn_status\n%s_load_weights(%s *m, const char *path)\n{\n", e->nm, e->nm);
-	out(e, "\tvoid *dst[%d];\n\tgnn_status s;\n\n", e->p->nparam ? e->p->nparam : 1);
-	out(e, "\tif (!m || !path)\n\t\treturn gnn_error(GNN_ERR_ARG, \"%s_load_weights: NULL argument\");\n", e->nm);
-	for (i = 0; i < fn->nins; i++)
-		if (fn->ins[i].op == Oparam)
-			out(e, "\tdst[%d] = m->h[%d];\n", k++, fn->ins[i].to);
-	out(e, "\tif ((s = gnn_load_params(path, %s_params, %d, dst)) != GNN_OK)\n\t\treturn s;\n", e->nm, e->p->nparam);
-	if (e->cuda)   /* queued forwards read the parameters being replaced */
-		out(e, "\tif (cudaStreamSynchronize(m->stream) != cudaSuccess)\n\t\treturn gnn_error(GNN_ERR_CUDA, \"%s_load_weights: an earlier forward failed\");\n", e->nm);
-	if (e->cuda)
-		for (i = 0; i < fn->nins; i++)
-			if (fn->ins[i].op == Oparam)
-				out(e, "\tif (m->nb[%d] && cudaMemcpy(m->d[%d], m->h[%d], m->nb[%d], cudaMemcpyHostToDevice) != cudaSuccess)\n\t\treturn gnn_error(GNN_ERR_CUDA, \"%s_load_weights: upload failed\");\n",
-				    fn->ins[i].to, fn->ins[i].to, fn->ins[i].to, fn->ins[i].to, e->nm);
-	out(e, "\t(void)dst;\n\treturn %s_loadtime(m);\n}\n", e->nm);
-}
-
-/* host code computing bind-time value i (a graph op or a tensor) */
-static void
-emitbindins(E *e, int i)
-{
+	Host *h = e->host;
 	const Ins *in = &e->fn->ins[i];
 	Ref v = in->to, g = in->narg ? in->arg[0] : RNone;
-	int s, k;
+	const char *name = valname(e, v);
+	int sy, k;
 	bool ok = true;
 	Dim rest = 0;
 
 	if (isaliasins(in))
 		return;
 	if (ty(e, v).kind == TGraph) {
-		const char *fnname = in->op == Oadd_self_loops ? "add_self_loops" :
-		                     in->op == Oremove_self_loops ? "remove_self_loops" : "add_remaining_self_loops";
-		out(e, "\t/* %%%s = %s */\n", e->fn->val[v].name ? e->fn->val[v].name : "", opinfo[in->op].name);
-		if (in->op == Oadd_remaining_self_loops)
-			out(e, "\tif ((s = gnn_graph_%s(m->g[%d], (float)%.17g, &m->g[%d])) != GNN_OK)\n\t\tgoto fail;\n",
-			    fnname, g, attrfloat(in, "fill", 1.0), v);
-		else
-			out(e, "\tif ((s = gnn_graph_%s(m->g[%d], &m->g[%d])) != GNN_OK)\n\t\tgoto fail;\n", fnname, g, v);
+		const char *op = in->op == Oadd_self_loops ? "ADD_SELF_LOOPS" :
+		                 in->op == Oremove_self_loops ? "REMOVE_SELF_LOOPS" : "ADD_REMAINING_SELF_LOOPS";
+		sput(s, "\t{GNN_STEP_%s, %d, %d, 0, 0, %.17g},   /* %s */\n", op, h->graph[v], h->graph[g],
+		     attrfloat(in, "fill", 1.0), name);
 		if (opinfo[in->op].flags & Fdyn) {
 			/* the derived size: edges = sym + rest, for the derived
-			 * symbol that occurs in the edge count (not merely the
-			 * first derived symbol: a model may have several) */
+			 * symbol that occurs in the edge count (a model may have
+			 * several) */
 			Type t = ty(e, v);
 			const DExp *x = dimisconst(t.dim[1]) ? NULL : &e->m->dexp[~t.dim[1]];
-			for (s = 0; x && s < e->m->nsym; s++) {
-				if (!e->m->sym[s].derived)
+			for (sy = 0; x && sy < e->m->nsym; sy++) {
+				if (!e->m->sym[sy].derived)
 					continue;
 				for (k = 0; k < x->nterm; k++)
-					if (x->term[k].deg == 1 && x->term[k].sym[0] == s && x->term[k].coef == 1)
+					if (x->term[k].deg == 1 && x->term[k].sym[0] == sy && x->term[k].coef == 1)
 						break;
 				if (k < x->nterm)
 					break;
 			}
-			rest = x && s < e->m->nsym ? dimsub(e->m, t.dim[1], dimsym(e->m, s), &ok) : 0;
-			if (!x || s == e->m->nsym || !ok)
+			rest = x && sy < e->m->nsym ? dimsub(e->m, t.dim[1], dimsym(e->m, sy), &ok) : 0;
+			if (!x || sy == e->m->nsym || !ok)
 				die("codegen: no derived size in %s", opinfo[in->op].name);
-			out(e, "\tm->sym[%d] = gnn_graph_num_edges(m->g[%d]) - %s;\n", s, v, cdim(e, rest));
+			sput(s, "\t{GNN_STEP_DERIVE, -1, %d, %d, %d, 0},   /* %s = edges - ... */\n", h->graph[v], sy,
+			     polyof(e, rest), e->m->sym[sy].name);
 		}
 		return;
 	}
-	out(e, "\tm->nb[%d] = %s;\n", v, cbytes(e, v));
-	out(e, "\tif (m->nb[%d] && !(m->h[%d] = gnn_malloc(m->nb[%d]))) {\n\t\ts = gnn_error(GNN_ERR_MEM, \"%s_bind: out of memory\");\n\t\tgoto fail;\n\t}\n",
-	    v, v, v, e->nm);
 	switch (in->op) {
-	case Osrc:
-		out(e, "\tif (m->nb[%d])\n\t\tmemcpy(m->h[%d], gnn_graph_src(m->g[%d]), m->nb[%d]);\n", v, v, g, v);
+	case Osrc: case Odst: case Obatch: case Oin_degree: case Oout_degree: case Oedge_weight: case Ogcn_norm: {
+		char op[32];
+		for (k = 0; opinfo[in->op].name[k] && k < 31; k++)
+			op[k] = (char)(opinfo[in->op].name[k] - ('a' <= opinfo[in->op].name[k] && opinfo[in->op].name[k] <= 'z' ? 32 : 0));
+		op[k] = 0;
+		sput(s, "\t{GNN_STEP_%s, %d, %d, 0, 0, 0},   /* %s */\n", op, h->buf[v], h->graph[g], name);
 		return;
-	case Odst:
-		out(e, "\tif (m->nb[%d])\n\t\tmemcpy(m->h[%d], gnn_graph_dst(m->g[%d]), m->nb[%d]);\n", v, v, g, v);
-		return;
-	case Obatch:
-		out(e, "\tif (m->nb[%d]) {\n\t\tif (gnn_graph_batch(m->g[%d]))\n\t\t\tmemcpy(m->h[%d], gnn_graph_batch(m->g[%d]), m->nb[%d]);\n\t\telse\n\t\t\tmemset(m->h[%d], 0, m->nb[%d]);\n\t}\n",
-		    v, g, v, g, v, v, v);
-		return;
-	case Oin_degree:
-	case Oout_degree:
-	case Oedge_weight:
-	case Ogcn_norm:
-		out(e, "\tgnn_graph_%s(m->g[%d], (float *)m->h[%d]);\n", opinfo[in->op].name, g, v);
-		return;
+	}
 	default:
 		break;
 	}
-	if (hasseg(e, i))
-		return;   /* run by emitbind once its plan is built */
-	out(e, "\t%s\n", e->calls[i]);
+	sput(s, "\t{GNN_STEP_KERNEL, %d, -1, %d, 0, 0},   /* %s = %s */\n", h->buf[v], i, name, opinfo[in->op].name);
 }
 
-/* The segment plan (or serial scatter counts) of instruction i. */
+/* the step that builds instruction i's segment plan */
 static void
-emitseg(E *e, int i)
+segstep(E *e, Str *s, int i)
 {
+	Host *h = e->host;
 	const Ins *in = &e->fn->ins[i];
 	Dim n;
 
 	if (in->op == Oedge_softmax) {
-		Ref g = in->arg[0];
-		out(e, "\t/* edges of %%%s grouped by target */\n", e->fn->val[g].name ? e->fn->val[g].name : "");
-		out(e, "\tm->segnb[%d] = (size_t)(2 * gnn_graph_num_nodes(m->g[%d]) + 1 - gnn_graph_num_nodes(m->g[%d]) + gnn_graph_num_edges(m->g[%d])) * sizeof(int64_t);\n", i, g, g, g);
-		out(e, "\tif (!(m->hseg[%d] = gnn_malloc(m->segnb[%d]))) {\n\t\ts = gnn_error(GNN_ERR_MEM, \"%s_bind: out of memory\");\n\t\tgoto fail;\n\t}\n", i, i, e->nm);
-		out(e, "\tmemcpy(m->hseg[%d], gnn_graph_rowptr(m->g[%d]), (size_t)(gnn_graph_num_nodes(m->g[%d]) + 1) * sizeof(int64_t));\n", i, g, g);
-		out(e, "\tif (gnn_graph_num_edges(m->g[%d]))\n\t\tmemcpy((int64_t *)m->hseg[%d] + gnn_graph_num_nodes(m->g[%d]) + 1, gnn_graph_perm(m->g[%d]), (size_t)gnn_graph_num_edges(m->g[%d]) * sizeof(int64_t));\n",
-		    g, i, g, g, g);
+		sput(s, "\t{GNN_STEP_EDGEPLAN, %d, %d, 0, 0, 0},   /* edges of %s by target */\n", h->seg[i],
+		     h->graph[in->arg[0]], valname(e, in->arg[0]));
 		return;
 	}
 	attrdim(in, "n", &n);
-	if (phaseof(e, in->arg[1]) != PhaseBind) {
-		/* counts of a serial scatter */
-		out(e, "\tm->segnb[%d] = (size_t)(%s > 0 ? %s : 1) * sizeof(int64_t);\n", i, cdim(e, n), cdim(e, n));
-		out(e, "\tif (!(m->hseg[%d] = gnn_malloc(m->segnb[%d]))) {\n\t\ts = gnn_error(GNN_ERR_MEM, \"%s_bind: out of memory\");\n\t\tgoto fail;\n\t}\n", i, i, e->nm);
-		return;
-	}
-	out(e, "\tm->segnb[%d] = (size_t)(%s + 1 + %s) * sizeof(int64_t);\n", i, cdim(e, n), cnumel(e, in->arg[1]));
-	out(e, "\tif (!(m->hseg[%d] = gnn_malloc(m->segnb[%d]))) {\n\t\ts = gnn_error(GNN_ERR_MEM, \"%s_bind: out of memory\");\n\t\tgoto fail;\n\t}\n", i, i, e->nm);
-	out(e, "\tif ((s = gnn_segment_plan((const int64_t *)m->h[%d], %s, %s, (int64_t *)m->hseg[%d], (int64_t *)m->hseg[%d] + %s + 1)) != GNN_OK)\n\t\tgoto fail;\n",
-	    storageof(e->p, in->arg[1]), cnumel(e, in->arg[1]), cdim(e, n), i, i, cdim(e, n));
+	if (phaseof(e, in->arg[1]) != PhaseBind)   /* a serial scatter's counts */
+		sput(s, "\t{GNN_STEP_COUNTS, %d, -1, 0, %d, 0},   /* for %s */\n", h->seg[i], polyof(e, n), valname(e, in->to));
+	else
+		sput(s, "\t{GNN_STEP_SEGPLAN, %d, %d, 0, %d, 0},   /* %s grouped */\n", h->seg[i],
+		     h->buf[storageof(e->p, in->arg[1])], polyof(e, n), valname(e, in->arg[1]));
 }
 
 static void
-emitbind(E *e)
+emittables(E *e)
 {
 	Fn *fn = e->fn;
-	Type gt = ty(e, e->p->graph);
-	const char *what[3] = {"nodes", "edges", "graphs"};
-	const char *get[3] = {"gnn_graph_num_nodes", "gnn_graph_num_edges", "gnn_graph_num_graphs"};
-	int i, k, s, *buf;
+	Host *h = e->host;
+	Str bind = {0}, load = {0}, bufs = {0};
+	int i, k, b, nparam = 0, nbind = 0, nload = 0, *slot;
 	Ref v, *rep;
+	Type gt = ty(e, e->p->graph);
+	const char *nm = e->nm;
 
-	out(e, "\nstatic void\n%s_unbind(%s *m)\n{\n\tint i;\n\n", e->nm, e->nm);
-	for (i = 0; i < fn->nins; i++) {
-		v = fn->ins[i].to;
-		if (phaseof(e, v) != PhaseBind || isaliasins(&fn->ins[i]))
-			continue;
-		if (ty(e, v).kind == TGraph)
-			out(e, "\tgnn_graph_destroy(m->g[%d]);\n\tm->g[%d] = NULL;\n", v, v);
-		else
-			out(e, "\tgnn_free(m->h[%d], m->nb[%d]);\n\tm->h[%d] = NULL;\n\tm->nb[%d] = 0;\n", v, v, v, v);
-	}
-	out(e, "\tfor (i = 0; i < %d; i++) {\n\t\tgnn_free(m->hseg[i], m->segnb[i]);\n\t\tm->hseg[i] = m->dseg[i] = NULL;\n\t\tm->segnb[i] = 0;\n\t}\n", fn->nins ? fn->nins : 1);
-	out(e, "\t(void)i;\n\tm->bound = 0;\n}\n");
+	/* tensor infos (the descriptor's and load_weights') */
+	out(e, "\nstatic const gnn_tensor_info %s_inputs[] = {\n", nm);
+	e->w->ind++;
+	for (i = 0, k = 0; i < fn->narg; i++)
+		if (ty(e, fn->arg[i]).kind == TTensor)
+			emitinfo(e, fn->arg[i], fn->val[fn->arg[i]].name), k++;
+	if (!k)
+		out(e, "{NULL, GNN_F32, 0, {0}, \"\"},\n");
+	e->w->ind--;
+	out(e, "};\n\nstatic const gnn_tensor_info %s_outputs[] = {\n", nm);
+	e->w->ind++;
+	for (i = 0; i < fn->nret; i++)
+		emitinfo(e, fn->ret[i], pf(e, "output%d", i));
+	e->w->ind--;
+	out(e, "};\n\nstatic const gnn_tensor_info %s_params[] = {\n", nm);
+	e->w->ind++;
+	for (i = 0; i < fn->nins; i++)
+		if (fn->ins[i].op == Oparam)
+			emitinfo(e, fn->ins[i].to, attrstr(&fn->ins[i], "name"));
+	if (!e->p->nparam)
+		out(e, "{NULL, GNN_F32, 0, {0}, \"\"},\n");
+	e->w->ind--;
+	out(e, "};\n");
 
-	out(e, "\ngnn_status\n%s_bind(%s *m, gnn_graph *graph)\n{\n\tgnn_status s = GNN_OK;\n\tsize_t off = 0;\n\n", e->nm, e->nm);
-	out(e, "\tif (!m || !graph)\n\t\treturn gnn_error(GNN_ERR_ARG, \"%s_bind: NULL argument\");\n", e->nm);
-	if (e->cuda)   /* forwards still queued read what bind replaces */
-		out(e, "\tif (cudaStreamSynchronize(m->stream) != cudaSuccess)\n\t\treturn gnn_error(GNN_ERR_CUDA, \"%s_bind: an earlier forward failed: %%s\", cudaGetErrorString(cudaGetLastError()));\n", e->nm);
-	out(e, "\t%s_unbind(m);\n\tm->g[%d] = graph;\n", e->nm, e->p->graph);
-	for (k = 0; k < gt.rank; k++) {
-		if ((s = dimassym(e->m, gt.dim[k])) >= 0)
-			out(e, "\tm->sym[%d] = %s(graph);\n", s, get[k]);
-		else
-			/* a constant size (--specialize): plan() allows nothing else */
-			out(e, "\tif (%s(graph) != %s)\n\t\treturn gnn_error(GNN_ERR_SHAPE, \"%s_bind: the model was compiled for %lld %s, the graph has %%lld\", (long long)%s(graph));\n",
-			    get[k], cdim(e, gt.dim[k]), e->nm, (long long)dimconstval(gt.dim[k]), what[k], get[k]);
+	/* buffers */
+	slot = emalloc((fn->nval + 1) * sizeof *slot);
+	rep = emalloc((fn->nval + 1) * sizeof *rep);
+	arenabuffers(fn, e->p->phase, slot, rep);
+	for (b = 0; b < h->nbuf; b++) {
+		const Ins *in;
+		v = h->bufval[b];
+		in = fn->val[v].def >= 0 ? &fn->ins[fn->val[v].def] : NULL;
+		sput(&bufs, "\t{\"%s\", %s, %s, %s%s, %d, %d, %.17g},   /* %d */\n", fn->val[v].name ? fn->val[v].name : valname(e, v),
+		     bufkinds[bufkind(e, v)], gnndtype(ty(e, v).dtype),
+		     usedinforward(e, v) ? "GNN_BUF_DEVICE" : "0", in && findattr(in, "init") ? " | GNN_BUF_FILL" : "",
+		     numelpoly(e, v), sharedwith(e, v, slot, rep), in && findattr(in, "init") ? attrfloat(in, "init", 0) : 0.0, b);
 	}
+	free(slot);
+	free(rep);
+	/* bind: the graph ops and bind-time values in order, each plan
+	 * before the kernel that walks it; then forward's plans */
 	for (i = 0; i < fn->nins; i++) {
 		if (phaseof(e, fn->ins[i].to) != PhaseBind)
 			continue;
-		emitbindins(e, i);
-		if (hasseg(e, i)) {
-			emitseg(e, i);
-			out(e, "\t%s\n", e->calls[i]);
-		}
+		if (hasseg(e, i))
+			segstep(e, &bind, i);
+		bindstep(e, &bind, i);
 	}
 	for (i = 0; i < fn->nins; i++)
 		if (phaseof(e, fn->ins[i].to) == PhaseForward && hasseg(e, i))
-			emitseg(e, i);
-	/* the memory plan: the forward buffers (values with the same memplan
-	 * slot share one; values internal to a fusion group have none), and
-	 * for cuda the device copies of bind-time values and plans and the
-	 * staging of forward_host */
-	out(e, "\t/* memory plan */\n");
-	buf = emalloc((fn->nval + 1) * sizeof *buf);
-	rep = emalloc((fn->nval + 1) * sizeof *rep);
-	arenabuffers(fn, e->p->phase, buf, rep);
+			segstep(e, &bind, i);
 	for (i = 0; i < fn->nins; i++) {
 		v = fn->ins[i].to;
-		if (isaliasins(&fn->ins[i]) || ty(e, v).kind == TGraph)
-			continue;
-		if (phaseof(e, v) == PhaseForward && buf[v] < 0)
-			continue;
-		if (phaseof(e, v) == PhaseForward && rep[buf[v]] != v) {
-			out(e, "\tm->d[%d] = m->d[%d];   /* slot %d */\n", v, rep[buf[v]],
-			    (int)attrint(&fn->ins[i], "slot", -1));
-		} else if (phaseof(e, v) == PhaseForward || (e->cuda && phaseof(e, v) == PhaseBind && usedinforward(e, v))) {
-			out(e, "\tm->d[%d] = (void *)off;\n\toff += (%s + 255) & ~(size_t)255;\n", v, cbytes(e, v));
-		} else if (phaseof(e, v) == PhaseBind)
-			out(e, "\tm->d[%d] = m->h[%d];\n", v, v);
+		if (phaseof(e, v) == PhaseLoad && e->calls[i])
+			sput(&load, "\t{GNN_STEP_KERNEL, %d, -1, %d, 0, 0},   /* %s = %s */\n", h->buf[v], i, valname(e, v),
+			     opinfo[fn->ins[i].op].name);
 	}
-	for (i = 0; i < fn->nins; i++) {
-		if (!hasseg(e, i))
-			continue;
-		if (e->cuda && phaseof(e, fn->ins[i].to) == PhaseForward)
-			out(e, "\tm->dseg[%d] = (void *)off;\n\toff += (m->segnb[%d] + 255) & ~(size_t)255;\n", i, i);
-		else
-			out(e, "\tm->dseg[%d] = m->hseg[%d];\n", i, i);
-	}
-	if (e->cuda) {
-		for (i = 0; i < fn->narg; i++)
-			if (ty(e, fn->arg[i]).kind == TTensor)
-				out(e, "\tm->stage[%d] = (void *)off;\n\toff += (%s + 255) & ~(size_t)255;\n", i, cbytes(e, fn->arg[i]));
-		for (i = 0; i < fn->nret; i++)
-			out(e, "\tm->stage[%d] = (void *)off;\n\toff += (%s + 255) & ~(size_t)255;\n", fn->narg + i, cbytes(e, fn->ret[i]));
-	}
-	/* grow the arena when this graph needs more than the last one */
-	/* never an empty arena: offsets become pointers into it */
-	out(e, "\tif (off == 0)\n\t\toff = 256;\n");
-	out(e, "\tif (off > m->arenasize) {\n");
-	if (e->cuda) {
-		out(e, "\t\tif (m->arena)\n\t\t\tcudaFree(m->arena);\n\t\tm->arena = NULL;\n\t\tm->arenasize = 0;\n");
-		out(e, "\t\tif (cudaMalloc((void **)&m->arena, off) != cudaSuccess) {\n\t\t\ts = gnn_error(GNN_ERR_CUDA, \"%s_bind: cannot allocate %%zu bytes on the device\", off);\n\t\t\tgoto fail;\n\t\t}\n", e->nm);
-	} else {
-		out(e, "\t\tgnn_free(m->arena, m->arenasize);\n\t\tm->arenasize = 0;\n");
-		out(e, "\t\tif (!(m->arena = (unsigned char *)gnn_malloc(off))) {\n\t\t\ts = gnn_error(GNN_ERR_MEM, \"%s_bind: cannot allocate %%zu bytes\", off);\n\t\t\tgoto fail;\n\t\t}\n", e->nm);
-	}
-	out(e, "\t\tm->arenasize = off;\n\t}\n");
-	/* offsets become pointers */
-	for (i = 0; i < fn->nins; i++) {
-		v = fn->ins[i].to;
-		if (isaliasins(&fn->ins[i]) || ty(e, v).kind == TGraph)
-			continue;
-		if (phaseof(e, v) == PhaseForward && buf[v] < 0)
-			continue;
-		if (phaseof(e, v) == PhaseForward || (e->cuda && phaseof(e, v) == PhaseBind && usedinforward(e, v)))
-			out(e, "\tm->d[%d] = m->arena + (size_t)m->d[%d];\n", v, v);
-		if (e->cuda && phaseof(e, v) == PhaseBind && usedinforward(e, v))
-			out(e, "\tif (m->nb[%d] && cudaMemcpy(m->d[%d], m->h[%d], m->nb[%d], cudaMemcpyHostToDevice) != cudaSuccess) {\n\t\ts = gnn_error(GNN_ERR_CUDA, \"%s_bind: upload failed\");\n\t\tgoto fail;\n\t}\n",
-			    v, v, v, v, e->nm);
-	}
-	if (e->cuda) {
-		for (i = 0; i < fn->nins; i++)
-			if (hasseg(e, i) && phaseof(e, fn->ins[i].to) == PhaseForward)
-				out(e, "\tm->dseg[%d] = m->arena + (size_t)m->dseg[%d];\n\tif (cudaMemcpy(m->dseg[%d], m->hseg[%d], m->segnb[%d], cudaMemcpyHostToDevice) != cudaSuccess) {\n\t\ts = gnn_error(GNN_ERR_CUDA, \"%s_bind: upload failed\");\n\t\tgoto fail;\n\t}\n",
-				    i, i, i, i, i, e->nm);
-		for (i = 0; i < fn->narg + fn->nret; i++)
-			if (i >= fn->narg || ty(e, fn->arg[i]).kind == TTensor)
-				out(e, "\tm->stage[%d] = m->arena + (size_t)m->stage[%d];\n", i, i);
-	}
-	out(e, "\tm->bound = 1;\n\treturn GNN_OK;\nfail:\n\t%s_unbind(m);\n\treturn s;\n}\n", e->nm);
-	free(buf);
-	free(rep);
-}
-
-static void
-emitrun(E *e)
-{
-	Fn *fn = e->fn;
-	int i, k;
-	Ref v;
-
-	out(e, "\nstatic gnn_status\n%s_run(%s *m, const void *const *in, void *const *out)\n{\n", e->nm, e->nm);
-	out(e, "\tif (!m || !in || !out)\n\t\treturn gnn_error(GNN_ERR_ARG, \"%s_forward: NULL argument\");\n", e->nm);
-	out(e, "\tif (!m->bound)\n\t\treturn gnn_error(GNN_ERR_STATE, \"%s_forward: no graph is bound (call %s_bind first)\");\n", e->nm, e->nm);
-	for (i = 0, k = 0; i < fn->narg; i++) {
-		v = fn->arg[i];
-		if (ty(e, v).kind != TTensor)
-			continue;
-		out(e, "\tif (!in[%d] && %s != 0)\n\t\treturn gnn_error(GNN_ERR_ARG, \"%s_forward: input '%s' is NULL\");\n", k, cbytes(e, v), e->nm, fn->val[v].name);
-		out(e, "\tm->d[%d] = (void *)in[%d];\n", v, k++);
-	}
+	for (const char *p = sstr(&bind); (p = strchr(p, '\n')); p++)
+		nbind++;
+	for (const char *p = sstr(&load); (p = strchr(p, '\n')); p++)
+		nload++;
+	h->nbind = nbind;
+	h->nload = nload;
+	/* the sizes the graph sets (or, specialized, must have) */
+	for (k = 0; k < 3; k++)
+		(void)polyof(e, k < gt.rank ? gt.dim[k] : 1);
 	for (i = 0; i < fn->nret; i++)
-		out(e, "\tif (!out[%d] && %s != 0)\n\t\treturn gnn_error(GNN_ERR_ARG, \"%s_forward: output %d is NULL\");\n", i, cbytes(e, fn->ret[i]), e->nm, i);
-	for (i = 0; i < fn->nins; i++) {
-		if (phaseof(e, fn->ins[i].to) == PhaseForward && e->calls[i])
-			out(e, "\t%s\n", e->calls[i]);
-	}
-	for (i = 0; i < fn->nret; i++) {
-		v = storageof(e->p, fn->ret[i]);
-		if (e->cuda)
-			out(e, "\tif (%s != 0 && cudaMemcpyAsync(out[%d], m->d[%d], %s, cudaMemcpyDefault, m->stream) != cudaSuccess)\n\t\treturn gnn_error(GNN_ERR_CUDA, \"%s_forward: copying output %d failed\");\n",
-			    cbytes(e, fn->ret[i]), i, v, cbytes(e, fn->ret[i]), e->nm, i);
-		else
-			out(e, "\tif (%s != 0)\n\t\tmemcpy(out[%d], m->d[%d], %s);\n", cbytes(e, fn->ret[i]), i, v, cbytes(e, fn->ret[i]));
-	}
-	if (e->cuda)
-		out(e, "\t{\n\t\tcudaError_t err = cudaGetLastError();\n\t\tif (err != cudaSuccess)\n\t\t\treturn gnn_error(GNN_ERR_CUDA, \"%s_forward: %%s\", cudaGetErrorString(err));\n\t}\n", e->nm);
-	out(e, "\treturn GNN_OK;\n}\n");
+		for (k = 0; k < ty(e, fn->ret[i]).rank; k++)
+			(void)polyof(e, ty(e, fn->ret[i]).dim[k]);
 
-	/* forward_host: the same from host memory */
-	out(e, "\nstatic gnn_status\n%s_run_host(%s *m, const void *const *in, void *const *out)\n{\n", e->nm, e->nm);
-	if (!e->cuda) {
-		out(e, "\treturn %s_run(m, in, out);\n}\n", e->nm);
-		return;
-	}
-	out(e, "\tconst void *din[%d];\n\tvoid *dout[%d];\n\tgnn_status s;\n\n", fn->narg ? fn->narg : 1, fn->nret);
-	out(e, "\tif (!m || !in || !out)\n\t\treturn gnn_error(GNN_ERR_ARG, \"%s_forward_host: NULL argument\");\n", e->nm);
-	out(e, "\tif (!m->bound)\n\t\treturn gnn_error(GNN_ERR_STATE, \"%s_forward_host: no graph is bound (call %s_bind first)\");\n", e->nm, e->nm);
-	for (i = 0, k = 0; i < fn->narg; i++) {
-		v = fn->arg[i];
-		if (ty(e, v).kind != TTensor)
-			continue;
-		out(e, "\tif (!in[%d] && %s != 0)\n\t\treturn gnn_error(GNN_ERR_ARG, \"%s_forward_host: input '%s' is NULL\");\n", k, cbytes(e, v), e->nm, fn->val[v].name);
-		out(e, "\tdin[%d] = m->stage[%d];\n", k, i);
-		out(e, "\tif (%s != 0 && cudaMemcpyAsync(m->stage[%d], in[%d], %s, cudaMemcpyHostToDevice, m->stream) != cudaSuccess)\n\t\treturn gnn_error(GNN_ERR_CUDA, \"%s_forward_host: upload failed\");\n",
-		    cbytes(e, v), i, k, cbytes(e, v), e->nm);
-		k++;
-	}
+	out(e, "\nstatic const int64_t %s_poly[] = {   /* sizes: nterm, then coef, degree, symbols per term */\n%s};\n", nm,
+	    sstr(&h->poly));
+	out(e, "\nstatic const gnn_buffer %s_buffers[] = {\n%s};\n", nm, sstr(&bufs));
+	if (nbind)
+		out(e, "\nstatic const gnn_step %s_bindsteps[] = {   /* op, out, in, arg, size, fill */\n%s};\n", nm, sstr(&bind));
+	if (nload)
+		out(e, "\nstatic const gnn_step %s_loadsteps[] = {\n%s};\n", nm, sstr(&load));
+	out(e, "\nstatic const int %s_io[] = {", nm);
+	for (i = 0; i < fn->narg; i++)
+		if (ty(e, fn->arg[i]).kind == TTensor)
+			out(e, "%d, ", h->buf[fn->arg[i]]);
+	out(e, "  ");
 	for (i = 0; i < fn->nret; i++)
-		out(e, "\tdout[%d] = m->stage[%d];\n", i, fn->narg + i);
-	out(e, "\tif ((s = %s_run(m, din, dout)) != GNN_OK)\n\t\treturn s;\n", e->nm);
+		out(e, "%d, ", h->buf[storageof(e->p, fn->ret[i])]);
+	out(e, "  ");
+	for (i = 0; i < fn->nins; i++)
+		if (fn->ins[i].op == Oparam)
+			out(e, "%d, ", h->buf[fn->ins[i].to]), nparam++;
+	out(e, "-1};\n");
+	out(e, "static const int %s_outshape[] = {", nm);
 	for (i = 0; i < fn->nret; i++)
-		out(e, "\tif (%s != 0 && cudaMemcpyAsync(out[%d], m->stage[%d], %s, cudaMemcpyDeviceToHost, m->stream) != cudaSuccess)\n\t\treturn gnn_error(GNN_ERR_CUDA, \"%s_forward_host: download failed\");\n",
-		    cbytes(e, fn->ret[i]), i, fn->narg + i, cbytes(e, fn->ret[i]), e->nm);
-	out(e, "\t{\n\t\tcudaError_t err = cudaStreamSynchronize(m->stream);\n\t\tif (err != cudaSuccess)\n\t\t\treturn gnn_error(GNN_ERR_CUDA, \"%s_forward_host: %%s\", cudaGetErrorString(err));\n\t}\n", e->nm);
-	out(e, "\treturn GNN_OK;\n}\n");
-}
-
-/*
- * A tuning build's NAME_tune: select a candidate per kernel, and time one
- * kernel alone.  Forward has run once with the same inputs, and nothing
- * shares memory in a tuning build, so every kernel's operands are still
- * in place.
- */
-static void
-emittune(E *e)
-{
-	const TuneCands *tc = e->tc;
-	int k;
-
-	out(e, "\nstatic void\n%s_tune_select(void *mv, int k, int c)\n{\n\t%s *m = (%s *)mv;\n\n", e->nm, e->nm, e->nm);
-	out(e, "\tif (m && k >= 0 && k < %d)\n\t\tm->sel[k] = c;\n}\n", tc->nkernels);
-	out(e, "\nstatic void\n%s_tune_launch(%s *m, int k)\n{\n\tswitch (k) {\n", e->nm, e->nm);
-	for (k = 0; k < tc->nkernels; k++)
-		out(e, "\tcase %d: {\n\t%s\n\t\tbreak;\n\t}\n", k, e->calls[e->kstart[k]]);
-	out(e, "\tdefault:\n\t\tbreak;\n\t}\n}\n");
-	out(e, "\nstatic gnn_status\n%s_tune_time(void *mv, int k, int reps, double *us)\n{\n\t%s *m = (%s *)mv;\n\tdouble t[64], x;\n\tint i, j;\n\n", e->nm, e->nm, e->nm);
-	out(e, "\tif (!m || !us || !m->bound || k < 0 || k >= %d)\n\t\treturn gnn_error(GNN_ERR_ARG, \"%s_tune_time: bad arguments\");\n", tc->nkernels, e->nm);
-	out(e, "\treps = reps < 1 ? 1 : reps > 64 ? 64 : reps;\n");
-	if (e->cuda) {
-		out(e, "\tcudaEvent_t a, b;\n\tfloat ms;\n\tif (cudaEventCreate(&a) != cudaSuccess || cudaEventCreate(&b) != cudaSuccess)\n\t\treturn gnn_error(GNN_ERR_CUDA, \"%s_tune_time: no events\");\n", e->nm);
-		out(e, "\t%s_tune_launch(m, k);   /* warm */\n", e->nm);
-		out(e, "\tfor (i = 0; i < reps; i++) {\n\t\tcudaEventRecord(a, m->stream);\n\t\t%s_tune_launch(m, k);\n\t\tcudaEventRecord(b, m->stream);\n", e->nm);
-		out(e, "\t\tcudaEventSynchronize(b);\n\t\tcudaEventElapsedTime(&ms, a, b);\n\t\tt[i] = 1000.0 * ms;\n\t}\n");
-		out(e, "\tcudaEventDestroy(a);\n\tcudaEventDestroy(b);\n");
-		out(e, "\t{\n\t\tcudaError_t err = cudaGetLastError();\n\t\tif (err != cudaSuccess)\n\t\t\treturn gnn_error(GNN_ERR_CUDA, \"%s_tune_time: %%s\", cudaGetErrorString(err));\n\t}\n", e->nm);
-	} else {
-		out(e, "\t%s_tune_launch(m, k);   /* warm */\n", e->nm);
-		out(e, "\tfor (i = 0; i < reps; i++) {\n\t\tstruct timespec a, b;\n\t\ttimespec_get(&a, TIME_UTC);\n\t\t%s_tune_launch(m, k);\n\t\ttimespec_get(&b, TIME_UTC);\n", e->nm);
-		out(e, "\t\tt[i] = (double)(b.tv_sec - a.tv_sec) * 1e6 + (double)(b.tv_nsec - a.tv_nsec) / 1e3;\n\t}\n");
-	}
-	out(e, "\tfor (i = 1; i < reps; i++)\n\t\tfor (j = i, x = t[i]; j > 0 && t[j - 1] > x; j--)\n\t\t\tt[j] = t[j - 1], t[j - 1] = x;\n");
-	out(e, "\t*us = t[reps / 2];\n\treturn GNN_OK;\n}\n");
-	out(e, "\nstatic const char *\n%s_tune_arch(void)\n{\n", e->nm);
-	if (e->cuda) {
-		/* the emulated device's timings are the CPU's: a key of their own,
-		 * so that a real GPU's cache entries never meet them */
-		out(e, "#ifdef GNN_EMU\n\treturn \"emu\";\n#else\n");
-		out(e, "\tstatic char name[32];\n\tcudaDeviceProp p;\n\tint dev;\n\n");
-		out(e, "\tif (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&p, dev) != cudaSuccess)\n\t\treturn NULL;\n");
-		out(e, "\tsnprintf(name, sizeof name, \"sm_%%d%%d\", p.major, p.minor);\n\treturn name;\n#endif\n}\n");
-	} else
-		out(e, "\treturn NULL;\n}\n");
-	out(e, "\nstatic const int %s_tune_ncand[%d] = {", e->nm, tc->nkernels ? tc->nkernels : 1);
-	for (k = 0; k < tc->nkernels; k++)
-		out(e, "%s%d", k ? ", " : "", tc->ncand[k]);
-	out(e, "};\n\n%sconst gnn_tune_desc %s_tune = {\n\t%d, %s_tune_ncand, %s_tune_select, %s_tune_time, %s_tune_arch,\n};\n",
-	    e->cuda ? "extern \"C\" " : "", e->nm, tc->nkernels, e->nm, e->nm, e->nm, e->nm);
+		for (k = 0; k < ty(e, fn->ret[i]).rank; k++)
+			out(e, "%d, ", polyof(e, ty(e, fn->ret[i]).dim[k]));
+	out(e, "-1};\n");
+	out(e, "static const unsigned char %s_segdev[] = {", nm);
+	for (i = 0; i < fn->nins; i++)
+		if (h->seg[i] >= 0)
+			out(e, "%d, ", phaseof(e, fn->ins[i].to) == PhaseForward);
+	out(e, "0};\n");
+	sfree(&bind);
+	sfree(&load);
+	sfree(&bufs);
+	(void)nparam;
 }
 
 /* the typed parameter list of forward: inputs, then outputs */
@@ -720,57 +585,107 @@ forwardparams(E *e)
 		out(e, ", %s *out%d", ctype(ty(e, fn->ret[i]).dtype), i);
 }
 
+/* a switch over the calls of the instructions (or tuning kernels) that sel picks */
+static void
+emitswitch(E *e, const char *head, int n, const int *ins)
+{
+	int k;
+
+	out(e, "%s{\n", head);
+	e->w->ind++;
+	out(e, "switch (k) {\n");
+	for (k = 0; k < n; k++)
+		if (ins[k] >= 0)
+			out(e, "case %d:\n\t%s\n\tbreak;\n", k, e->calls[ins[k]]);
+	out(e, "}\n");
+	wclose(e->w, "");
+}
+
+static void
+emitprogram(E *e)
+{
+	Fn *fn = e->fn;
+	Host *h = e->host;
+	const char *nm = e->nm;
+	Type gt = ty(e, e->p->graph);
+	int i, k, *ins;
+
+	/* bind- and load-time kernels, by instruction */
+	ins = emalloc((fn->nins + 1) * sizeof *ins);
+	for (i = 0; i < fn->nins; i++) {
+		int ph = phaseof(e, fn->ins[i].to);
+		ins[i] = (ph == PhaseBind || ph == PhaseLoad) && e->calls[i] ? i : -1;
+	}
+	emitswitch(e, pf(e, "\nstatic void\n%s_kernel(gnn_instance *m, int k)\n", nm), fn->nins, ins);
+	/* forward */
+	out(e, "\nstatic gnn_status\n%s_run(void *mv, const void *const *in, void *const *out)\n", nm);
+	out(e, "{\n");
+	e->w->ind++;
+	out(e, "gnn_instance *m = (gnn_instance *)mv;\ngnn_status s = gnn_prog_begin(m, in, out);\n\n");
+	out(e, "if (s != GNN_OK)\n\treturn s;\n");
+	for (i = 0; i < fn->nins; i++)
+		if (phaseof(e, fn->ins[i].to) == PhaseForward && e->calls[i])
+			out(e, "%s\n", e->calls[i]);
+	out(e, "return gnn_prog_end(m, out);\n");
+	wclose(e->w, "");
+	if (e->tc)
+		emitswitch(e, pf(e, "\nstatic void\n%s_launch(gnn_instance *m, int k)\n", nm), e->tc->nkernels, e->kstart);
+	free(ins);
+
+	out(e, "\nstatic const gnn_program %s_prog = {\n", nm);
+	e->w->ind++;
+	out(e, "\"%s\", &%s, %d, %s_poly,\n", nm, e->cuda ? "GNN_CUDA_DEVICE" : "gnn_device_cpu", e->m->nsym, nm);
+	out(e, "%d, %s_buffers, %d, %d, %s_segdev,\n", h->nbuf, nm, h->ngraph, h->nseg, nm);
+	out(e, "%d, %d, %s, %s,\n", h->nbind, h->nload, h->nbind ? pf(e, "%s_bindsteps", nm) : "NULL",
+	    h->nload ? pf(e, "%s_loadsteps", nm) : "NULL");
+	out(e, "{");
+	for (k = 0; k < 3; k++)
+		out(e, "%s%d", k ? ", " : "", k < gt.rank && dimassym(e->m, gt.dim[k]) >= 0 ? dimassym(e->m, gt.dim[k]) : -1);
+	out(e, "}, {");
+	for (k = 0; k < 3; k++)
+		out(e, "%s%d", k ? ", " : "", k < gt.rank && dimassym(e->m, gt.dim[k]) < 0 ? polyof(e, gt.dim[k]) : -1);
+	out(e, "},\n%d, %d, %d, %s_io, %s_io + %d, %s_io + %d, %s_outshape,\n", h->nin, fn->nret, e->p->nparam, nm, nm, h->nin,
+	    nm, h->nin + fn->nret, nm);
+	out(e, "%s_inputs, %s_outputs, %s_params,\n", nm, nm, nm);
+	out(e, "%d, %s_kernel, %s_run, %s,\n", e->tc ? e->tc->nkernels : 0, nm, nm, e->tc ? pf(e, "%s_launch", nm) : "NULL");
+	e->w->ind--;
+	out(e, "};\n");
+}
+
 static void
 emitapi(E *e)
 {
 	Fn *fn = e->fn;
-	int i, k, nin = 0;
+	const char *nm = e->nm;
+	int i, k;
 	const char *suffix[2] = {"", "_host"};
 
-	for (i = 0; i < fn->narg; i++)
-		nin += ty(e, fn->arg[i]).kind == TTensor;
+	/* the struct, create, load_weights, bind, synchronize, destroy */
+	out(e, "\nGNN_MODEL(%s, %s_prog)\n", nm, nm);
 	for (k = 0; k < 2; k++) {
-		out(e, "\ngnn_status\n%s_forward%s(", e->nm, suffix[k]);
+		out(e, "\ngnn_status\n%s_forward%s(", nm, suffix[k]);
 		forwardparams(e);
-		out(e, ")\n{\n\tconst void *in[%d] = {", nin ? nin : 1);
+		out(e, ")\n{\n\tconst void *in[] = {");
 		for (i = 0; i < fn->narg; i++)
 			if (ty(e, fn->arg[i]).kind == TTensor)
 				out(e, "%s, ", fn->val[fn->arg[i]].name);
-		out(e, "};\n\tvoid *out[%d] = {", fn->nret);
+		out(e, "NULL};\n\tvoid *out[] = {");
 		for (i = 0; i < fn->nret; i++)
 			out(e, "out%d, ", i);
-		out(e, "};\n\n\treturn %s_run%s(m, in, out);\n}\n", e->nm, suffix[k]);
+		out(e, "NULL};\n\n\treturn %s(m, in, out);\n}\n", k ? "gnn_prog_run_host" : pf(e, "%s_run", nm));
 	}
-	out(e, "\ngnn_status\n%s_synchronize(%s *m)\n{\n", e->nm, e->nm);
-	out(e, "\tif (!m)\n\t\treturn gnn_error(GNN_ERR_ARG, \"%s_synchronize: NULL model\");\n", e->nm);
-	if (e->cuda)
-		out(e, "\t{\n\t\tcudaError_t err = cudaStreamSynchronize(m->stream);\n\t\tif (err != cudaSuccess)\n\t\t\treturn gnn_error(GNN_ERR_CUDA, \"%s: %%s\", cudaGetErrorString(err));\n\t}\n", e->nm);
-	out(e, "\treturn GNN_OK;\n}\n");
-
-	out(e, "\nstatic gnn_status\n%s_output_shape(void *model, int i, int64_t *shape)\n{\n\t%s *m = (%s *)model;\n\n", e->nm, e->nm, e->nm);
-	out(e, "\tif (!m || !shape)\n\t\treturn gnn_error(GNN_ERR_ARG, \"%s: output_shape: NULL argument\");\n", e->nm);
-	out(e, "\tif (i < 0 || i >= %d)\n\t\treturn gnn_error(GNN_ERR_ARG, \"%s: no output %%d\", i);\n", fn->nret, e->nm);
-	out(e, "\tif (!m->bound)\n\t\treturn gnn_error(GNN_ERR_STATE, \"%s: no graph is bound\");\n\tswitch (i) {\n", e->nm);
-	for (i = 0; i < fn->nret; i++) {
-		Type t = ty(e, fn->ret[i]);
-		out(e, "\tcase %d:\n", i);
-		for (k = 0; k < t.rank; k++)
-			out(e, "\t\tshape[%d] = %s;\n", k, cdim(e, t.dim[k]));
-		out(e, "\t\tbreak;\n");
+	out(e, "\n%sconst gnn_model_desc %s_desc = {\n\t\"%s\", %s, %d, %d, %d, %s_inputs, %s_outputs, %s_params,\n", e->cuda ? "extern \"C\" " : "",
+	    nm, nm, e->cuda ? "GNN_TARGET_CUDA" : "GNN_TARGET_CPU", e->host->nin, fn->nret, e->p->nparam, nm, nm, nm);
+	out(e, "\t%s_d_create, gnn_prog_load, gnn_prog_bind, gnn_prog_output_shape,\n\t%s_run, gnn_prog_run_host, gnn_prog_destroy,\n};\n",
+	    nm, nm);
+	if (e->tc) {
+		out(e, "\nstatic const char *\n%s_arch(void)\n{\n\treturn gnn_prog_arch(&%s_prog);\n}\n", nm, nm);
+		out(e, "\nstatic const int %s_ncand[] = {", nm);
+		for (k = 0; k < e->tc->nkernels; k++)
+			out(e, "%d, ", e->tc->ncand[k]);
+		out(e, "0};\n\n%sconst gnn_tune_desc %s_tune = {\n\t%d, %s_ncand, gnn_prog_tune_select, gnn_prog_tune_time, %s_arch,\n};\n",
+		    e->cuda ? "extern \"C\" " : "", nm, e->tc->nkernels, nm, nm);
 	}
-	out(e, "\t}\n\treturn GNN_OK;\n}\n");
-
-	/* the descriptor, through void * wrappers */
-	out(e, "\nstatic gnn_status %s_d_create(void **m) { return %s_create((%s **)m); }\n", e->nm, e->nm, e->nm);
-	out(e, "static gnn_status %s_d_load(void *m, const char *p) { return %s_load_weights((%s *)m, p); }\n", e->nm, e->nm, e->nm);
-	out(e, "static gnn_status %s_d_bind(void *m, gnn_graph *g) { return %s_bind((%s *)m, g); }\n", e->nm, e->nm, e->nm);
-	out(e, "static gnn_status %s_d_run(void *m, const void *const *in, void *const *out) { return %s_run((%s *)m, in, out); }\n", e->nm, e->nm, e->nm);
-	out(e, "static gnn_status %s_d_run_host(void *m, const void *const *in, void *const *out) { return %s_run_host((%s *)m, in, out); }\n", e->nm, e->nm, e->nm);
-	out(e, "static void %s_d_destroy(void *m) { %s_destroy((%s *)m); }\n", e->nm, e->nm, e->nm);
-	out(e, "\n%sconst gnn_model_desc %s_desc = {\n\t\"%s\", %s,\n\t%d, %d, %d,\n\t%s_inputs, %s_outputs, %s_params,\n",
-	    e->cuda ? "extern \"C\" " : "", e->nm, e->nm, e->cuda ? "GNN_TARGET_CUDA" : "GNN_TARGET_CPU", nin, fn->nret, e->p->nparam, e->nm, e->nm, e->nm);
-	out(e, "\t%s_d_create, %s_d_load, %s_d_bind, %s_output_shape,\n\t%s_d_run, %s_d_run_host, %s_d_destroy,\n};\n",
-	    e->nm, e->nm, e->nm, e->nm, e->nm, e->nm, e->nm);
 }
 
 static void
@@ -795,11 +710,12 @@ emitprelude(E *e, const CodegenOpts *o)
 		out(e, "#define GNN_DKERNEL_LB(k, n) static __global__ void __launch_bounds__(n) k\n");
 		out(e, "#define GNN_LAUNCH(k, grid, block, shmem, stream) k<<<grid, block, shmem, stream>>>\n");
 		out(e, "#define GNN_SHARED(T, name, dims) __shared__ T name dims\n");
+		out(e, "#define GNN_CUDA_DEVICE gnn_device_cuda\n#else\n#define GNN_CUDA_DEVICE gnn_device_cuda_emu\n");
 		out(e, "#endif\n");
 		out(e, "#define GNN_DLOOP(t, T) for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < (T); t += (int64_t)blockDim.x * gridDim.x)\n");
-		out(e, "#define GNN_DLAUNCH(k, T, ...) do { \\\n\tint64_t T_ = (T); \\\n\tif (T_ > 0) \\\n\t\tGNN_LAUNCH(k, gnn_blocks(T_, 256), 256, 0, m->stream)(T_, __VA_ARGS__); \\\n} while (0)\n\n");
+		out(e, "#define GNN_DLAUNCH(k, T, ...) do { \\\n\tint64_t T_ = (T); \\\n\tif (T_ > 0) \\\n\t\tGNN_LAUNCH(k, gnn_blocks(T_, 256), 256, 0, (cudaStream_t)m->stream)(T_, __VA_ARGS__); \\\n} while (0)\n\n");
 		out(e, "#define GNN_DFN static __device__ __forceinline__\n");
-		out(e, "#define GNN_RLAUNCH(k, L, R, T, ...) do { \\\n\tint64_t T_ = (T); \\\n\tif (T_ > 0) \\\n\t\tGNN_LAUNCH(k, gnn_blocks(T_, (R)), (L) * (R), 0, m->stream)(T_, __VA_ARGS__); \\\n} while (0)\n\n");
+		out(e, "#define GNN_RLAUNCH(k, L, R, T, ...) do { \\\n\tint64_t T_ = (T); \\\n\tif (T_ > 0) \\\n\t\tGNN_LAUNCH(k, gnn_blocks(T_, (R)), (L) * (R), 0, (cudaStream_t)m->stream)(T_, __VA_ARGS__); \\\n} while (0)\n\n");
 		out(e, "/* blocks of per tasks for T tasks: grid-stride loops take the rest */\nstatic unsigned\ngnn_blocks(int64_t T, int64_t per)\n{\n\tint64_t b = (T + per - 1) / per;\n\n\treturn b > (1 << 20) ? (1u << 20) : (unsigned)b;\n}\n");
 	} else
 		out(e, "#define GNN_DKERNEL GNN_HKERNEL\n#define GNN_DLOOP GNN_HLOOP\n#define GNN_DLAUNCH GNN_HLAUNCH\n#define GNN_DFN static inline\n");
@@ -812,6 +728,7 @@ emitsource(FILE *f, Mod *m, const CodegenOpts *o)
 	Fn *fn;
 	W w = {.bol = true};
 	E e = {.f = f, .w = &w, .m = m, .cuda = o->target == TargetCUDA, .sfx = "", .o = o};
+	Host host;
 	int nfn;
 
 	emitprelude(&e, o);
@@ -823,19 +740,16 @@ emitsource(FILE *f, Mod *m, const CodegenOpts *o)
 		e.fn = fn;
 		e.nm = fn->name;
 		out(&e, "\n/* ---- model %s ---- */\n", fn->name);
-		emitstruct(&e);
-		emittables(&e);
+		hostlayout(&e, &host);
 		emitkernels(&e);
-		emitcreate(&e);
-		emitload(&e);
-		emitbind(&e);
-		emitrun(&e);
+		out(&e, "\n/* ---- model %s: host tables ---- */\n", fn->name);
+		emittables(&e);
+		emitprogram(&e);
 		emitapi(&e);
-		if (e.tc)
-			emittune(&e);
 		freekernels(&e);
 		free(e.kstart);
 		e.kstart = NULL;
+		hostfree(&host);
 		planfree(&p);
 		poolfree(&e);
 	}

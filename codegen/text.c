@@ -95,19 +95,16 @@ wput(W *w, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* a line ending in " {" (or a lone "{" when fmt is ""), then one level in */
+/* a line ending in " {", then one level in */
 void
 wopen(W *w, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (*fmt) {
-		va_start(ap, fmt);
-		vwput(w, fmt, ap);
-		va_end(ap);
-		wput(w, " {\n");
-	} else
-		wput(w, "{\n");
+	va_start(ap, fmt);
+	vwput(w, fmt, ap);
+	va_end(ap);
+	wput(w, " {\n");
 	w->ind++;
 }
 

@@ -130,7 +130,7 @@ enginebuild(Engine *en, Mod *m, const CodegenOpts *co, bool openmp, int emu, con
 	char *so = tempname("model.so");
 	char why[256], inc[4096];
 	const char *cc;
-	char *prog, *nvcc = NULL, *emulib = NULL, *cached = NULL;
+	char *prog, *nvcc = NULL, *emulib = NULL, *cudalib = NULL, *cached = NULL;
 	Layout l;
 	Cmd c = {0};
 	int rc = -1;
@@ -194,6 +194,12 @@ enginebuild(Engine *en, Mod *m, const CodegenOpts *co, bool openmp, int emu, con
 	}
 	cmdadd(&c, inc);
 	cmdadd(&c, src);
+	if (cuda) {
+		/* the runtime's CUDA device layer goes inside the object */
+		cudalib = emalloc(strlen(l.libdir) + sizeof "/libgnnrt_cuda.a");
+		sprintf(cudalib, "%s/libgnnrt_cuda.a", l.libdir);
+		cmdadd(&c, cudalib);
+	}
 	cmdadd(&c, "-o");
 	cmdadd(&c, so);
 	if (!cuda)
@@ -236,6 +242,7 @@ out:
 	free(so);
 	free(nvcc);
 	free(emulib);
+	free(cudalib);
 	free(cached);
 	return rc;
 }

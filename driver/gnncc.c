@@ -999,8 +999,9 @@ printflags(const Opts *o)
 		    (cuda = cudalibdir(c.argv[0])))
 			printf(" -L%s", cuda);
 		cmdfree(&c);
-		/* nvcc's host code needs the C++ runtime (static guards) */
-		printf(" -lcudart_static -ldl -lpthread -lrt");
+		/* the runtime's CUDA device layer, then CUDA's runtime;
+		 * nvcc's host code needs no C++ runtime (static guards off) */
+		printf(" -lgnnrt_cuda -lcudart_static -ldl -lpthread -lrt");
 		free(cuda);
 	} else if (o->openmp)
 		printf(" -fopenmp");

@@ -280,6 +280,137 @@ typedef struct gnn_tune_desc {
 } gnn_tune_desc;
 
 /*
+** program.c: the host half of every compiled model.  A generated file
+** holds its model as tables -- buffers with their sizes as polynomials in
+** the graph's symbols (N, E, derived sizes), parameters, the bind-time
+** graph work as steps, inputs and outputs -- plus its kernels; the runtime
+** walks the tables to create, load, bind, run and destroy it, through a
+** device (gnn_device_cpu, gnn_device_cuda), which is the only code that
+** calls a device API.  Generated code fills these structures; nothing
+** else needs them.
+*/
+typedef struct gnn_device gnn_device;
+extern const gnn_device gnn_device_cpu;
+extern const gnn_device gnn_device_cuda;       /* runtime/device_cuda.c */
+extern const gnn_device gnn_device_cuda_emu;   /* the same, on the emulated device */
+
+/* what a buffer holds, and so when it is made */
+enum {
+	GNN_BUF_PARAM = 1,   /* a parameter: create allocates, load fills */
+	GNN_BUF_LOAD,        /* computed from parameters (load-time steps) */
+	GNN_BUF_BIND,        /* computed from the graph (bind steps) */
+	GNN_BUF_FWD,         /* computed by forward: in the arena */
+	GNN_BUF_INPUT,       /* a forward input: the caller's memory */
+};
+/* buffer flags */
+enum {
+	GNN_BUF_DEVICE = 1,  /* forward reads it: a device copy where memory is separate */
+	GNN_BUF_FILL = 2,    /* a parameter starting at init (else zero) */
+};
+typedef struct gnn_buffer {
+	const char *name;    /* the IR value it holds */
+	unsigned char kind, dtype, flags;
+	int size;            /* element count: offset of its polynomial in poly[] */
+	int share;           /* GNN_BUF_FWD: the buffer whose memory it reuses, or -1 */
+	double init;
+} gnn_buffer;
+
+/* bind steps, in order (load steps are all GNN_STEP_KERNEL) */
+enum {
+	GNN_STEP_KERNEL = 1,     /* kernel(m, arg) computes buffer out */
+	GNN_STEP_ADD_SELF_LOOPS, /* graph out from graph in */
+	GNN_STEP_REMOVE_SELF_LOOPS,
+	GNN_STEP_ADD_REMAINING_SELF_LOOPS,   /* fill: the new loops' weight */
+	GNN_STEP_DERIVE,         /* sym[arg] = edges of graph in - poly[size] */
+	GNN_STEP_SRC,            /* buffer out from graph in */
+	GNN_STEP_DST,
+	GNN_STEP_BATCH,
+	GNN_STEP_IN_DEGREE,
+	GNN_STEP_OUT_DEGREE,
+	GNN_STEP_EDGE_WEIGHT,
+	GNN_STEP_GCN_NORM,
+	GNN_STEP_SEGPLAN,        /* segment out: index buffer in grouped into poly[size] rows */
+	GNN_STEP_EDGEPLAN,       /* segment out: graph in's CSR by target (rowptr, perm) */
+	GNN_STEP_COUNTS,         /* segment out: poly[size] counters (a serial scatter's) */
+};
+typedef struct gnn_step {
+	unsigned char op;
+	int out, in;             /* buffer, graph or segment indices, by op */
+	int arg, size;
+	double fill;
+} gnn_step;
+
+typedef struct gnn_program gnn_program;
+/* A model's state; a generated model's struct starts with it. */
+typedef struct gnn_instance {
+	const gnn_program *prog;
+	int64_t *sym;            /* the bound graph's sizes */
+	void **b;                /* per buffer: what kernels read (device side) */
+	void **h;                /* per buffer: host storage */
+	size_t *nb;              /* bytes of each h[] */
+	gnn_graph **g;           /* graph values; g[0] is the bound graph (borrowed) */
+	void **seg, **hseg;      /* segment plans: device side, host */
+	size_t *segnb;
+	void **stage;            /* forward_host: inputs then outputs */
+	int *sel;                /* tuning: the candidate each kernel runs */
+	void *stream;
+	unsigned char *arena;    /* forward values, device copies, staging */
+	size_t arenasize;
+	size_t size_;             /* bytes of the model's struct */
+	int bound;
+} gnn_instance;
+
+struct gnn_program {
+	const char *name;
+	const gnn_device *dev;
+	int nsym;
+	const int64_t *poly;     /* polynomials: nterm, then per term coef, deg, syms */
+	int nbuf;
+	const gnn_buffer *buf;
+	int ngraph, nseg;
+	const unsigned char *segdev;   /* per segment: forward reads it */
+	int nstep, nload;
+	const gnn_step *step, *load;
+	int graphsym[3];         /* nodes, edges, graphs: the symbol each sets, or -1 */
+	int graphsize[3];        /* else the constant it must be: a polynomial, or -1 */
+	int ninput, noutput, nparam;
+	const int *input, *output, *param;   /* buffer indices */
+	const int *outshape;     /* the outputs' dims in order: polynomials */
+	const gnn_tensor_info *inputs, *outputs, *params;
+	int ntune;               /* tuning builds: forward kernels */
+	void (*kernel)(gnn_instance *m, int step);   /* a bind- or load-time kernel */
+	gnn_status (*run)(void *m, const void *const *in, void *const *out);
+	void (*launch)(gnn_instance *m, int kernel); /* tuning: forward kernel k alone */
+};
+
+gnn_status gnn_prog_create(const gnn_program *p, size_t size, gnn_instance **out);
+/* the rest take the model (a gnn_instance) as void *, as the descriptors do */
+void gnn_prog_destroy(void *m);
+gnn_status gnn_prog_load(void *m, const char *path);
+gnn_status gnn_prog_bind(void *m, gnn_graph *g);
+/* forward's prologue (checks, inputs) and epilogue (outputs, errors) */
+gnn_status gnn_prog_begin(gnn_instance *m, const void *const *in, void *const *out);
+gnn_status gnn_prog_end(gnn_instance *m, void *const *out);
+gnn_status gnn_prog_run_host(void *m, const void *const *in, void *const *out);
+gnn_status gnn_prog_sync(void *m);
+gnn_status gnn_prog_output_shape(void *m, int i, int64_t *shape);
+/* tuning builds */
+void gnn_prog_tune_select(void *m, int k, int c);
+gnn_status gnn_prog_tune_time(void *m, int k, int reps, double *us);
+const char *gnn_prog_arch(const gnn_program *p);
+
+/* A generated model's struct and the parts of its API that are the same
+** for every model (forward's signature is the model's own). */
+#define GNN_MODEL(NAME, PROG) \
+	struct NAME { gnn_instance rt; }; \
+	gnn_status NAME##_create(NAME **m) { return gnn_prog_create(&PROG, sizeof(NAME), (gnn_instance **)m); } \
+	gnn_status NAME##_load_weights(NAME *m, const char *path) { return gnn_prog_load(m, path); } \
+	gnn_status NAME##_bind(NAME *m, gnn_graph *graph) { return gnn_prog_bind(m, graph); } \
+	gnn_status NAME##_synchronize(NAME *m) { return gnn_prog_sync(m); } \
+	void NAME##_destroy(NAME *m) { gnn_prog_destroy(m); } \
+	static gnn_status NAME##_d_create(void **m) { return gnn_prog_create(&PROG, sizeof(NAME), (gnn_instance **)m); }
+
+/*
 ** Loads a safetensors file into parameter buffers: every parameter of
 ** params must be present with its dtype and shape (a float32 parameter
 ** also accepts an F64 tensor, narrowed; an i64 one accepts I32), and the

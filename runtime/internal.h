@@ -11,6 +11,9 @@
 #define GNN_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define GNN_PRINTF(f, a)
+/* program.c: drop the bound graph's state (bind, destroy) */
+void gnn_prog_unbind_(gnn_instance *m);
+
 #endif
 
 /* status.c */
@@ -47,5 +50,8 @@ typedef struct gnn_span {
 	size_t n;
 } gnn_span;
 gnn_status gnn_write_atomic(const char *path, const gnn_span *parts, int nparts);
+
+/* program.c: drop the bound graph's state (bind, destroy) */
+void gnn_prog_unbind_(gnn_instance *m);
 
 #endif

@@ -33,7 +33,7 @@ main(int argc, char **argv)
 	gnn_check(gnn_graph_from_edge_index(&g, ei.data, ei.dtype, ei.shape[1], n));
 	gnn_check(CAT(MODEL, _create)(&m));
 	gnn_check(CAT(MODEL, _bind)(m, g));
-	printf("bound arena: %zu bytes\n", m->arenasize);
+	printf("bound arena: %zu bytes\n", m->rt.arenasize);
 	CAT(MODEL, _destroy)(m);
 	gnn_graph_destroy(g);
 	gnn_array_free(&ei);

@@ -1,0 +1,619 @@
+/*
+** program.c: the host half of every compiled model, as the runtime's
+** code rather than per-model generated code.  A generated file describes
+** its model with tables (see gnn_program in gnnrt.h) and keeps only its
+** kernels and forward's launch sequence; create, load_weights, bind,
+** unbind, forward's prologue and epilogue, forward_host, output shapes
+** and the tuning hooks are the walks below.
+**
+** Memory: parameters and load- and bind-time values live in host memory
+** (gnn_malloc); forward's values share one arena on the device (host
+** memory for the cpu device), laid out at bind from the buffer table's
+** size polynomials: a value whose memory slot it reuses points into the
+** other's space.  On a device with memory of its own, the parameters and
+** what forward reads of the bind- and load-time values get device copies.
+** Every failure leaves the model as it was (create: nothing; bind: no
+** graph bound; load: the previous weights) with the message naming the
+** model and the step.
+*/
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device.h"
+#include "internal.h"
+
+/* polynomial k of the size table under the bound sizes */
+static int64_t
+poly(const gnn_instance *m, int k)
+{
+	const int64_t *p = m->prog->poly + k;
+	int64_t n = p[0], v = 0, t;
+	int i, j, deg;
+
+	p++;
+	for (i = 0; i < n; i++) {
+		t = *p++;
+		deg = (int)*p++;
+		for (j = 0; j < deg; j++)
+			t *= m->sym[*p++];
+		v += t;
+	}
+	return v;
+}
+
+static size_t
+bufbytes(const gnn_instance *m, int b)
+{
+	const gnn_buffer *d = &m->prog->buf[b];
+
+	return (size_t)poly(m, d->size) * gnn_dtype_size((gnn_dtype)d->dtype);
+}
+
+/* does forward read buffer b from a device copy? */
+static int
+devcopy(const gnn_instance *m, int b)
+{
+	const gnn_buffer *d = &m->prog->buf[b];
+
+	return m->prog->dev->separate && (d->flags & GNN_BUF_DEVICE) &&
+	       (d->kind == GNN_BUF_PARAM || d->kind == GNN_BUF_LOAD || d->kind == GNN_BUF_BIND);
+}
+
+static gnn_status
+deverr(const gnn_instance *m, const char *what, int err)
+{
+	return gnn_error(GNN_ERR_CUDA, "%s: %s: %s", m->prog->name, what, m->prog->dev->errstr(err));
+}
+
+static void *
+zalloc(size_t n)
+{
+	void *p = gnn_malloc(n ? n : 1);
+
+	if (p)
+		memset(p, 0, n ? n : 1);
+	return p;
+}
+
+/* ---- create, load, destroy ------------------------------------------- */
+
+/* the load-time values, from the parameters; uploaded where forward reads them */
+static gnn_status
+loadtime(gnn_instance *m)
+{
+	const gnn_program *p = m->prog;
+	int i, b, err;
+
+	for (i = 0; i < p->nload; i++) {
+		b = p->load[i].out;
+		p->kernel(m, p->load[i].arg);
+		if (devcopy(m, b) && (err = p->dev->copy(m->b[b], m->h[b], m->nb[b], GNN_H2D, m->stream, 0)))
+			return deverr(m, "uploading a value computed from the parameters", err);
+	}
+	return GNN_OK;
+}
+
+void
+gnn_prog_destroy(void *mv)
+{
+	gnn_instance *m = (gnn_instance *)mv;
+	const gnn_program *p;
+	int i;
+
+	if (!m)
+		return;
+	p = m->prog;
+	if (m->g && m->h && m->nb && m->b && m->seg && m->hseg && m->segnb)
+		gnn_prog_unbind_(m);
+	for (i = 0; m->h && i < p->nbuf; i++) {
+		if (m->b && m->b[i] && p->dev->separate && (p->buf[i].kind == GNN_BUF_PARAM || p->buf[i].kind == GNN_BUF_LOAD) &&
+		    devcopy(m, i))
+			p->dev->free(m->b[i]);
+		gnn_free(m->h[i], m->nb[i]);
+	}
+	if (p->dev->separate)
+		p->dev->free(m->arena);
+	else
+		gnn_free(m->arena, m->arenasize);
+	p->dev->stream_destroy(m->stream);
+	free(m->sym);
+	free(m->b);
+	free(m->h);
+	free(m->nb);
+	free(m->g);
+	free(m->seg);
+	free(m->hseg);
+	free(m->segnb);
+	free(m->stage);
+	free(m->sel);
+	gnn_free(m, m->size_);
+}
+
+gnn_status
+gnn_prog_create(const gnn_program *p, size_t size, gnn_instance **out)
+{
+	gnn_instance *m;
+	int i, err;
+	size_t k, n;
+	const gnn_buffer *d;
+
+	if (!out)
+		return gnn_error(GNN_ERR_ARG, "%s_create: out is NULL", p->name);
+	*out = NULL;
+	if (size < sizeof *m || !(m = (gnn_instance *)zalloc(size)))
+		return gnn_error(GNN_ERR_MEM, "%s_create: out of memory", p->name);
+	m->prog = p;
+	m->size_ = size;
+	m->sym = (int64_t *)calloc((size_t)p->nsym + 1, sizeof *m->sym);
+	m->b = (void **)calloc((size_t)p->nbuf + 1, sizeof *m->b);
+	m->h = (void **)calloc((size_t)p->nbuf + 1, sizeof *m->h);
+	m->nb = (size_t *)calloc((size_t)p->nbuf + 1, sizeof *m->nb);
+	m->g = (gnn_graph **)calloc((size_t)p->ngraph + 1, sizeof *m->g);
+	m->seg = (void **)calloc((size_t)p->nseg + 1, sizeof *m->seg);
+	m->hseg = (void **)calloc((size_t)p->nseg + 1, sizeof *m->hseg);
+	m->segnb = (size_t *)calloc((size_t)p->nseg + 1, sizeof *m->segnb);
+	m->stage = (void **)calloc((size_t)(p->ninput + p->noutput) + 1, sizeof *m->stage);
+	m->sel = (int *)calloc((size_t)p->ntune + 1, sizeof *m->sel);
+	if (!m->sym || !m->b || !m->h || !m->nb || !m->g || !m->seg || !m->hseg || !m->segnb || !m->stage || !m->sel) {
+		gnn_prog_destroy(m);
+		return gnn_error(GNN_ERR_MEM, "%s_create: out of memory", p->name);
+	}
+	if ((err = p->dev->stream_create(&m->stream))) {
+		gnn_prog_destroy(m);
+		return gnn_error(GNN_ERR_CUDA, "%s_create: no %s device or stream: %s", p->name, p->dev->name,
+		                 p->dev->errstr(err));
+	}
+	/* parameters (their sizes are constant) and load-time values */
+	for (i = 0; i < p->nbuf; i++) {
+		d = &p->buf[i];
+		if (d->kind != GNN_BUF_PARAM && d->kind != GNN_BUF_LOAD)
+			continue;
+		n = m->nb[i] = bufbytes(m, i);
+		if (n && !(m->h[i] = zalloc(n))) {
+			gnn_prog_destroy(m);
+			return gnn_error(GNN_ERR_MEM, "%s_create: out of memory", p->name);
+		}
+		if (d->flags & GNN_BUF_FILL)
+			for (k = 0; k < n / sizeof(float); k++)
+				((float *)m->h[i])[k] = (float)d->init;
+		m->b[i] = m->h[i];
+		if (devcopy(m, i) && n) {
+			m->b[i] = NULL;
+			if ((err = p->dev->alloc(&m->b[i], n)) || (err = p->dev->copy(m->b[i], m->h[i], n, GNN_H2D, m->stream, 0))) {
+				gnn_prog_destroy(m);
+				return gnn_error(GNN_ERR_CUDA, "%s_create: cannot allocate parameters on the device: %s", p->name,
+				                 p->dev->errstr(err));
+			}
+		}
+	}
+	{
+		gnn_status s = loadtime(m);
+		if (s != GNN_OK) {
+			gnn_prog_destroy(m);
+			return s;
+		}
+	}
+	*out = m;
+	return GNN_OK;
+}
+
+gnn_status
+gnn_prog_load(void *mv, const char *path)
+{
+	gnn_instance *m = (gnn_instance *)mv;
+	const gnn_program *p;
+	void **dst;
+	gnn_status s;
+	int i, b, err;
+
+	if (!m || !path)
+		return gnn_error(GNN_ERR_ARG, "%s_load_weights: NULL argument", m ? m->prog->name : "model");
+	p = m->prog;
+	if (!(dst = (void **)calloc((size_t)p->nparam + 1, sizeof *dst)))
+		return gnn_error(GNN_ERR_MEM, "%s_load_weights: out of memory", p->name);
+	for (i = 0; i < p->nparam; i++)
+		dst[i] = m->h[p->param[i]];
+	s = gnn_load_params(path, p->params, p->nparam, dst);
+	free(dst);
+	if (s != GNN_OK)
+		return s;
+	/* queued forwards read the parameters being replaced */
+	if ((err = p->dev->sync(m->stream)))
+		return deverr(m, "load_weights: an earlier forward failed", err);
+	for (i = 0; i < p->nparam; i++) {
+		b = p->param[i];
+		if (devcopy(m, b) && (err = p->dev->copy(m->b[b], m->h[b], m->nb[b], GNN_H2D, m->stream, 0)))
+			return deverr(m, "load_weights: upload failed", err);
+	}
+	return loadtime(m);
+}
+
+/* ---- bind ------------------------------------------------------------ */
+
+void
+gnn_prog_unbind_(gnn_instance *m)
+{
+	const gnn_program *p = m->prog;
+	int i;
+
+	for (i = 0; i < p->nbuf; i++)
+		if (p->buf[i].kind == GNN_BUF_BIND) {
+			gnn_free(m->h[i], m->nb[i]);
+			m->h[i] = m->b[i] = NULL;
+			m->nb[i] = 0;
+		}
+	for (i = 1; i < p->ngraph; i++) {   /* g[0] is the caller's */
+		gnn_graph_destroy(m->g[i]);
+		m->g[i] = NULL;
+	}
+	m->g[0] = NULL;
+	for (i = 0; i < p->nseg; i++) {
+		gnn_free(m->hseg[i], m->segnb[i]);
+		m->hseg[i] = m->seg[i] = NULL;
+		m->segnb[i] = 0;
+	}
+	m->bound = 0;
+}
+
+static gnn_status
+segalloc(gnn_instance *m, int i, size_t n)
+{
+	m->segnb[i] = n;
+	if (!(m->hseg[i] = zalloc(n)))
+		return gnn_error(GNN_ERR_MEM, "%s_bind: out of memory", m->prog->name);
+	return GNN_OK;
+}
+
+/* one bind step */
+static gnn_status
+step(gnn_instance *m, const gnn_step *st)
+{
+	const gnn_program *p = m->prog;
+	gnn_graph *g = st->in >= 0 && st->in < p->ngraph ? m->g[st->in] : NULL;
+	int64_t n, k;
+	gnn_status s = GNN_OK;
+
+	switch (st->op) {
+	case GNN_STEP_ADD_SELF_LOOPS: return gnn_graph_add_self_loops(g, &m->g[st->out]);
+	case GNN_STEP_REMOVE_SELF_LOOPS: return gnn_graph_remove_self_loops(g, &m->g[st->out]);
+	case GNN_STEP_ADD_REMAINING_SELF_LOOPS:
+		return gnn_graph_add_remaining_self_loops(g, (float)st->fill, &m->g[st->out]);
+	case GNN_STEP_DERIVE:
+		m->sym[st->arg] = gnn_graph_num_edges(g) - poly(m, st->size);
+		return GNN_OK;
+	case GNN_STEP_SEGPLAN:
+		n = poly(m, st->size);
+		k = (int64_t)(m->nb[st->in] / sizeof(int64_t));
+		if ((s = segalloc(m, st->out, (size_t)(n + 1 + k) * sizeof(int64_t))) != GNN_OK)
+			return s;
+		return gnn_segment_plan((const int64_t *)m->h[st->in], k, n, (int64_t *)m->hseg[st->out],
+		                        (int64_t *)m->hseg[st->out] + n + 1);
+	case GNN_STEP_EDGEPLAN:
+		n = gnn_graph_num_nodes(g);
+		k = gnn_graph_num_edges(g);
+		if ((s = segalloc(m, st->out, (size_t)(n + 1 + k) * sizeof(int64_t))) != GNN_OK)
+			return s;
+		memcpy(m->hseg[st->out], gnn_graph_rowptr(g), (size_t)(n + 1) * sizeof(int64_t));
+		if (k)
+			memcpy((int64_t *)m->hseg[st->out] + n + 1, gnn_graph_perm(g), (size_t)k * sizeof(int64_t));
+		return GNN_OK;
+	case GNN_STEP_COUNTS:
+		n = poly(m, st->size);
+		return segalloc(m, st->out, (size_t)(n > 0 ? n : 1) * sizeof(int64_t));
+	default:
+		break;
+	}
+	/* the rest make buffer out */
+	m->nb[st->out] = bufbytes(m, st->out);
+	if (m->nb[st->out] && !(m->h[st->out] = zalloc(m->nb[st->out])))
+		return gnn_error(GNN_ERR_MEM, "%s_bind: out of memory", p->name);
+	m->b[st->out] = m->h[st->out];
+	if (!m->nb[st->out])
+		return GNN_OK;
+	switch (st->op) {
+	case GNN_STEP_SRC: memcpy(m->h[st->out], gnn_graph_src(g), m->nb[st->out]); break;
+	case GNN_STEP_DST: memcpy(m->h[st->out], gnn_graph_dst(g), m->nb[st->out]); break;
+	case GNN_STEP_BATCH:
+		if (gnn_graph_batch(g))
+			memcpy(m->h[st->out], gnn_graph_batch(g), m->nb[st->out]);
+		break;
+	case GNN_STEP_IN_DEGREE: gnn_graph_in_degree(g, (float *)m->h[st->out]); break;
+	case GNN_STEP_OUT_DEGREE: gnn_graph_out_degree(g, (float *)m->h[st->out]); break;
+	case GNN_STEP_EDGE_WEIGHT: gnn_graph_edge_weight(g, (float *)m->h[st->out]); break;
+	case GNN_STEP_GCN_NORM: gnn_graph_gcn_norm(g, (float *)m->h[st->out]); break;
+	case GNN_STEP_KERNEL: p->kernel(m, st->arg); break;
+	default:
+		/* a table no gnncc writes: a bug, loudly */
+		fprintf(stderr, "gnnrt: %s: bind step %d is unknown\n", p->name, st->op);
+		abort();
+	}
+	return GNN_OK;
+}
+
+/* room for n bytes at the arena offset *off (256-byte aligned) */
+static size_t
+place(size_t *off, size_t n)
+{
+	size_t at = *off;
+
+	*off += (n + 255) & ~(size_t)255;
+	return at;
+}
+
+static gnn_status
+layout(gnn_instance *m)
+{
+	const gnn_program *p = m->prog;
+	const gnn_device *dev = p->dev;
+	size_t off = 0, *at;
+	int i, err = 0;
+
+	if (!(at = (size_t *)calloc((size_t)(p->nbuf + p->nseg + p->ninput + p->noutput) + 1, sizeof *at)))
+		return gnn_error(GNN_ERR_MEM, "%s_bind: out of memory", p->name);
+	for (i = 0; i < p->nbuf; i++)
+		if ((p->buf[i].kind == GNN_BUF_FWD && p->buf[i].share < 0) ||
+		    (dev->separate && p->buf[i].kind == GNN_BUF_BIND && devcopy(m, i)))
+			at[i] = place(&off, bufbytes(m, i));
+	for (i = 0; i < p->nseg; i++)
+		if (dev->separate && p->segdev[i])
+			at[p->nbuf + i] = place(&off, m->segnb[i]);
+	if (dev->separate) {
+		for (i = 0; i < p->ninput; i++)
+			at[p->nbuf + p->nseg + i] = place(&off, bufbytes(m, p->input[i]));
+		for (i = 0; i < p->noutput; i++)
+			at[p->nbuf + p->nseg + p->ninput + i] = place(&off, bufbytes(m, p->output[i]));
+	}
+	if (off == 0)   /* never an empty arena: offsets become pointers into it */
+		off = 256;
+	if (off > m->arenasize) {
+		if (dev->separate)
+			dev->free(m->arena);
+		else
+			gnn_free(m->arena, m->arenasize);
+		m->arena = NULL;
+		m->arenasize = 0;
+		if (dev->separate ? (err = dev->alloc((void **)&m->arena, off)) != 0 : !(m->arena = (unsigned char *)gnn_malloc(off))) {
+			free(at);
+			if (dev->separate)
+				return gnn_error(GNN_ERR_CUDA, "%s_bind: cannot allocate %zu bytes on the device: %s", p->name, off,
+				                 dev->errstr(err));
+			return gnn_error(GNN_ERR_MEM, "%s_bind: cannot allocate %zu bytes", p->name, off);
+		}
+		m->arenasize = off;
+	}
+	for (i = 0; i < p->nbuf; i++) {
+		if (p->buf[i].kind == GNN_BUF_FWD && p->buf[i].share < 0)
+			m->b[i] = m->arena + at[i];
+		else if (dev->separate && p->buf[i].kind == GNN_BUF_BIND && devcopy(m, i)) {
+			m->b[i] = m->arena + at[i];
+			if ((err = dev->copy(m->b[i], m->h[i], m->nb[i], GNN_H2D, m->stream, 0))) {
+				free(at);
+				return deverr(m, "bind: upload failed", err);
+			}
+		}
+	}
+	for (i = 0; i < p->nbuf; i++)
+		if (p->buf[i].kind == GNN_BUF_FWD && p->buf[i].share >= 0)
+			m->b[i] = m->b[p->buf[i].share];
+	for (i = 0; i < p->nseg; i++) {
+		m->seg[i] = m->hseg[i];
+		if (dev->separate && p->segdev[i]) {
+			m->seg[i] = m->arena + at[p->nbuf + i];
+			if ((err = dev->copy(m->seg[i], m->hseg[i], m->segnb[i], GNN_H2D, m->stream, 0))) {
+				free(at);
+				return deverr(m, "bind: upload failed", err);
+			}
+		}
+	}
+	for (i = 0; dev->separate && i < p->ninput + p->noutput; i++)
+		m->stage[i] = m->arena + at[p->nbuf + p->nseg + i];
+	free(at);
+	return GNN_OK;
+}
+
+gnn_status
+gnn_prog_bind(void *mv, gnn_graph *graph)
+{
+	gnn_instance *m = (gnn_instance *)mv;
+	const gnn_program *p;
+	static const char *const what[3] = {"nodes", "edges", "graphs"};
+	int64_t have;
+	gnn_status s;
+	int i, err;
+
+	if (!m || !graph)
+		return gnn_error(GNN_ERR_ARG, "%s_bind: NULL argument", m ? m->prog->name : "model");
+	p = m->prog;
+	/* forwards still queued read what bind replaces */
+	if ((err = p->dev->sync(m->stream)))
+		return deverr(m, "bind: an earlier forward failed", err);
+	gnn_prog_unbind_(m);
+	m->g[0] = graph;
+	for (i = 0; i < 3; i++) {
+		have = i == 0 ? gnn_graph_num_nodes(graph) : i == 1 ? gnn_graph_num_edges(graph) : gnn_graph_num_graphs(graph);
+		if (p->graphsym[i] >= 0)
+			m->sym[p->graphsym[i]] = have;
+		else if (p->graphsize[i] >= 0 && have != poly(m, p->graphsize[i])) {
+			/* a constant size (--specialize) */
+			m->g[0] = NULL;
+			return gnn_error(GNN_ERR_SHAPE, "%s_bind: the model was compiled for %lld %s, the graph has %lld", p->name,
+			                 (long long)poly(m, p->graphsize[i]), what[i], (long long)have);
+		}
+	}
+	for (i = 0; i < p->nstep; i++)
+		if ((s = step(m, &p->step[i])) != GNN_OK) {
+			gnn_prog_unbind_(m);
+			return s;
+		}
+	if ((s = layout(m)) != GNN_OK) {
+		gnn_prog_unbind_(m);
+		return s;
+	}
+	m->bound = 1;
+	return GNN_OK;
+}
+
+/* ---- forward ----------------------------------------------------------- */
+
+gnn_status
+gnn_prog_begin(gnn_instance *m, const void *const *in, void *const *out)
+{
+	const gnn_program *p = m ? m->prog : NULL;
+	int i;
+
+	if (!m || !in || !out)
+		return gnn_error(GNN_ERR_ARG, "%s_forward: NULL argument", p ? p->name : "model");
+	if (!m->bound)
+		return gnn_error(GNN_ERR_STATE, "%s_forward: no graph is bound (call %s_bind first)", p->name, p->name);
+	for (i = 0; i < p->ninput; i++) {
+		if (!in[i] && bufbytes(m, p->input[i]) != 0)
+			return gnn_error(GNN_ERR_ARG, "%s_forward: input '%s' is NULL", p->name, p->buf[p->input[i]].name);
+		m->b[p->input[i]] = (void *)in[i];
+	}
+	for (i = 0; i < p->noutput; i++)
+		if (!out[i] && bufbytes(m, p->output[i]) != 0)
+			return gnn_error(GNN_ERR_ARG, "%s_forward: output %d is NULL", p->name, i);
+	return GNN_OK;
+}
+
+gnn_status
+gnn_prog_end(gnn_instance *m, void *const *out)
+{
+	const gnn_program *p = m->prog;
+	int i, err;
+
+	for (i = 0; i < p->noutput; i++)
+		if ((err = p->dev->copy(out[i], m->b[p->output[i]], bufbytes(m, p->output[i]), GNN_ANY, m->stream, 1)))
+			return gnn_error(GNN_ERR_CUDA, "%s_forward: copying output %d failed: %s", p->name, i, p->dev->errstr(err));
+	if ((err = p->dev->last_error()))
+		return deverr(m, "forward", err);
+	return GNN_OK;
+}
+
+gnn_status
+gnn_prog_run_host(void *mv, const void *const *in, void *const *out)
+{
+	gnn_instance *m = (gnn_instance *)mv;
+	const gnn_program *p = m ? m->prog : NULL;
+	const void **din;
+	void **dout;
+	gnn_status s;
+	int i, err;
+	size_t n;
+
+	if (!m || !in || !out)
+		return gnn_error(GNN_ERR_ARG, "%s_forward_host: NULL argument", p ? p->name : "model");
+	if (!p->dev->separate)
+		return p->run(m, in, out);
+	if (!m->bound)
+		return gnn_error(GNN_ERR_STATE, "%s_forward_host: no graph is bound (call %s_bind first)", p->name, p->name);
+	din = (const void **)calloc((size_t)p->ninput + 1, sizeof *din);
+	dout = (void **)calloc((size_t)p->noutput + 1, sizeof *dout);
+	if (!din || !dout) {
+		free(din);
+		free(dout);
+		return gnn_error(GNN_ERR_MEM, "%s_forward_host: out of memory", p->name);
+	}
+	s = GNN_OK;
+	for (i = 0; s == GNN_OK && i < p->ninput; i++) {
+		n = bufbytes(m, p->input[i]);
+		din[i] = m->stage[i];
+		if (!in[i] && n)
+			s = gnn_error(GNN_ERR_ARG, "%s_forward_host: input '%s' is NULL", p->name, p->buf[p->input[i]].name);
+		else if ((err = p->dev->copy(m->stage[i], in[i], n, GNN_H2D, m->stream, 1)))
+			s = deverr(m, "forward_host: upload failed", err);
+	}
+	for (i = 0; i < p->noutput; i++)
+		dout[i] = m->stage[p->ninput + i];
+	if (s == GNN_OK)
+		s = p->run(m, din, dout);
+	for (i = 0; s == GNN_OK && i < p->noutput; i++)
+		if ((err = p->dev->copy(out[i], m->stage[p->ninput + i], bufbytes(m, p->output[i]), GNN_D2H, m->stream, 1)))
+			s = deverr(m, "forward_host: download failed", err);
+	if (s == GNN_OK && (err = p->dev->sync(m->stream)))
+		s = deverr(m, "forward_host", err);
+	free(din);
+	free(dout);
+	return s;
+}
+
+gnn_status
+gnn_prog_sync(void *mv)
+{
+	gnn_instance *m = (gnn_instance *)mv;
+	int err;
+
+	if (!m)
+		return gnn_error(GNN_ERR_ARG, "model_synchronize: NULL model");
+	if ((err = m->prog->dev->sync(m->stream)))
+		return deverr(m, "synchronize", err);
+	return GNN_OK;
+}
+
+gnn_status
+gnn_prog_output_shape(void *mv, int i, int64_t *shape)
+{
+	gnn_instance *m = (gnn_instance *)mv;
+	const gnn_program *p = m ? m->prog : NULL;
+	int j, k, off;
+
+	if (!m || !shape)
+		return gnn_error(GNN_ERR_ARG, "%s: output_shape: NULL argument", p ? p->name : "model");
+	if (i < 0 || i >= p->noutput)
+		return gnn_error(GNN_ERR_ARG, "%s: no output %d", p->name, i);
+	if (!m->bound)
+		return gnn_error(GNN_ERR_STATE, "%s: no graph is bound", p->name);
+	for (j = 0, off = 0; j < i; j++)
+		off += p->outputs[j].rank;
+	for (k = 0; k < p->outputs[i].rank; k++)
+		shape[k] = poly(m, p->outshape[off + k]);
+	return GNN_OK;
+}
+
+/* ---- tuning ------------------------------------------------------------ */
+
+void
+gnn_prog_tune_select(void *mv, int k, int c)
+{
+	gnn_instance *m = (gnn_instance *)mv;
+
+	if (m && k >= 0 && k < m->prog->ntune)
+		m->sel[k] = c;
+}
+
+static void
+launchone(void *mv, int k)
+{
+	gnn_instance *m = (gnn_instance *)mv;
+
+	m->prog->launch(m, k);
+}
+
+gnn_status
+gnn_prog_tune_time(void *mv, int k, int reps, double *us)
+{
+	gnn_instance *m = (gnn_instance *)mv;
+	double t[64], x;
+	int i, j, err;
+
+	if (!m || !us || !m->bound || k < 0 || k >= m->prog->ntune)
+		return gnn_error(GNN_ERR_ARG, "%s_tune_time: bad arguments", m ? m->prog->name : "model");
+	reps = reps < 1 ? 1 : reps > 64 ? 64 : reps;
+	m->prog->launch(m, k);   /* warm */
+	for (i = 0; i < reps; i++)
+		if ((err = m->prog->dev->elapsed(m->stream, launchone, m, k, &t[i])) || (err = m->prog->dev->last_error()))
+			return deverr(m, "tune_time", err);
+	for (i = 1; i < reps; i++)
+		for (j = i, x = t[i]; j > 0 && t[j - 1] > x; j--)
+			t[j] = t[j - 1], t[j - 1] = x;
+	*us = t[reps / 2];
+	return GNN_OK;
+}
+
+const char *
+gnn_prog_arch(const gnn_program *p)
+{
+	return p->dev->arch();
+}
