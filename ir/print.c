@@ -206,9 +206,8 @@ snprintfloat(char *buf, size_t n, double v)
 	}
 	if (prec == 17)
 		snprintf(tmp, sizeof tmp, "%.17g", v);
-	if (!strpbrk(tmp, ".en"))
-		strcat(tmp, ".0");
-	return snprintf(buf, n, "%s", tmp);
+	/* tmp holds at most 24 characters of %.17g */
+	return snprintf(buf, n, "%s%s", tmp, strpbrk(tmp, ".en") ? "" : ".0");
 }
 
 static bool
