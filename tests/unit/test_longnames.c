@@ -114,6 +114,20 @@ out:
 	free(c);
 }
 
+/* Opening a safetensors file with header json (and ndata bytes of data)
+** fails with s, with a message that has has and ends with end. */
+static void
+stbad(const char *json, size_t ndata, gnn_status s, const char *has, const char *end)
+{
+	gnn_safetensors *st = NULL;
+
+	if (!CHECK_ST(gnn_st_open(mkst("bad.safetensors", json, ndata), &st), s))
+		gnn_st_close(st);
+	CHECK(st == NULL);
+	CHECK_MSG(has);
+	check_msg_end(end);
+}
+
 /* headers whose long text is an error: the message says what is wrong */
 static void
 test_safetensors_bad(void)
@@ -121,78 +135,59 @@ test_safetensors_bad(void)
 	char *name = longstr('n', Long, ""), *dt = longstr('F', Long, "32");
 	size_t n = 3 * Long + 200;
 	char *json = malloc(n);
-	gnn_safetensors *st = NULL;
-	const char *path;
 
 	/* an unsupported dtype on a tensor with a long name */
 	snprintf(json, n, "{\"%s\": {\"dtype\": \"X64\", \"shape\": [1], \"data_offsets\": [0, 8]}}", name);
-	path = mkst("dtype.safetensors", json, 8);
-	CHECK_ST(gnn_st_open(path, &st), GNN_ERR_DTYPE);
-	CHECK(st == NULL);
-	CHECK_MSG("nnn...': dtype 'X64' is not supported");
-	check_msg_end("dtype 'X64' is not supported");
-
+	stbad(json, 8, GNN_ERR_DTYPE, "nnn...': dtype 'X64' is not supported", "dtype 'X64' is not supported");
 	/* a long dtype string: quoted cut, and not taken for F32 */
 	snprintf(json, n, "{\"t\": {\"dtype\": \"%s\", \"shape\": [1], \"data_offsets\": [0, 4]}}", dt);
-	path = mkst("longdt.safetensors", json, 4);
-	CHECK_ST(gnn_st_open(path, &st), GNN_ERR_DTYPE);
-	CHECK_MSG("tensor 't': dtype 'FFF");
-	check_msg_end("...' is not supported");
-
+	stbad(json, 4, GNN_ERR_DTYPE, "tensor 't': dtype 'FFF", "...' is not supported");
 	/* a long unexpected key in a tensor's entry */
 	snprintf(json, n, "{\"t\": {\"%s\": 1}}", name);
-	path = mkst("key.safetensors", json, 0);
-	CHECK_ST(gnn_st_open(path, &st), GNN_ERR_FORMAT);
-	CHECK_MSG("tensor 't': unexpected key 'nnn");
-	check_msg_end("...'");
-
+	stbad(json, 0, GNN_ERR_FORMAT, "tensor 't': unexpected key 'nnn", "...'");
 	/* the same long name twice */
 	snprintf(json, n, "{\"%s\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [0, 4]}, "
 		"\"%s\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [4, 8]}}", name, name);
-	path = mkst("dup.safetensors", json, 8);
-	CHECK_ST(gnn_st_open(path, &st), GNN_ERR_FORMAT);
-	CHECK_MSG(": duplicate tensor name 'nnn");
-	check_msg_end("...'");
-
+	stbad(json, 8, GNN_ERR_FORMAT, ": duplicate tensor name 'nnn", "...'");
 	/* a long name whose offsets do not fit its shape */
 	snprintf(json, n, "{\"%s\": {\"dtype\": \"F32\", \"shape\": [2], \"data_offsets\": [0, 4]}}", name);
-	path = mkst("lie.safetensors", json, 4);
-	CHECK_ST(gnn_st_open(path, &st), GNN_ERR_FORMAT);
-	check_msg_end("...': data_offsets [0, 4] do not hold f32[2] (8 bytes)");
+	stbad(json, 4, GNN_ERR_FORMAT, "tensor 'nnn", "...': data_offsets [0, 4] do not hold f32[2] (8 bytes)");
 	free(json);
 	free(name);
 	free(dt);
+}
+
+/* Reading a .npy file with header hdr fails with s; the message has has
+** and ends with end. */
+static void
+npybad(const char *hdr, gnn_status s, const char *has, const char *end)
+{
+	gnn_array a;
+
+	CHECK_ST(gnn_npy_read(mknpy("bad.npy", hdr), &a), s);
+	CHECK(a.data == NULL);
+	CHECK_MSG(has);
+	check_msg_end(end);
 }
 
 static void
 test_npy_bad(void)
 {
 	char *key = longstr('k', Long, ""), *descr = longstr('f', Long, "4");
-	size_t n = Long + 200;
+	size_t n = (1 << 20) + 100;
 	char *hdr = malloc(n);
-	gnn_array a;
 
 	/* a long unexpected key */
 	snprintf(hdr, n, "{'%s': 1, 'descr': '<f4', 'fortran_order': False, 'shape': (0,), }\n", key);
-	CHECK_ST(gnn_npy_read(mknpy("key.npy", hdr), &a), GNN_ERR_FORMAT);
-	CHECK_MSG("unexpected key 'kkk");
-	check_msg_end("...'");
-
+	npybad(hdr, GNN_ERR_FORMAT, "unexpected key 'kkk", "...'");
 	/* a long descr ending in a valid code is not that code */
 	snprintf(hdr, n, "{'descr': '<%s', 'fortran_order': False, 'shape': (0,), }\n", descr);
-	CHECK_ST(gnn_npy_read(mknpy("descr.npy", hdr), &a), GNN_ERR_DTYPE);
-	CHECK_MSG("unsupported dtype '<fff");
-	check_msg_end("...'");
-
+	npybad(hdr, GNN_ERR_DTYPE, "unsupported dtype '<fff", "...'");
 	/* a header above the reader's limit of 1 MiB */
-	free(hdr);
-	n = (1 << 20) + 100;
-	hdr = malloc(n);
 	memset(hdr, ' ', n - 1);
 	memcpy(hdr, "{'descr': '<f4', 'fortran_order': False, 'shape': (0,), }", 57);
 	hdr[n - 1] = '\0';
-	CHECK_ST(gnn_npy_read(mknpy("huge.npy", hdr), &a), GNN_ERR_FORMAT);
-	CHECK_MSG("exceeds the limit");
+	npybad(hdr, GNN_ERR_FORMAT, "exceeds the limit", "exceeds the limit of 1048576");
 	free(hdr);
 	free(key);
 	free(descr);
