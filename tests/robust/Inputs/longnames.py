@@ -16,9 +16,10 @@ it, into DIR:
                  layer and a size symbol of 600 characters each (within
                  the 4096 bytes at which diagnostics are cut)
   ei.npy, x.npy  a 5-node graph and its features
-  input.arg      gnnrun's --input option for x.npy, for xargs -a: the
-                 input's name (100 characters) is too long to write in a
-                 test
+  x7.npy         features of 7 nodes, which do not fit the graph
+  input.arg      gnnrun's --input option for x.npy (input7.arg: x7.npy),
+                 for xargs -a: the input's name (100 characters) is too
+                 long to write in a test
   w.safetensors  the model's weights under their long state_dict names
 
 Names differ only in their last characters, far past any fixed buffer a
@@ -112,5 +113,7 @@ for k, v in tensors.items():
 h = json.dumps(hdr).encode()
 with open(os.path.join(out, "w.safetensors"), "wb") as f:
     f.write(struct.pack("<Q", len(h)) + h + data)
-with open(os.path.join(out, "input.arg"), "w") as f:
-    f.write(f"--input {inp}={os.path.join(out, 'x.npy')}\n")
+np.save(os.path.join(out, "x7.npy"), np.zeros((7, 4), np.float32))
+for arg, x in [("input.arg", "x.npy"), ("input7.arg", "x7.npy")]:
+    with open(os.path.join(out, arg), "w") as f:
+        f.write(f"--input {inp}={os.path.join(out, x)}\n")
