@@ -904,7 +904,8 @@ parseins(Parser *P, Fn *fn, Scratch *S)
 	Tok *nt = next(P), *tt, *ot, *t;
 	const char *name;
 	char msg[512];      /* typecheckop's message: bounded by typecheck.c */
-	bool poisoned = false, braces;
+	bool poisoned = false, braces, hassc;
+	Sched sc;
 	Type ty, out;
 	Ref r = Poison;
 	int op, k;
@@ -955,6 +956,11 @@ parseins(Parser *P, Fn *fn, Scratch *S)
 	}
 	if (poisoned)   /* the operand's own error was reported */
 		goto done;
+	/* the schedule is a typed field, not an attribute: parsed here */
+	if (schedtake(S->attr, &S->nattr, &sc, &hassc, msg, sizeof msg) < 0) {
+		err(P, ot, "%s: %s", opinfo[op].name, msg);
+		goto done;
+	}
 	if (S->narg > S->atc) {
 		S->atc = S->narg;
 		S->at = erealloc(S->at, S->atc * sizeof *S->at);
@@ -973,6 +979,8 @@ parseins(Parser *P, Fn *fn, Scratch *S)
 		goto done;
 	}
 	r = emit(fn, op, ty, S->arg, S->narg, S->attr, S->nattr, name, loc(P, ot));
+	if (hassc)
+		putsched(&fn->ins[fn->nins - 1], &sc);
 done:
 	define(P, name, r);
 }
