@@ -391,7 +391,7 @@ emitop(Ctx *c, int op, const Ref *arg, int narg, const Attr *attr, int nattr,
        const Type *decl, Loc l)
 {
 	Type at[64] = {{0}}, out;
-	char err[512];
+	char err[512];      /* typecheckop's message: it bounds its own parts */
 	int k;
 
 	(void)c;
