@@ -17,23 +17,28 @@
 #include <unistd.h>
 
 #include "../runtime/gnnrt.h"
+#include "options.h"
 #include "schedules.h"
 #include "toolchain.h"
 
 int
-parseforce(const char *arg, SchedForce *f, char *err, size_t errlen)
+parseforce(const char *arg, SchedForce *f)
 {
 	const char *colon = strchr(arg, ':');
-	size_t n = colon ? (size_t)(colon - arg) : 0;
+	char err[256];
 
-	if (!colon || n == 0 || n >= sizeof f->kernel) {
-		snprintf(err, errlen, "--schedule: expected KERNEL:FIELDS (g0:lanes=8,rows=32, or all:...), not '%s'", arg);
+	f->kernel = NULL;
+	if (!colon || colon == arg) {
+		opterror("--schedule: expected KERNEL:FIELDS (g0:lanes=8,rows=32, or all:...), not '%s'", arg);
 		return -1;
 	}
-	memcpy(f->kernel, arg, n);
-	f->kernel[n] = 0;
-	if (schedparse(colon + 1, &f->s, err, errlen) < 0)
+	/* schedparse's messages are its own, short and bounded */
+	if (schedparse(colon + 1, &f->s, err, sizeof err) < 0) {
+		opterror("%s", err);
 		return -1;
+	}
+	f->kernel = estrdup(arg);
+	f->kernel[colon - arg] = '\0';
 	return 0;
 }
 
@@ -190,7 +195,7 @@ pickschedules(Mod *m, const SchedOpts *o, Choices *cs)
 	}
 	archkey(o, cs->archkey, sizeof cs->archkey);
 	if (o->olevel > 0 && !(o->cache && !*o->cache)) {
-		cpath = o->cache ? strdup(o->cache) : defaultcache();
+		cpath = o->cache ? estrdup(o->cache) : defaultcache();
 		if (cpath)
 			cache = cacheopen(cpath, o->who);
 	}
@@ -210,11 +215,7 @@ pickschedules(Mod *m, const SchedOpts *o, Choices *cs)
 	for (fn = m->fn; fn; fn = fn->link) {
 		Kernel *ks;
 		n = listkernels(fn, &ks);
-		cs->c = realloc(cs->c, (cs->n + n + 1) * sizeof *cs->c);
-		if (!cs->c) {
-			fprintf(stderr, "%s: error: out of memory\n", o->who);
-			abort();
-		}
+		cs->c = erealloc(cs->c, (cs->n + n + 1) * sizeof *cs->c);
 		for (j = 0; j < n; j++) {
 			Choice *c = &cs->c[cs->n++];
 			const SchedForce *f = forced(o, ks[j].name);
