@@ -36,11 +36,11 @@ const char *const optpresets[7] = {"cora", "citeseer", "pubmed", "arxiv", "reddi
 static const OptSpec table[] = {
 	SECTION(CC | RUN, "Input:"),
 	{OptLang, CC, "-x", NULL, ArgRequired, NULL, gnn_ir, "language",
-	 "the language of FILE (default: by suffix, .ir is IR, else gnn)"},
+	 "the language of FILE (default: .ir is IR, else gnn)"},
 	{OptInclude, CC | RUN, "-I", NULL, ArgRequired, "DIR", NULL, NULL,
-	 "search DIR for imports, after the importing file's directory\n(repeatable; -IDIR too)"},
+	 "search DIR for imports, after the importing file's\ndirectory (repeatable; -IDIR too)"},
 	{OptGraph, RUN, "--graph", NULL, ArgRequired, "FILE", NULL, NULL,
-	 "edge_index, int32 or int64 [2, E] (row 0 source, row 1 target)"},
+	 "edge_index, int32 or int64 [2, E] (row 0 source,\nrow 1 target)"},
 	{OptBatch, RUN, "--batch", NULL, ArgRequired, "FILE", NULL, NULL,
 	 "node-to-graph ids for a batched graph[N, E, B] input"},
 	{OptNumNodes, RUN, "--num-nodes", NULL, ArgRequired, "N", NULL, NULL,
@@ -73,7 +73,8 @@ static const OptSpec table[] = {
 	 "cpu: the model compiled for the cpu target (cc);\n"
 	 "cuda: compiled for the cuda target (nvcc; needs a GPU);\n"
 	 "cuda-emu: the cuda target's code on the emulated device\n"
-	 "(c++; the CPU runs every GPU thread, CUDA's semantics checked)"},
+	 "(c++; the CPU runs every GPU thread, CUDA's semantics\n"
+	 "checked)"},
 	{OptEmuCheck, RUN, "--emu-check", NULL, ArgRequired, "MODE", emuchecks, "mode",
 	 "cuda-emu under memcheck (AddressSanitizer) or racecheck\n"
 	 "(ThreadSanitizer); gnnrun loads the sanitizer itself"},
@@ -87,7 +88,7 @@ static const OptSpec table[] = {
 	 "-O0 runs no passes; -O, -O1, -O2, -O3 the default pipeline\n"
 	 "(-O2 is the default; docs/passes.md)"},
 	{OptPasses, CC, "--passes", NULL, ArgRequired, "P1,P2,...", NULL, NULL,
-	 "run exactly these passes, in this order; --passes= runs none"},
+	 "run exactly these passes, in this order;\n--passes= runs none"},
 	{OptVerifyEach, CC, "--verify-each", NULL, ArgNone, NULL, NULL, NULL,
 	 "verify the IR after every pass"},
 	{OptSpecialize, CC | RUN, "--specialize", NULL, ArgRequired, "N=2708,E=10556", NULL, NULL,
@@ -113,7 +114,8 @@ static const OptSpec table[] = {
 	 "seconds for the whole tuning run (default 60)"},
 	{OptTuneCache, CC | RUN, "--tune-cache", NULL, ArgRequired, "FILE", NULL, NULL,
 	 "the tuning cache (default $GNNCC_TUNE_CACHE, else\n"
-	 "$XDG_CACHE_HOME/gnncc/tune.jsonl or ~/.cache/gnncc/tune.jsonl)"},
+	 "$XDG_CACHE_HOME/gnncc/tune.jsonl or\n"
+	 "~/.cache/gnncc/tune.jsonl)"},
 	{OptNoTuneCache, CC | RUN, "--no-tune-cache", NULL, ArgNone, NULL, NULL, NULL,
 	 "neither read nor write a cache"},
 
@@ -136,13 +138,14 @@ static const OptSpec table[] = {
 	 "obj: an object and its header beside it (default)\n"
 	 "cuda, c: the generated source (cuda needs --target=cuda,\n"
 	 "c needs --target=cpu); header: the model's header;\n"
-	 "ir: the optimized IR.  Without -o these go to standard output"},
+	 "ir: the optimized IR.  Without -o these go to\n"
+	 "standard output"},
 	{OptKeepTemps, CC, "--keep-temps", NULL, ArgNone, NULL, NULL, NULL,
-	 "keep the generated source beside the object (NAME.gnncc.cu)"},
+	 "keep the generated source beside the object\n(NAME.gnncc.cu)"},
 	{OptMD, CC, "-MD", NULL, ArgNone, NULL, NULL, NULL,
 	 "also write a Make dependency file (-o's name with .d)"},
 	{OptMMD, CC, "-MMD", NULL, ArgNone, NULL, NULL, NULL,
-	 "the same, without the gnncc executable among the dependencies"},
+	 "the same, without the gnncc executable among the\ndependencies"},
 	{OptMF, CC, "-MF", NULL, ArgRequired, "FILE", NULL, NULL,
 	 "the dependency file's name"},
 	{OptMT, CC, "-MT", NULL, ArgRequired, "TARGET", NULL, NULL,
@@ -150,9 +153,9 @@ static const OptSpec table[] = {
 	{OptMP, CC, "-MP", NULL, ArgNone, NULL, NULL, NULL,
 	 "add an empty rule for each dependency but the input"},
 	{OptDumpIr, CC, "--dump-ir", NULL, ArgOptional, "WHEN", NULL, NULL,
-	 "print the final IR to standard output (alone: write nothing\n"
-	 "else); --dump-ir=all: after the frontend and after every pass;\n"
-	 "--dump-ir=PASS: after pass PASS"},
+	 "print the final IR to standard output (alone: write\n"
+	 "nothing else); --dump-ir=all: after the frontend and\n"
+	 "after every pass; --dump-ir=PASS: after pass PASS"},
 	{OptSyntaxOnly, CC, "-fsyntax-only", NULL, ArgNone, NULL, NULL, NULL,
 	 "check FILE only: run no passes, write nothing"},
 	{OptVerbose, CC, "-v", NULL, ArgNone, NULL, NULL, NULL,
