@@ -5,7 +5,7 @@ composed names -- the state_dict paths of nested layers' parameters, the
 IR's value names -- run to about 8000 characters, with the files to run
 it, into DIR:
 
-  m.gnn          the model: long model, size symbol, layer
+  m.gnn          the model: long model, input, size symbol, layer
                  definition, layer instance (also a layer array),
                  nested layer, param and variable names, six layers
                  deep; it imports
@@ -18,8 +18,8 @@ it, into DIR:
   ei.npy, x.npy  a 5-node graph and its features
   x7.npy         features of 7 nodes, which do not fit the graph
   input.arg      gnnrun's --input option for x.npy (input7.arg: x7.npy),
-                 for xargs -a: the input's name (100 characters) is too
-                 long to write in a test
+                 for xargs -a: the input's name is too long to write in a
+                 test
   w.safetensors  the model's weights under their long state_dict names
 
 Names differ only in their last characters, far past any fixed buffer a
@@ -40,8 +40,7 @@ def name(c, k=0):
     return c * (L - 1) + str(k)
 
 
-inner, par, inst, var, sym, mod = (name(c) for c in "IPCVSM")
-inp = "X" * 99 + "0"    # gnnrun takes input names below 128 characters
+inner, par, inst, var, sym, mod, inp = (name(c) for c in "IPCVSMX")
 
 # about 3500 characters of directories, each within NAME_MAX
 sub = "/".join(["d" * 200] * 17)
