@@ -14,22 +14,11 @@
 #include "codegen.h"
 #include "plan.h"
 
-static bool
-isalias(const Ins *in)
-{
-	return in->op == Oreshape || in->op == Odropout;
-}
-
-/* The value whose storage v shares (itself unless an alias). */
+/* The value whose storage v shares: the IR's one walk (storageroot). */
 Ref
 storageof(const Plan *p, Ref v)
 {
-	const Fn *fn = p->fn;
-	int d;
-
-	while ((d = fn->val[v].def) >= 0 && isalias(&fn->ins[d]))
-		v = fn->ins[d].arg[0];
-	return v;
+	return storageroot(p->fn, v);
 }
 
 static bool
@@ -153,7 +142,7 @@ planfree(Plan *p)
 	memset(p, 0, sizeof *p);
 }
 
-/* every "sched" attribute starts a kernel and is legal for it */
+/* every schedule (sched = "..." in IR text) starts a kernel and is legal for it */
 static int
 checkscheds(Fn *fn, int target)
 {
@@ -164,7 +153,7 @@ checkscheds(Fn *fn, int target)
 	Sched s;
 
 	for (i = 0; i < fn->nins; i++) {
-		if (!attrstr(&fn->ins[i], "sched"))
+		if (!hassched(&fn->ins[i]))
 			continue;
 		for (k = 0; k < nk && ks[k].first != i; k++)
 			;

@@ -22,6 +22,7 @@ typedef struct Plan {
 
 int plan(Plan *p, Fn *fn, int target);   /* returns the number of errors */
 void planfree(Plan *p);
+/* storageroot(p->fn, v), for emit.c */
 Ref storageof(const Plan *p, Ref v);
 
 #endif

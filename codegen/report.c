@@ -40,18 +40,11 @@ typedef struct R {
 	char **name;             /* value names as printed */
 } R;
 
+/* alias ops (reshape, dropout) launch nothing and have no buffer */
 static bool
 isalias(const Ins *in)
 {
-	return in->op == Oreshape || in->op == Odropout;
-}
-
-static Ref
-storage(const Fn *fn, Ref v)
-{
-	while (fn->val[v].def >= 0 && isalias(&fn->ins[fn->val[v].def]))
-		v = fn->ins[fn->val[v].def].arg[0];
-	return v;
+	return opinfo[in->op].flags & Falias;
 }
 
 /* ---- kernels --------------------------------------------------------------- */
@@ -298,12 +291,12 @@ usedinforward(R *r, Ref v)
 	int i, k;
 
 	for (i = 0; i < fn->nret; i++)
-		if (storage(fn, fn->ret[i]) == v)
+		if (storageroot(fn, fn->ret[i]) == v)
 			return true;
 	for (i = 0; i < fn->nins; i++)
 		if (r->phase[fn->ins[i].to] == PhaseForward && !isalias(&fn->ins[i]))
 			for (k = 0; k < fn->ins[i].narg; k++)
-				if (storage(fn, fn->ins[i].arg[k]) == v)
+				if (storageroot(fn, fn->ins[i].arg[k]) == v)
 					return true;
 	return false;
 }

@@ -40,17 +40,18 @@ int
 engineload(Engine *en, Mod *m, Fn *fn, int target, int emu, const char *source)
 {
 	CodegenOpts o = {.target = target, .source = source, .header = "model.h"};
-	char sym[512];
+	char *sym;
 
 	if (enginebuild(en, m, &o, false, emu, "gnnrun") < 0)
 		return -1;
-	snprintf(sym, sizeof sym, "%s_desc", fn->name);
-	if (!(en->desc = (const gnn_model_desc *)dlsym(en->handle, sym))) {
+	sym = strfmt("%s_desc", fn->name);
+	en->desc = (const gnn_model_desc *)dlsym(en->handle, sym);
+	if (!en->desc) {
 		fprintf(stderr, "gnnrun: error: the compiled model has no %s\n", sym);
 		engineclose(en);
-		return -1;
 	}
-	return 0;
+	free(sym);
+	return en->desc ? 0 : -1;
 }
 
 /*
@@ -95,7 +96,7 @@ cachedobject(const Cmd *c, const Layout *l, const char *src, const char *hdr, co
 {
 	const char *dir = getenv("GNNCC_ENGINE_CACHE");
 	uint64_t h = 0xcbf29ce484222325ull;
-	char name[64], *p;
+	char *p;
 	int i;
 
 	if (!dir || !*dir)
@@ -106,18 +107,15 @@ cachedobject(const Cmd *c, const Layout *l, const char *src, const char *hdr, co
 			h = hashstr(h, c->argv[i]);
 	h = hashfile(h, src, true);
 	h = hashfile(h, hdr, true);
-	p = emalloc(strlen(l->includedir) + strlen(l->emuincludedir) + 32);
-	sprintf(p, "%s/gnnrt.h", l->includedir);
+	p = strfmt("%s/gnnrt.h", l->includedir);
 	h = hashfile(h, p, false);
-	sprintf(p, "%s/cuda_runtime.h", l->emuincludedir);
+	free(p);
+	p = strfmt("%s/cuda_runtime.h", l->emuincludedir);
 	h = hashfile(h, p, false);
 	free(p);
 	if (emulib)
 		h = hashfile(h, emulib, false);
-	snprintf(name, sizeof name, "/%016llx.so", (unsigned long long)h);
-	p = emalloc(strlen(dir) + sizeof name);
-	sprintf(p, "%s%s", dir, name);
-	return p;
+	return strfmt("%s/%016llx.so", dir, (unsigned long long)h);
 }
 
 int
@@ -128,7 +126,7 @@ enginebuild(Engine *en, Mod *m, const CodegenOpts *co, bool openmp, int emu, con
 	char *src = tempname(cuda ? "model.cu" : "model.c");
 	char *hdr = tempname("model.h");
 	char *so = tempname("model.so");
-	char why[256], inc[4096];
+	char *why = NULL, *inc;
 	const char *cc;
 	char *prog, *nvcc = NULL, *emulib = NULL, *cudalib = NULL, *cached = NULL;
 	Layout l;
@@ -146,12 +144,11 @@ enginebuild(Engine *en, Mod *m, const CodegenOpts *co, bool openmp, int emu, con
 	}
 	if (cuda && emu) {
 		/* the emulated device: C++ against gnnemu, libgnnemu.a inside */
-		if (!emucommand(&c, emu, &l, why, sizeof why)) {
+		if (!emucommand(&c, emu, &l, &why)) {
 			fprintf(stderr, "%s: error: %s\n", who, why);
 			goto out;
 		}
-		emulib = emalloc(strlen(l.libdir) + sizeof "/libgnnemu.a");
-		sprintf(emulib, "%s/libgnnemu.a", l.libdir);
+		emulib = strfmt("%s/libgnnemu.a", l.libdir);
 		cmdadd(&c, "-shared");
 		cmdadd(&c, src);
 		cmdadd(&c, "-x");
@@ -176,7 +173,6 @@ enginebuild(Engine *en, Mod *m, const CodegenOpts *co, bool openmp, int emu, con
 	}
 	free(c.argv[0]);
 	c.argv[0] = prog;   /* runcmd does not search PATH */
-	snprintf(inc, sizeof inc, "-I%s", l.includedir);
 	if (cuda) {
 		/* no C++ runtime in the object, as for gnncc's; only this GPU */
 		cmdadd(&c, "-O2");
@@ -192,7 +188,8 @@ enginebuild(Engine *en, Mod *m, const CodegenOpts *co, bool openmp, int emu, con
 		if (openmp)
 			cmdadd(&c, "-fopenmp");
 	}
-	cmdadd(&c, inc);
+	cmdadd(&c, inc = strfmt("-I%s", l.includedir));
+	free(inc);
 	cmdadd(&c, src);
 	if (cuda) {
 		/* the runtime's CUDA device layer goes inside the object */
@@ -217,7 +214,7 @@ compile:
 		cached = NULL;
 		goto load;
 	}
-	rc = runcmd(&c, why, sizeof why);
+	rc = runcmd(&c, &why);
 	cmdfree(&c);
 	if (rc != 0) {
 		fprintf(stderr, "%s: error: compiling the generated %s failed (%s)\n", who, src,
@@ -244,6 +241,7 @@ out:
 	free(emulib);
 	free(cudalib);
 	free(cached);
+	free(why);
 	return rc;
 }
 

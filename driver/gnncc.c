@@ -38,14 +38,12 @@
 #include "../frontend/frontend.h"
 #include "../frontend/layerlib.h"
 #include "../passes/passes.h"
+#include "options.h"
 #include "schedules.h"
 #include "toolchain.h"
 
 #ifndef GNNCC_VERIFY_DEFAULT
 #define GNNCC_VERIFY_DEFAULT 0
-#endif
-#ifndef GNNCC_VERSION
-#define GNNCC_VERSION "0.1.0"
 #endif
 
 enum Lang { LNone, LGnn, LIr };
@@ -88,23 +86,6 @@ typedef struct Deps {
 	bool fromstdin;
 } Deps;
 
-/* two strings: ISO C compilers need only support 4095 characters */
-static const char usage2[] =
-"Schedules (docs/tuning.md):\n"
-"  --schedule=K:FIELDS kernel K (g0, k12, or all) gets this schedule, e.g.\n"
-"                      g0:lanes=8,rows=32 (repeatable; all: where legal)\n"
-"  --tune              time every candidate schedule on this machine and keep\n"
-"                      the fastest (needs a graph); results go to the cache\n"
-"  --tune-graph=FILE   the graph schedules are for (.npy edge_index): the cost\n"
-"                      model's statistics, the cache's bucket, --tune's input\n"
-"  --tune-nodes=N      that graph's node count (default: largest index + 1)\n"
-"  --tune-synthetic=N,E  tune on a synthetic power-law graph instead\n"
-"  --tune-budget=S     seconds for the whole tuning run (default 60)\n"
-"  --tune-cache=FILE   the tuning cache (default $GNNCC_TUNE_CACHE, else\n"
-"                      $XDG_CACHE_HOME/gnncc/tune.jsonl or ~/.cache/gnncc/tune.jsonl)\n"
-"  --no-tune-cache     neither read nor write a cache\n"
-"\n";
-
 static const char usage[] =
 "usage: gnncc [options] FILE\n"
 "\n"
@@ -112,67 +93,9 @@ static const char usage[] =
 ".ir suffix, into an object file for the GPU (CUDA) or the CPU; FILE '-'\n"
 "is standard input.  A C program links the object with libgnnrt.a\n"
 "(gnncc --print-link-flags) and includes the header written beside it.\n"
-"\n"
-"Input:\n"
-"  -x gnn|ir           the language of FILE (default: by suffix, else gnn)\n"
-"  -I DIR, -IDIR       search DIR for imports (repeatable)\n"
-"\n"
-"Target:\n"
-"  --target=cuda|cpu   CUDA kernels compiled by nvcc (default), or portable C\n"
-"  --emulate[=MODE]    cuda: compile the CUDA C with the host's C++ compiler for\n"
-"                      the emulated device (runs on the CPU, checked; see\n"
-"                      docs/emulator.md); MODE: run (default), memcheck\n"
-"                      (AddressSanitizer) or racecheck (ThreadSanitizer)\n"
-"  --arch=LIST         GPU architectures, e.g. sm_90 or sm_80,sm_90 (default);\n"
-"                      machine code for each, plus PTX for the newest; or native\n"
-"  -fopenmp            cpu: compile with OpenMP (then link with -fopenmp too)\n"
-"\n"
-"Optimization:\n"
-"  -O0                 run no passes\n"
-"  -O1, -O2, -O3       run the default pipeline (-O2 is the default; docs/passes.md)\n"
-"  --passes=P1,P2,...  run exactly these passes, in this order; --passes= runs none\n"
-"  --verify-each       verify the IR after every pass\n"
-"  --specialize=N=2708,E=10556\n"
-"                      compile for these graph sizes only (any -O level); bind\n"
-"                      rejects graphs of other sizes\n"
-"  --no-graph-breaks   a graph break (a host sync inside forward) is an error\n"
-"\n"
-"Reports (to standard output, after the passes):\n"
-"  --report[=LIST]     per model: kernels (what one forward launches), breaks,\n"
-"                      syncs, memory (the arena as a formula in N, E, ...),\n"
-"                      schedules (each kernel's, and why);\n"
-"                      LIST is a comma list of these (default: all).  Alone,\n"
-"                      without -o or --emit, nothing else is written\n"
-"  --report-graph=FILE the arena's size for this edge_index (.npy, [2, E])\n"
-"  --report-nodes=N    that graph's node count (default: largest index + 1)\n"
-"\n"
-"Output:\n"
-"  -o FILE             the output (default for objects: FILE's base name with .o)\n"
-"  --emit=KIND         obj: an object and its header beside it (default)\n"
-"                      cuda, c: the generated source (cuda needs --target=cuda,\n"
-"                      c needs --target=cpu); header: the model's header;\n"
-"                      ir: the optimized IR.  Without -o these go to standard output\n"
-"  --keep-temps        keep the generated source beside the object (NAME.gnncc.cu)\n"
-"  -MD                 also write a Make dependency file (-o's name with .d)\n"
-"  -MMD                the same, without the gnncc executable among the dependencies\n"
-"  -MF FILE            the dependency file's name\n"
-"  -MT TARGET          the rule's target (default: the output; repeatable)\n"
-"  -MP                 add an empty rule for each dependency but the input\n"
-"  --dump-ir           print the final IR to standard output (alone: write nothing else)\n"
-"  --dump-ir=all       print the IR after the frontend and after every pass\n"
-"  --dump-ir=PASS      print the IR after pass PASS\n"
-"  -fsyntax-only       check FILE only: run no passes, write nothing\n"
-"  -v                  show the commands that compile the generated source\n"
-"\n"
-"Building programs:\n"
-"  --print-link-flags  print the linker flags a program needs for --target\n"
-"  --print-cflags      print the compiler flags that find gnnrt.h\n"
-"\n"
-"Diagnostics:\n"
-"  -fno-caret          do not show the source line and a caret under errors\n"
-"  -fmax-errors=N      stop after N errors (default 20; 0: no limit)\n"
-"\n"
-"  --help              print this help;  --version: print the version\n"
+"\n";
+
+static const char epilogue[] =
 "\n"
 "Environment: CC (default cc) compiles --target=cpu; NVCC (default nvcc on\n"
 "PATH, else /usr/local/cuda/bin/nvcc) compiles --target=cuda; CXX (default\n"
@@ -180,81 +103,22 @@ static const char usage[] =
 "\n"
 "Passes:\n";
 
-static _Noreturn void
-fatal(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("gnncc: error: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-static void
-warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("gnncc: warning: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 static void
 printusage(void)
 {
 	const Pass *p;
 
 	fputs(usage, stdout);
+	opthelp(stdout, ForCc);
+	fputs(epilogue, stdout);
 	for (p = passtab; p->name; p++)
 		printf("  %-18s  %s\n", p->name, p->help);
-	fputs("\n", stdout);
-	fputs(usage2, stdout);
-}
-
-/* The argument of an option that takes one, joined (-oFILE) or next. */
-static const char *
-optarg_(int argc, char **argv, int *i, const char *opt)
-{
-	const char *a = argv[*i] + strlen(opt);
-
-	if (*a)
-		return a;
-	if (*i + 1 >= argc)
-		fatal("missing argument to '%s'", opt);
-	return argv[++*i];
 }
 
 static bool
 hasprefix(const char *s, const char *p)
 {
 	return strncmp(s, p, strlen(p)) == 0;
-}
-
-static int
-langof(const char *name)
-{
-	if (strcmp(name, "gnn") == 0)
-		return LGnn;
-	if (strcmp(name, "ir") == 0)
-		return LIr;
-	fatal("unknown language '%s' for -x; expected gnn or ir", name);
-}
-
-static int
-emitof(const char *name)
-{
-	int k;
-
-	for (k = EmitObj; k <= EmitIr; k++)
-		if (strcmp(name, emitname[k]) == 0)
-			return k;
-	fatal("unknown --emit kind '%s'; expected obj, cuda, c, header or ir", name);
 }
 
 /* "kernels,memory": the Report* bits */
@@ -274,8 +138,8 @@ reportof(const char *list)
 			if (strlen(name[k]) == n && strncmp(p, name[k], n) == 0)
 				break;
 		if (k == 5)
-			fatal("unknown report '%.*s' in '--report=%s'; expected kernels, breaks, syncs, memory or schedules",
-			      (int)n, p, list);
+			optfatal("unknown report '%.*s' in '--report=%s'; expected kernels, breaks, syncs, memory or schedules",
+			         (int)n, p, list);
 		what |= 1u << k;
 		if (!*q)
 			return what;
@@ -283,186 +147,112 @@ reportof(const char *list)
 	}
 }
 
-/* a non-negative integer option value, at most max */
-static int64_t
-number(const char *v, const char *opt, int64_t max)
-{
-	char *end;
-	long long n;
-
-	errno = 0;
-	n = strtoll(v, &end, 10);
-	if (!*v || *end || errno || n < 0 || n > max)
-		fatal("bad number '%s' for %s", v, opt);
-	return n;
-}
-
+/* --tune-synthetic=NODES,EDGES */
 static void
-push(const char ***v, int *n, const char *s)
+synthetic(Opts *o, const char *v)
 {
-	*v = erealloc(*v, (*n + 1) * sizeof **v);
-	(*v)[(*n)++] = s;
+	const char *comma = strchr(v, ',');
+	char *nodes;
+
+	if (!comma)
+		optfatal("--tune-synthetic: expected NODES,EDGES, not '%s'", v);
+	nodes = estrdup(v);
+	nodes[comma - v] = '\0';
+	o->so.synnodes = optint("--tune-synthetic", nodes, 0, (int64_t)1 << 32, "a node count");
+	o->so.synedges = optint("--tune-synthetic", comma + 1, 0, (int64_t)1 << 34, "an edge count");
+	free(nodes);
+	if (o->so.synnodes < 1)
+		optfatal("--tune-synthetic: a graph needs at least one node");
 }
 
 static void
 parseargs(Opts *o, int argc, char **argv)
 {
-	const char *a, *v;
-	char *end;
-	long n;
-	int i;
-	bool noopts = false;
+	OptParser p;
+	const char *v;
+	Opt id;
 
 	o->po.olevel = 2;
 	o->target = TargetCUDA;
 	o->report.nodes = -1;
 	o->so.nodes = -1;
-	for (i = 1; i < argc; i++) {
-		a = argv[i];
-		if (noopts || a[0] != '-' || strcmp(a, "-") == 0) {
+	optstart(&p, "gnncc", ForCc, argc, argv);
+	while ((id = optnext(&p, &v)) != OptEnd)
+		switch (id) {
+		case OptOperand:
 			if (o->input)
-				fatal("more than one input file ('%s' and '%s')", o->input, a);
-			o->input = a;
-		} else if (strcmp(a, "--") == 0)
-			noopts = true;
-		else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+				optfatal("more than one input file ('%s' and '%s')", o->input, v);
+			o->input = v;
+			break;
+		case OptHelp:
 			printusage();
 			exit(0);
-		} else if (strcmp(a, "--version") == 0) {
+		case OptVersion:
 			puts("gnncc " GNNCC_VERSION);
 			exit(0);
-		} else if (hasprefix(a, "-o"))
-			o->output = optarg_(argc, argv, &i, "-o");
-		else if (hasprefix(a, "-I"))
-			push(&o->incdir, &o->nincdir, optarg_(argc, argv, &i, "-I"));
-		else if (hasprefix(a, "-x"))
-			o->lang = langof(optarg_(argc, argv, &i, "-x"));
-		else if (strcmp(a, "-O0") == 0)
-			o->po.olevel = 0;
-		else if (strcmp(a, "-O") == 0 || strcmp(a, "-O1") == 0)
-			o->po.olevel = 1;
-		else if (strcmp(a, "-O2") == 0 || strcmp(a, "-O3") == 0)
-			o->po.olevel = 2;
-		else if (hasprefix(a, "--passes="))
-			o->po.pipeline = a + strlen("--passes=");
-		else if (strcmp(a, "--verify-each") == 0)
-			o->po.verifyeach = true;
-		else if (strcmp(a, "--specialize") == 0 || hasprefix(a, "--specialize=")) {
-			v = a[strlen("--specialize")] == '=' ? a + strlen("--specialize=") :
-			    optarg_(argc, argv, &i, "--specialize");
+		case OptOut: o->output = v; break;
+		case OptInclude: strpush(&o->incdir, &o->nincdir, v); break;
+		case OptLang: o->lang = p.choice == 0 ? LGnn : LIr; break;
+		case OptLevel: o->po.olevel = optlevel(v); break;
+		case OptPasses: o->po.pipeline = v; break;
+		case OptVerifyEach: o->po.verifyeach = true; break;
+		case OptSpecialize:
 			if (checkspecialize(v) < 0)
 				exit(1);
 			o->po.specialize = v;
-		} else if (strcmp(a, "--no-graph-breaks") == 0)
-			o->po.nographbreaks = true;
-		else if (strcmp(a, "--report") == 0)
-			o->report.what = ReportKernels | ReportBreaks | ReportSyncs | ReportMemory;
-		else if (hasprefix(a, "--report="))
-			o->report.what = reportof(a + strlen("--report="));
-		else if (hasprefix(a, "--report-graph="))
-			o->report.graph = a + strlen("--report-graph=");
-		else if (hasprefix(a, "--report-nodes=")) {
-			v = a + strlen("--report-nodes=");
-			errno = 0;
-			o->report.nodes = strtoll(v, &end, 10);
-			if (!*v || *end || errno || o->report.nodes < 0)
-				fatal("bad number '%s' in '--report-nodes='", v);
-		}
-		else if (strcmp(a, "--dump-ir") == 0) {
-			o->dump = DumpFinal;
-			o->po.dumpafter = NULL;
-		} else if (hasprefix(a, "--dump-ir=")) {
-			v = a + strlen("--dump-ir=");
-			if (!*v)
-				fatal("'--dump-ir=' needs 'all' or a pass name");
-			o->dump = strcmp(v, "all") == 0 ? DumpAll : DumpPass;
+			break;
+		case OptNoGraphBreaks: o->po.nographbreaks = true; break;
+		case OptReport:
+			o->report.what = v ? reportof(v) : ReportKernels | ReportBreaks | ReportSyncs | ReportMemory;
+			break;
+		case OptReportGraph: o->report.graph = v; break;
+		case OptReportNodes: o->report.nodes = optint("--report-nodes", v, 0, INT64_MAX, NULL); break;
+		case OptDumpIr:
+			if (v && !*v)
+				optfatal("'--dump-ir=' needs 'all' or a pass name");
+			o->dump = !v ? DumpFinal : strcmp(v, "all") == 0 ? DumpAll : DumpPass;
 			o->po.dumpafter = v;
-		} else if (hasprefix(a, "--emit="))
-			o->emit = emitof(a + strlen("--emit="));
-		else if (hasprefix(a, "--target=")) {
-			v = a + strlen("--target=");
-			if (strcmp(v, "cuda") == 0)
-				o->target = TargetCUDA;
-			else if (strcmp(v, "cpu") == 0)
-				o->target = TargetCPU;
-			else
-				fatal("unknown target '%s' for --target; expected cuda or cpu", v);
+			break;
+		case OptEmit: o->emit = EmitObj + p.choice; break;
+		case OptTarget:
+			o->target = p.choice == 0 ? TargetCUDA : TargetCPU;
 			o->targetset = true;
-		} else if (strcmp(a, "--emulate") == 0 || hasprefix(a, "--emulate=")) {
-			v = a[strlen("--emulate")] == '=' ? a + strlen("--emulate=") : "";
-			if ((o->emu = emumode(v)) < 0)
-				fatal("unknown mode '%s' for --emulate; expected run, memcheck or racecheck", v);
-		} else if (hasprefix(a, "--arch="))
-			o->arch = a + strlen("--arch=");
-		else if (strcmp(a, "-MD") == 0 || strcmp(a, "-MMD") == 0) {
+			break;
+		case OptEmulate: o->emu = emumode(v ? v : ""); break;
+		case OptArch: o->arch = v; break;
+		case OptMD:
+		case OptMMD:
 			o->md = true;
-			o->mdself = strcmp(a, "-MD") == 0;
-		} else if (strcmp(a, "-MP") == 0)
-			o->mp = true;
-		else if (hasprefix(a, "-MF"))
-			o->mf = optarg_(argc, argv, &i, "-MF");
-		else if (hasprefix(a, "-MT"))
-			push(&o->mt, &o->nmt, optarg_(argc, argv, &i, "-MT"));
-		else if (strcmp(a, "--keep-temps") == 0)
-			o->keeptemps = true;
-		else if (strcmp(a, "-v") == 0)
-			o->verbose = true;
-		else if (hasprefix(a, "--schedule=")) {
-			char err[256];
-			o->so.force = realloc(o->so.force, (o->so.nforce + 1) * sizeof *o->so.force);
-			if (!o->so.force)
-				fatal("out of memory");
-			if (parseforce(a + strlen("--schedule="), &o->so.force[o->so.nforce++], err, sizeof err) < 0)
-				fatal("%s", err);
-		} else if (strcmp(a, "--tune") == 0)
-			o->so.tune = true;
-		else if (hasprefix(a, "--tune-graph="))
-			o->so.graph = a + strlen("--tune-graph=");
-		else if (hasprefix(a, "--tune-nodes="))
-			o->so.nodes = number(a + strlen("--tune-nodes="), "--tune-nodes", (int64_t)1 << 40);
-		else if (hasprefix(a, "--tune-synthetic=")) {
-			char *comma;
-			v = a + strlen("--tune-synthetic=");
-			if (!(comma = strchr(v, ',')))
-				fatal("--tune-synthetic: expected NODES,EDGES, not '%s'", v);
-			*comma = 0;
-			o->so.synnodes = number(v, "--tune-synthetic", (int64_t)1 << 32);
-			o->so.synedges = number(comma + 1, "--tune-synthetic", (int64_t)1 << 34);
-			if (o->so.synnodes < 1)
-				fatal("--tune-synthetic: a graph needs at least one node");
-		} else if (hasprefix(a, "--tune-budget="))
-			o->so.budget = (double)number(a + strlen("--tune-budget="), "--tune-budget", 86400);
-		else if (hasprefix(a, "--tune-cache="))
-			o->so.cache = a + strlen("--tune-cache=");
-		else if (strcmp(a, "--no-tune-cache") == 0)
-			o->so.cache = "";
-		else if (strcmp(a, "-fopenmp") == 0)
-			o->openmp = true;
-		else if (strcmp(a, "-fno-openmp") == 0)
-			o->openmp = false;
-		else if (strcmp(a, "--print-link-flags") == 0)
-			o->print = PrintLinkFlags;
-		else if (strcmp(a, "--print-cflags") == 0)
-			o->print = PrintCflags;
-		else if (strcmp(a, "-fsyntax-only") == 0)
-			o->syntaxonly = true;
-		else if (strcmp(a, "-fno-caret") == 0)
-			diag_setcaret(false);
-		else if (strcmp(a, "-fcaret") == 0)
-			diag_setcaret(true);
-		else if (hasprefix(a, "-fmax-errors=")) {
-			v = a + strlen("-fmax-errors=");
-			errno = 0;
-			n = strtol(v, &end, 10);
-			if (!*v || *end || errno || n < 0 || n > 1000000)
-				fatal("bad number '%s' in '-fmax-errors='", v);
-			diag_setmaxerrors((int)n);
-		} else {
-			fprintf(stderr, "gnncc: error: unknown option '%s'\n", a);
-			fprintf(stderr, "gnncc: note: 'gnncc --help' lists the options\n");
-			exit(1);
+			o->mdself = id == OptMD;
+			break;
+		case OptMP: o->mp = true; break;
+		case OptMF: o->mf = v; break;
+		case OptMT: strpush(&o->mt, &o->nmt, v); break;
+		case OptKeepTemps: o->keeptemps = true; break;
+		case OptVerbose: o->verbose = true; break;
+		case OptSchedule:
+			o->so.force = erealloc(o->so.force, (o->so.nforce + 1) * sizeof *o->so.force);
+			if (parseforce(v, &o->so.force[o->so.nforce++]) < 0)
+				exit(1);
+			break;
+		case OptTune: o->so.tune = true; break;
+		case OptTuneGraph: o->so.graph = v; break;
+		case OptTuneNodes: o->so.nodes = optint("--tune-nodes", v, 0, (int64_t)1 << 40, NULL); break;
+		case OptTuneSynthetic: synthetic(o, v); break;
+		case OptTuneBudget: o->so.budget = (double)optint("--tune-budget", v, 0, 86400, NULL); break;
+		case OptTuneCache: o->so.cache = v; break;
+		case OptNoTuneCache: o->so.cache = ""; break;
+		case OptOpenmp: o->openmp = true; break;
+		case OptNoOpenmp: o->openmp = false; break;
+		case OptPrintLinkFlags: o->print = PrintLinkFlags; break;
+		case OptPrintCflags: o->print = PrintCflags; break;
+		case OptSyntaxOnly: o->syntaxonly = true; break;
+		case OptNoCaret: diag_setcaret(false); break;
+		case OptCaret: diag_setcaret(true); break;
+		case OptMaxErrors: diag_setmaxerrors((int)optint("-fmax-errors", v, 0, 1000000, NULL)); break;
+		default:
+			die("option %d has no case", (int)id);
 		}
-	}
 }
 
 /* ------------------------------------------------------------------ names */
@@ -482,12 +272,8 @@ withsuffix(const char *path, const char *suffix)
 {
 	const char *base = basename_(path), *dot = strrchr(base, '.');
 	size_t n = dot && dot > base ? (size_t)(dot - path) : strlen(path);
-	char *s;
 
-	s = emalloc(n + strlen(suffix) + 1);
-	memcpy(s, path, n);
-	strcpy(s + n, suffix);
-	return s;
+	return strfmt("%.*s%s", (int)n, path, suffix);
 }
 
 /* ----------------------------------------------------------- architecture */
@@ -537,7 +323,7 @@ parsearch(Opts *o)
 		memcpy(a, p, q - p);
 		a[q - p] = '\0';
 		if (!validarch(a))
-			fatal("unknown architecture '%s' in '--arch=%s'; expected sm_NN "
+			optfatal("unknown architecture '%s' in '--arch=%s'; expected sm_NN "
 			      "(sm_80, sm_90, sm_90a, ...), a comma-separated list of them, or native",
 			      a, list);
 		for (i = 0; i < o->narch && strcmp(o->archs[i], a) != 0; i++)
@@ -562,7 +348,7 @@ parsearch(Opts *o)
 static void
 addgencode(Cmd *c, const Opts *o)
 {
-	char buf[64];
+	char *flag;
 	const char *n;
 	int i;
 
@@ -573,11 +359,12 @@ addgencode(Cmd *c, const Opts *o)
 	for (i = 0; i < o->narch; i++) {
 		n = o->archs[i] + 3;
 		if (i < o->narch - 1)
-			snprintf(buf, sizeof buf, "arch=compute_%s,code=sm_%s", n, n);
+			flag = strfmt("arch=compute_%s,code=sm_%s", n, n);
 		else
-			snprintf(buf, sizeof buf, "arch=compute_%s,code=[sm_%s,compute_%s]", n, n, n);
+			flag = strfmt("arch=compute_%s,code=[sm_%s,compute_%s]", n, n, n);
 		cmdadd(c, "-gencode");
-		cmdadd(c, buf);
+		cmdadd(c, flag);
+		free(flag);
 	}
 }
 
@@ -590,31 +377,31 @@ checkopts(Opts *o)
 	bool dumponly;
 
 	if (!o->input)
-		fatal("no input file");
+		optfatal("no input file");
 	if (o->lang == LNone) {
 		size_t n = strlen(o->input);
 		o->lang = n > 3 && strcmp(o->input + n - 3, ".ir") == 0 ? LIr : LGnn;
 	}
 	if (o->emit == EmitCuda && o->target != TargetCUDA)
-		fatal("--emit=cuda needs --target=cuda; use --emit=c for --target=cpu");
+		optfatal("--emit=cuda needs --target=cuda; use --emit=c for --target=cpu");
 	if (o->emit == EmitC && o->target != TargetCPU)
-		fatal("--emit=c needs --target=cpu (the default target is cuda; its source is --emit=cuda)");
+		optfatal("--emit=c needs --target=cpu (the default target is cuda; its source is --emit=cuda)");
 	parsearch(o);
 	if (o->emu && o->target != TargetCUDA)
-		fatal("--emulate runs the cuda target's code on the CPU; it needs --target=cuda");
+		optfatal("--emulate runs the cuda target's code on the CPU; it needs --target=cuda");
 	if (o->emu && o->arch)
-		warn("'--arch=%s' has no effect with --emulate", o->arch);
+		optwarn("'--arch=%s' has no effect with --emulate", o->arch);
 	if (o->arch && o->target == TargetCPU)
-		warn("'--arch=%s' has no effect with --target=cpu", o->arch);
+		optwarn("'--arch=%s' has no effect with --target=cpu", o->arch);
 	if (o->openmp && o->target == TargetCUDA)
-		warn("'-fopenmp' has no effect with --target=cuda");
+		optwarn("'-fopenmp' has no effect with --target=cuda");
 	/* breaks and the report depend on where forward runs */
 	o->po.hostforward = o->target == TargetCPU;
 	o->report.target = o->target;
 	if (o->report.graph && !(o->report.what & ReportMemory))
-		warn("'--report-graph' has no effect without --report=memory");
+		optwarn("'--report-graph' has no effect without --report=memory");
 	if (o->report.nodes >= 0 && !o->report.graph)
-		warn("'--report-nodes' has no effect without --report-graph");
+		optwarn("'--report-nodes' has no effect without --report-graph");
 
 	/* --dump-ir alone, and -fsyntax-only, write nothing else */
 	dumponly = (o->dump != DumpNone || o->report.what) && !o->output;
@@ -624,32 +411,32 @@ checkopts(Opts *o)
 		o->emit = EmitObj;
 	if (o->emit == EmitObj) {
 		if (!o->output && strcmp(o->input, "-") == 0)
-			fatal("an object from standard input needs '-o FILE'");
+			optfatal("an object from standard input needs '-o FILE'");
 		if (!o->output)
 			o->output = withsuffix(basename_(o->input), ".o");
 		if (strcmp(o->output, "-") == 0)
-			fatal("cannot write an object file to standard output; use --emit=%s for the source",
+			optfatal("cannot write an object file to standard output; use --emit=%s for the source",
 			      o->target == TargetCUDA ? "cuda" : "c");
 	} else if (o->emit != EmitNone && !o->output)
 		o->output = "-";
 
 	if (o->emit != EmitNone && strcmp(o->input, "-") != 0 && samefile(o->input, o->output))
-		fatal("'%s' is both the input and the output", o->input);
+		optfatal("'%s' is both the input and the output", o->input);
 	if (o->emit == EmitObj) {
 		char *hdr = withsuffix(o->output, ".h");
 
 		if (samefile(o->input, hdr))
-			fatal("'%s' is the input and would be the header beside '%s'", o->input, o->output);
+			optfatal("'%s' is the input and would be the header beside '%s'", o->input, o->output);
 		free(hdr);
 	}
 	if (o->emit == EmitNone && (o->md || o->keeptemps))
-		warn("'%s' has no effect when nothing is written", o->md ? "-MD" : "--keep-temps");
+		optwarn("'%s' has no effect when nothing is written", o->md ? "-MD" : "--keep-temps");
 	if (!o->md && (o->mf || o->nmt || o->mp))
-		warn("'%s' has no effect without -MD", o->mf ? "-MF" : o->nmt ? "-MT" : "-MP");
+		optwarn("'%s' has no effect without -MD", o->mf ? "-MF" : o->nmt ? "-MT" : "-MP");
 	if (o->md && o->emit != EmitNone && strcmp(o->output, "-") == 0 && (!o->mf || !o->nmt))
-		fatal("-MD with output to standard output needs -MF FILE and -MT TARGET");
+		optfatal("-MD with output to standard output needs -MF FILE and -MT TARGET");
 	if (o->keeptemps && o->emit != EmitObj && o->emit != EmitNone)
-		warn("'--keep-temps' has no effect with --emit=%s", emitname[o->emit]);
+		optwarn("'--keep-temps' has no effect with --emit=%s", emitname[o->emit]);
 	if (checkpassopts(&o->po) < 0)
 		exit(1);
 }
@@ -684,7 +471,7 @@ loadir(const Opts *o, const char *name, Deps *deps)
 	Mod *m;
 
 	if (!(text = readfile(o->input, &len)))
-		fatal("cannot open '%s': %s", o->input, strerror(errno));
+		optfatal("cannot open '%s': %s", o->input, strerror(errno));
 	ondep(deps, name);
 	/* diagnostics quote diag's copy of the text */
 	m = parseir(name, text, len);
@@ -693,7 +480,7 @@ loadir(const Opts *o, const char *name, Deps *deps)
 		exit(1);
 	/* the parser types each instruction; this checks the rest (SSA) */
 	if (!verifymod(m, NULL))
-		fatal("'%s' is not valid IR", name);
+		optfatal("'%s' is not valid IR", name);
 	return m;
 }
 
@@ -707,7 +494,7 @@ loadgnn(const Opts *o, const char *name, Deps *deps)
 
 	if (strcmp(o->input, "-") == 0) {
 		if (!(text = readfile("-", &len)))
-			fatal("cannot read standard input: %s", strerror(errno));
+			optfatal("cannot read standard input: %s", strerror(errno));
 		m = compiletext(name, text, len, &fo);
 		free(text);
 	} else
@@ -742,12 +529,12 @@ writeout(const char *path, Emitter *emit, Mod *m, const CodegenOpts *co, bool if
 	int err;
 
 	if ((err = outopen(&out, path)) != 0)
-		fatal("cannot write '%s': %s", path, strerror(err));
+		optfatal("cannot write '%s': %s", path, strerror(err));
 	emit(out.f, m, co);
 	if ((err = outcommit(&out, ifchanged)) != 0) {
 		if (strcmp(path, "-") == 0)
-			fatal("cannot write to standard output: %s", strerror(err));
-		fatal("cannot write '%s': %s", path, strerror(err));
+			optfatal("cannot write to standard output: %s", strerror(err));
+		optfatal("cannot write '%s': %s", path, strerror(err));
 	}
 }
 
@@ -779,7 +566,7 @@ writedeps(const Opts *o, Deps *d)
 	if (o->mdself && (exe = selfexe()))
 		ondep(d, exe);
 	if ((err = outopen(&out, path)) != 0)
-		fatal("cannot write '%s': %s", path, strerror(err));
+		optfatal("cannot write '%s': %s", path, strerror(err));
 	if (o->nmt)
 		for (i = 0; i < o->nmt; i++)
 			fprintf(out.f, "%s%s", i ? " " : "", o->mt[i]);
@@ -797,7 +584,7 @@ writedeps(const Opts *o, Deps *d)
 		fputs(":\n", out.f);
 	}
 	if ((err = outcommit(&out, false)) != 0)
-		fatal("cannot write '%s': %s", path, strerror(err));
+		optfatal("cannot write '%s': %s", path, strerror(err));
 	free(path);
 }
 
@@ -809,7 +596,7 @@ runtimeinclude(void)
 	Layout l;
 
 	if (!findlayout(&l))
-		fatal("cannot find the gnncc runtime (gnnrt.h, libgnnrt.a): %s", l.where);
+		optfatal("cannot find the gnncc runtime (gnnrt.h, libgnnrt.a): %s", l.where);
 	return l.includedir;
 }
 
@@ -825,7 +612,7 @@ findtool(Cmd *c, const char *var, const char *dflt, const char *fallback)
 
 	cmdwords(c, env && *env ? env : dflt);
 	if (c->argc == 0)
-		fatal("$%s is blank", var);
+		optfatal("$%s is blank", var);
 	path = findprogram(c->argv[0]);
 	if (!path && !(env && *env) && fallback && access(fallback, X_OK) == 0)
 		path = estrdup(fallback);
@@ -842,8 +629,8 @@ findnvcc(Cmd *c)
 	if (findtool(c, "NVCC", "nvcc", "/usr/local/cuda/bin/nvcc"))
 		return;
 	if (getenv("NVCC") && *getenv("NVCC"))
-		fatal("nvcc '%s' (from $NVCC) not found", c->argv[0]);
-	fatal("nvcc not found: set $NVCC, put nvcc on PATH, or install the CUDA "
+		optfatal("nvcc '%s' (from $NVCC) not found", c->argv[0]);
+	optfatal("nvcc not found: set $NVCC, put nvcc on PATH, or install the CUDA "
 	      "toolkit in /usr/local/cuda (or compile with --target=cpu)");
 }
 
@@ -853,8 +640,8 @@ findcc(Cmd *c)
 	if (findtool(c, "CC", "cc", NULL))
 		return;
 	if (getenv("CC") && *getenv("CC"))
-		fatal("C compiler '%s' (from $CC) not found", c->argv[0]);
-	fatal("C compiler 'cc' not found: set $CC or put cc on PATH");
+		optfatal("C compiler '%s' (from $CC) not found", c->argv[0]);
+	optfatal("C compiler 'cc' not found: set $CC or put cc on PATH");
 }
 
 /*
@@ -868,13 +655,13 @@ compileobj(const Opts *o, Mod *m, CodegenOpts *co)
 {
 	bool cuda = o->target == TargetCUDA, inplace;
 	const char *ext = cuda ? ".cu" : ".c", *tool;
-	char *stem, *src, *hdr, *obj, *keep, *name, why[256];
+	char *stem, *src, *hdr, *obj, *keep, *name, *why;
 	Cmd c = {0};
 	int st, err;
 
 	hdr = withsuffix(o->output, ".h");
 	if (strcmp(hdr, o->output) == 0)
-		fatal("the object '%s' would be overwritten by its header; name it .o", o->output);
+		optfatal("the object '%s' would be overwritten by its header; name it .o", o->output);
 	stem = withsuffix(basename_(o->output), "");
 	keep = withsuffix(o->output, cuda ? ".gnncc.cu" : ".gnncc.c");
 
@@ -883,9 +670,9 @@ compileobj(const Opts *o, Mod *m, CodegenOpts *co)
 		Layout l;
 
 		if (!findlayout(&l))
-			fatal("cannot find the gnncc runtime (gnnrt.h, libgnnrt.a): %s", l.where);
-		if (!emucommand(&c, o->emu, &l, why, sizeof why))
-			fatal("--emulate: %s", why);
+			optfatal("cannot find the gnncc runtime (gnnrt.h, libgnnrt.a): %s", l.where);
+		if (!emucommand(&c, o->emu, &l, &why))
+			optfatal("--emulate: %s", why);
 	} else if (cuda) {
 		findnvcc(&c);
 		cmdadd(&c, "-O2");
@@ -908,6 +695,14 @@ compileobj(const Opts *o, Mod *m, CodegenOpts *co)
 	}
 	tool = basename_(c.argv[0]);
 
+	/* /dev/null and the like are written in place, and get no header;
+	 * an output that cannot be made is named before any other work */
+	inplace = access(o->output, F_OK) == 0 && !isregular(o->output);
+	if (inplace)
+		obj = (char *)o->output;
+	else if (!(obj = tempbeside(o->output)))
+		optfatal("cannot write '%s': %s", o->output, strerror(errno));
+
 	name = withsuffix(stem, ext);
 	src = tempname(name);
 	free(name);
@@ -915,13 +710,6 @@ compileobj(const Opts *o, Mod *m, CodegenOpts *co)
 	name = tempname(co->header);
 	writeout(name, emitheader, m, co, false);
 	free(name);
-
-	/* /dev/null and the like are written in place, and get no header */
-	inplace = access(o->output, F_OK) == 0 && !isregular(o->output);
-	if (inplace)
-		obj = (char *)o->output;
-	else if (!(obj = tempbeside(o->output)))
-		fatal("cannot write '%s': %s", o->output, strerror(errno));
 	cmdadd(&c, "-c");
 	cmdadd(&c, src);
 	cmdadd(&c, "-o");
@@ -933,14 +721,13 @@ compileobj(const Opts *o, Mod *m, CodegenOpts *co)
 #endif
 	if (o->verbose)
 		cmdprint(stderr, &c);
-	if ((st = runcmd(&c, why, sizeof why)) != 0) {
+	if ((st = runcmd(&c, &why)) != 0) {
 		if ((err = movefile(src, keep)) == 0)
 			tempforget(src);
 		if (st < 0)
-			fprintf(stderr, "gnncc: error: %s\n", why);
+			opterror("%s", why);
 		else
-			fprintf(stderr, "gnncc: error: %s failed (exit status %d) on the generated source\n",
-			        tool, st);
+			opterror("%s failed (exit status %d) on the generated source", tool, st);
 		if (err == 0)
 			fprintf(stderr, "gnncc: note: the generated source is kept as '%s'\n", keep);
 		else
@@ -953,13 +740,13 @@ compileobj(const Opts *o, Mod *m, CodegenOpts *co)
 	if (!inplace) {
 		writeout(hdr, emitheader, m, co, true);
 		if (rename(obj, o->output) != 0)
-			fatal("cannot write '%s': %s", o->output, strerror(errno));
+			optfatal("cannot write '%s': %s", o->output, strerror(errno));
 		tempforget(obj);
 		free(obj);
 	}
 	if (o->keeptemps) {
 		if ((err = copyfile(src, keep)) != 0)
-			fatal("cannot keep the generated source as '%s': %s", keep, strerror(err));
+			optfatal("cannot keep the generated source as '%s': %s", keep, strerror(err));
 		fprintf(stderr, "gnncc: note: the generated source is kept as '%s'\n", keep);
 	}
 	free(src);
@@ -978,7 +765,7 @@ printflags(const Opts *o)
 	char *cuda = NULL;
 
 	if (!findlayout(&l))
-		fatal("cannot find the gnncc runtime (gnnrt.h, libgnnrt.a): %s", l.where);
+		optfatal("cannot find the gnncc runtime (gnnrt.h, libgnnrt.a): %s", l.where);
 	if (o->print == PrintCflags) {
 		printf("-I%s", l.includedir);
 #ifdef GNNCC_SANITIZE_CFLAGS
@@ -1102,6 +889,6 @@ main(int argc, char **argv)
 	freemod(m);
 	free(header);
 	if (fflush(stdout) != 0 || ferror(stdout))
-		fatal("cannot write to standard output: %s", strerror(errno));
+		optfatal("cannot write to standard output: %s", strerror(errno));
 	return diag_nerrors() > 0;
 }

@@ -15,12 +15,12 @@
  * under temporary names in DIR and renamed into place only when both are
  * complete, and a DIR that gnngen created is removed again after a
  * failure.  Errors print "gnngen: error: ..." and exit 1.  Only the
- * runtime is linked: gnngen is a small tool to ship with benchmarks.
+ * runtime and the drivers' option table (options.c) are linked: gnngen
+ * is a small tool to ship with benchmarks.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,46 +29,33 @@
 #include <unistd.h>
 
 #include "gnnrt.h"
+#include "options.h"
 
-#ifndef GNNCC_VERSION
-#define GNNCC_VERSION "0.1.0"
-#endif
 
-/* the shapes of the usual benchmark datasets (PyG's Planetoid, OGB, Reddit) */
+/* the shapes of the usual benchmark datasets (PyG's Planetoid, OGB,
+ * Reddit), in the order of --preset's names (optpresets, options.c) */
 static const struct Preset {
-	const char *name;
 	int64_t nodes, edges, features;
 } presets[] = {
-	{"cora", 2708, 10556, 1433},
-	{"citeseer", 3327, 9104, 3703},
-	{"pubmed", 19717, 88648, 500},
-	{"arxiv", 169343, 2315598, 128},
-	{"reddit", 232965, 114615892, 602},
-	{"products", 2449029, 123718280, 100},
+	{2708, 10556, 1433},            /* cora */
+	{3327, 9104, 3703},             /* citeseer */
+	{19717, 88648, 500},            /* pubmed */
+	{169343, 2315598, 128},         /* arxiv */
+	{232965, 114615892, 602},       /* reddit */
+	{2449029, 123718280, 100},      /* products */
 };
 
 enum { NPRESET = sizeof presets / sizeof presets[0] };
+_Static_assert(NPRESET + 1 == sizeof optpresets / sizeof optpresets[0], "a preset without its name");
 
 typedef struct Opts {
 	gnn_synth_spec spec;
 	bool hasnodes, hasedges, hasfeatures;
-	const char *preset;
+	int preset;               /* in presets[]; -1: none */
 	const char *out;
 	const char *stats;        /* --stats FILE */
 	bool generating;          /* some option only generation takes */
 } Opts;
-
-static void
-fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("gnngen: error: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static void
 usage(FILE *f)
@@ -79,127 +66,90 @@ usage(FILE *f)
 	      "Writes DIR/edge_index.npy (int64 [2, E]) and, with F > 0, DIR/x.npy\n"
 	      "(float32 [N, F]) of a graph with power-law in- and out-degrees, the same\n"
 	      "for the same options on every machine, and prints its degree statistics.\n"
-	      "options:\n"
-	      "  --nodes=N           number of nodes (below 2^32)\n"
-	      "  --edges=E           number of edges (no self loops when N >= 2)\n"
-	      "  --features=F        columns of x.npy, uniform in [-1, 1) (default 0: no x.npy)\n"
-	      "  --alpha=A           Zipf exponent of the degrees over ranks, 0..8 (default 1)\n"
-	      "  --seed=S            an unsigned 64-bit seed (default 0)\n"
-	      "  --preset=NAME       N, E and F of a dataset (below); --nodes, --edges and\n"
-	      "                      --features given beside it override them\n"
-	      "  --out=DIR           output directory (created if missing)\n"
-	      "  --stats FILE        print the statistics of an existing edge_index.npy\n"
-	      "                      (--nodes: its node count, else the largest index + 1)\n"
-	      "  --help, --version\n"
-	      "presets:\n", f);
+	      "\n", f);
+	opthelp(f, ForGen);
+	fputs("\npresets:\n", f);
 	for (int k = 0; k < NPRESET; k++)
-		fprintf(f, "  %-10s N=%-9lld E=%-11lld F=%lld\n", presets[k].name,
+		fprintf(f, "  %-10s N=%-9lld E=%-11lld F=%lld\n", optpresets[k],
 			(long long)presets[k].nodes, (long long)presets[k].edges, (long long)presets[k].features);
-}
-
-/* an integer option in [0, max]; false after the message */
-static bool
-intopt(const char *flag, const char *v, int64_t max, int64_t *out)
-{
-	char *end;
-	long long x;
-
-	errno = 0;
-	x = strtoll(v, &end, 10);
-	if (!*v || *end || errno || x < 0 || x > max) {
-		fail("%s takes an integer in [0, %lld], not '%s'", flag, (long long)max, v);
-		return false;
-	}
-	*out = x;
-	return true;
 }
 
 static bool
 parseargs(int argc, char **argv, Opts *o)
 {
-	const char *a, *v;
+	OptParser p;
+	const char *v;
 	char *end;
+	Opt id;
 
-	*o = (Opts){.spec = {.alpha = 1.0}};
-	for (int i = 1; i < argc; i++) {
-		a = argv[i];
-#define VALUE(flag) ((strncmp(a, flag "=", sizeof flag) == 0) ? a + sizeof flag : \
-	(strcmp(a, flag) == 0 && i + 1 < argc) ? argv[++i] : NULL)
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+	*o = (Opts){.spec = {.alpha = 1.0}, .preset = -1};
+	optstart(&p, "gnngen", ForGen, argc, argv);
+	while ((id = optnext(&p, &v)) != OptEnd) {
+		/* all but --nodes and --stats make a graph */
+		o->generating = o->generating || (id != OptNodes && id != OptStats);
+		switch (id) {
+		case OptOperand:
+			opterror("unexpected argument '%s' (see --help)", v);
+			return false;
+		case OptHelp:
 			usage(stdout);
 			exit(0);
-		} else if (strcmp(a, "--version") == 0) {
+		case OptVersion:
 			puts("gnngen " GNNCC_VERSION);
 			exit(0);
-		} else if ((v = VALUE("--nodes"))) {
-			if (!intopt("--nodes", v, INT64_MAX, &o->spec.nodes))
-				return false;
+		case OptNodes:
+			o->spec.nodes = optint("--nodes", v, 0, INT64_MAX, NULL);
 			o->hasnodes = true;
-		} else if ((v = VALUE("--edges"))) {
-			if (!intopt("--edges", v, INT64_MAX, &o->spec.edges))
-				return false;
-			o->hasedges = o->generating = true;
-		} else if ((v = VALUE("--features"))) {
-			if (!intopt("--features", v, INT64_MAX, &o->spec.features))
-				return false;
-			o->hasfeatures = o->generating = true;
-		} else if ((v = VALUE("--alpha"))) {
+			break;
+		case OptEdges:
+			o->spec.edges = optint("--edges", v, 0, INT64_MAX, NULL);
+			o->hasedges = true;
+			break;
+		case OptFeatures:
+			o->spec.features = optint("--features", v, 0, INT64_MAX, NULL);
+			o->hasfeatures = true;
+			break;
+		case OptAlpha:
 			errno = 0;
 			o->spec.alpha = strtod(v, &end);
 			if (!*v || *end || errno || !(o->spec.alpha >= 0 && o->spec.alpha <= 8)) {
-				fail("--alpha takes a number in [0, 8], not '%s'", v);
+				opterror("--alpha takes a number from 0 to 8, not '%s'", v);
 				return false;
 			}
-			o->generating = true;
-		} else if ((v = VALUE("--seed"))) {
+			break;
+		case OptSeed:
 			errno = 0;
 			o->spec.seed = strtoull(v, &end, 10);
 			/* strtoull would take "-1" as 2^64 - 1 */
 			if (!*v || *end || errno || strchr(v, '-')) {
-				fail("--seed takes an unsigned 64-bit integer, not '%s'", v);
+				opterror("--seed takes an unsigned 64-bit integer, not '%s'", v);
 				return false;
 			}
-			o->generating = true;
-		} else if ((v = VALUE("--preset"))) {
-			o->preset = v;
-			o->generating = true;
-		} else if ((v = VALUE("--out"))) {
-			o->out = v;
-			o->generating = true;
-		} else if ((v = VALUE("--stats")))
-			o->stats = v;
-		else if (a[0] == '-') {
-			fail("unknown option '%s' (see --help)", a);
-			return false;
-		} else {
-			fail("unexpected argument '%s' (see --help)", a);
+			break;
+		case OptPreset: o->preset = p.choice; break;
+		case OptGenOut: o->out = v; break;
+		case OptStats: o->stats = v; break;
+		default:
+			opterror("internal error: option %d has no case", (int)id);
 			return false;
 		}
-#undef VALUE
 	}
 	if (o->stats) {
 		if (o->generating)
-			fail("--stats reads a graph: it takes no generation options");
+			opterror("--stats reads a graph: it takes no generation options");
 		return !o->generating;
 	}
-	if (o->preset) {
-		const struct Preset *p = NULL;
-		for (int k = 0; k < NPRESET; k++)
-			if (strcmp(presets[k].name, o->preset) == 0)
-				p = &presets[k];
-		if (!p) {
-			fail("unknown preset '%s': use cora, citeseer, pubmed, arxiv, reddit or products", o->preset);
-			return false;
-		}
-		o->spec.nodes = o->hasnodes ? o->spec.nodes : p->nodes;
-		o->spec.edges = o->hasedges ? o->spec.edges : p->edges;
-		o->spec.features = o->hasfeatures ? o->spec.features : p->features;
+	if (o->preset >= 0) {
+		const struct Preset *pr = &presets[o->preset];
+		o->spec.nodes = o->hasnodes ? o->spec.nodes : pr->nodes;
+		o->spec.edges = o->hasedges ? o->spec.edges : pr->edges;
+		o->spec.features = o->hasfeatures ? o->spec.features : pr->features;
 	} else if (!o->hasnodes || !o->hasedges) {
-		fail("give --nodes and --edges, or --preset (see --help)");
+		opterror("give --nodes and --edges, or --preset (see --help)");
 		return false;
 	}
 	if (!o->out) {
-		fail("no --out directory given");
+		opterror("no --out directory given");
 		return false;
 	}
 	return true;
@@ -222,13 +172,13 @@ printstats(const char *what, const int64_t *ei, int64_t e, int64_t n)
 			n = ei[i] + 1 > n ? ei[i] + 1 : n;
 	for (int64_t i = 0; i < e; i++)
 		if (ei[i] < 0 || ei[i] >= n || ei[e + i] < 0 || ei[e + i] >= n) {
-			fail("%s: edge %lld (%lld -> %lld) is out of range for %lld nodes", what,
+			opterror("%s: edge %lld (%lld -> %lld) is out of range for %lld nodes", what,
 				(long long)i, (long long)ei[i], (long long)ei[e + i], (long long)n);
 			return false;
 		}
 	/* out-degrees in deg[0..n), in-degrees in deg[n..2n) */
 	if (!(deg = calloc(n > 0 ? 2 * (size_t)n : 1, sizeof *deg))) {
-		fail("out of memory for the degrees of %lld nodes", (long long)n);
+		opterror("out of memory for the degrees of %lld nodes", (long long)n);
 		return false;
 	}
 	for (int64_t i = 0; i < e; i++) {
@@ -251,7 +201,7 @@ stats(const char *path, int64_t n)
 	bool ok;
 
 	if (gnn_npy_read(path, &a) != GNN_OK) {
-		fail("%s", gnn_errmsg());
+		opterror("%s", gnn_errmsg());
 		return 1;
 	}
 	if (a.rank != 2 || a.shape[0] != 2 || (a.dtype != GNN_I64 && a.dtype != GNN_I32)) {
@@ -261,7 +211,7 @@ stats(const char *path, int64_t n)
 			len += snprintf(shape + len, sizeof shape - (size_t)len, "%s%lld", k ? ", " : "",
 				(long long)a.shape[k]);
 		snprintf(shape + len, sizeof shape - (size_t)len, "]");
-		fail("%s: edge_index must be int32 or int64 of shape [2, E], not %s %s",
+		opterror("%s: edge_index must be int32 or int64 of shape [2, E], not %s %s",
 			path, gnn_dtype_name(a.dtype), shape);
 		gnn_array_free(&a);
 		return 1;
@@ -271,7 +221,7 @@ stats(const char *path, int64_t n)
 	ei = a.data;
 	if (a.dtype == GNN_I32) {
 		if (!(ei = malloc(2 * (size_t)e * sizeof *ei + 1))) {
-			fail("%s: out of memory", path);
+			opterror("%s: out of memory", path);
 			gnn_array_free(&a);
 			return 1;
 		}
@@ -310,7 +260,7 @@ writenpy(const char *path, gnn_dtype t, int64_t rows, int64_t cols, void *data)
 		.nbytes = (size_t)rows * (size_t)cols * gnn_dtype_size(t)};
 
 	if (gnn_npy_write(path, &a) != GNN_OK) {
-		fail("%s", gnn_errmsg());
+		opterror("%s", gnn_errmsg());
 		return false;
 	}
 	return true;
@@ -327,11 +277,11 @@ generate(const gnn_synth_spec *s, char *const tmp[NFILE])
 	bool ok;
 
 	if (!(ei = malloc(2 * ne * sizeof *ei + 1))) {
-		fail("out of memory for %lld edges", (long long)s->edges);
+		opterror("out of memory for %lld edges", (long long)s->edges);
 		return false;
 	}
 	if (gnn_synth_edges(s, ei) != GNN_OK) {
-		fail("%s", gnn_errmsg());
+		opterror("%s", gnn_errmsg());
 		free(ei);
 		return false;
 	}
@@ -340,11 +290,11 @@ generate(const gnn_synth_spec *s, char *const tmp[NFILE])
 	if (!ok || nx == 0)
 		return ok;
 	if (!(x = malloc(nx * sizeof *x))) {
-		fail("out of memory for x of %lld x %lld", (long long)s->nodes, (long long)s->features);
+		opterror("out of memory for x of %lld x %lld", (long long)s->nodes, (long long)s->features);
 		return false;
 	}
 	if (gnn_synth_features(s, x) != GNN_OK)
-		fail("%s", gnn_errmsg());
+		opterror("%s", gnn_errmsg());
 	else
 		ok = writenpy(tmp[1], GNN_F32, s->nodes, s->features, x);
 	free(x);
@@ -361,34 +311,34 @@ gen(const Opts *o)
 
 	/* a bad spec is reported before anything is made */
 	if (gnn_synth_check(&o->spec) != GNN_OK) {
-		fail("%s", gnn_errmsg());
+		opterror("%s", gnn_errmsg());
 		return 1;
 	}
 	if (stat(o->out, &st) != 0) {
 		if (mkdir(o->out, 0777) != 0) {
-			fail("cannot create directory '%s': %s", o->out, strerror(errno));
+			opterror("cannot create directory '%s': %s", o->out, strerror(errno));
 			return 1;
 		}
 		made = true;
 	} else if (!S_ISDIR(st.st_mode)) {
-		fail("'%s' is not a directory", o->out);
+		opterror("'%s' is not a directory", o->out);
 		return 1;
 	}
 	for (i = 0; i < nfile; i++)
 		if (!(tmp[i] = outpath(o->out, outname[i], true)) || !(dst[i] = outpath(o->out, outname[i], false)))
 			ok = false;
 	if (!ok)
-		fail("out of memory");
+		opterror("out of memory");
 	/* a rename over a directory would fail after the other file is in place */
 	for (i = 0; ok && i < nfile; i++)
 		if (stat(dst[i], &st) == 0 && !S_ISREG(st.st_mode)) {
-			fail("'%s' exists and is not a file", dst[i]);
+			opterror("'%s' exists and is not a file", dst[i]);
 			ok = false;
 		}
 	ok = ok && generate(&o->spec, tmp);
 	for (i = 0; ok && i < nfile; i++)
 		if (rename(tmp[i], dst[i]) != 0) {
-			fail("cannot rename '%s' to '%s': %s", tmp[i], dst[i], strerror(errno));
+			opterror("cannot rename '%s' to '%s': %s", tmp[i], dst[i], strerror(errno));
 			ok = false;
 		}
 	/* after a failure nothing new is left: a renamed file is gone already */

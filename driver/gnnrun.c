@@ -16,7 +16,7 @@
  * them to temporaries first and then renamed into place, so a failed run
  * never leaves a new output file nor changes an existing one.
  */
-#define _GNU_SOURCE     /* RTLD_DEFAULT */
+#define _GNU_SOURCE     /* RTLD_DEFAULT, getline */
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
@@ -28,6 +28,7 @@
 #include "ir/interp.h"
 #include "codegen/codegen.h"
 #include "driver/engine.h"
+#include "driver/options.h"
 #include "driver/schedules.h"
 #include "driver/toolchain.h"
 #include "passes/passes.h"
@@ -41,73 +42,36 @@ typedef struct Opts {
 	const char *graph;
 	const char *batch;
 	const char *weights;
-	char inname[MaxIO][128];
-	const char *infile[MaxIO];
+	const char **inname;     /* --input NAME=FILE: the names (malloc'd) */
+	const char **infile;     /* and the files */
 	int nin;
-	const char *out[MaxIO];
+	const char **out;
 	int nout;
 	const char *engine;
 	int target;              /* of the compiled engines */
 	int emu;                 /* cuda-emu: the emulated device's mode */
 	int olevel;
 	const char *specialize;  /* --specialize N=...,E=...: sizes fixed at compile time */
-	const char *incdir[64];
+	const char **incdir;
 	int nincdir;
 	int64_t numnodes;        /* --num-nodes, -1: from inputs */
 	bool f64out;             /* --output-dtype=f64 */
 	bool checkfinite;        /* --check-finite */
-	SchedForce force[16];    /* --schedule */
+	SchedForce *force;       /* --schedule */
 	int nforce;
 	const char *cache;       /* --tune-cache; "" with --no-tune-cache */
 	const char *emucheck, *emuorder, *emugrid;   /* --emu-* as given */
 } Opts;
-
-static int nerr;
-
-static void
-err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("gnnrun: error: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	nerr++;
-}
 
 static void
 usage(FILE *f)
 {
 	fputs("usage: gnnrun MODEL.gnn --graph EDGE_INDEX.npy --input NAME=FILE.npy ...\n"
 	      "              [--weights W.safetensors] --output OUT.npy ... [options]\n"
-	      "options:\n"
-	      "  --graph FILE        edge_index, int32 or int64 [2, E] (row 0 source, row 1 target)\n"
-	      "  --batch FILE        node-to-graph ids for a batched graph[N, E, B] input\n"
-	      "  --num-nodes N       node count when no node input fixes it\n"
-	      "  --input NAME=FILE   a tensor input of the model, by name\n"
-	      "  --weights FILE      parameters by PyG state_dict name\n"
-	      "  --output FILE       one per model output, written as float32 .npy\n"
-	      "  --output-dtype=f64  write float64 instead (the interpreter's precision)\n"
-	      "  --check-finite      reject inputs and weights holding NaN or infinity\n"
-	      "  --model-name NAME   which model of the file (default: the first)\n"
-	      "  --engine=interp     the reference interpreter (float64; the default)\n"
-	      "  --engine=cpu        the model compiled for the cpu target (cc)\n"
-	      "  --engine=cuda       the model compiled for the cuda target (nvcc; needs a GPU)\n"
-	      "  --engine=cuda-emu   the cuda target's code on the emulated device (c++; the\n"
-	      "                      CPU runs every GPU thread, with CUDA's semantics checked)\n"
-	      "  --emu-check=MODE    cuda-emu under memcheck (AddressSanitizer) or racecheck\n"
-	      "                      (ThreadSanitizer); gnnrun loads the sanitizer itself\n"
-	      "  --emu-order=ORDER   cuda-emu: blocks and threads run forward (default),\n"
-	      "                      reverse or random[:SEED]\n"
-	      "  --emu-grid-max=N    cuda-emu: at most N blocks per grid dimension, so that\n"
-	      "                      grid-stride loops wrap\n"
-	      "  -O0, -O2            optimization level of the compiled IR (default -O2)\n"
-	      "  --schedule=K:FIELDS force kernel K's schedule (cpu, cuda engines; as gnncc's)\n"
-	      "  --tune-cache=FILE   use this tuning cache; --no-tune-cache: none\n"
-	      "  --specialize N=V,E=V  compile for these graph sizes only, as gnncc does\n"
-	      "  -I DIR              search DIR for imports\n", f);
+	      "\n"
+	      "Run a model on a graph and inputs from .npy files; write its outputs as .npy.\n"
+	      "\n", f);
+	opthelp(f, ForRun);
 }
 
 /* --- arrays as interpreter values -------------------------------------- */
@@ -162,6 +126,9 @@ totensor(const gnn_array *a, int irdt, ITensor *t)
 	return todouble(a, t->data);
 }
 
+/* a shape as "[2, 5]": a rank of at most GNN_MAX_RANK fits ShapeLen */
+enum { ShapeLen = GNN_MAX_RANK * 22 + 3 };
+
 static void
 shapestr(char *buf, size_t n, const int64_t *shape, int rank)
 {
@@ -172,6 +139,17 @@ shapestr(char *buf, size_t n, const int64_t *shape, int rank)
 		len += snprintf(buf + len, n - len, "%s%lld", k ? ", " : "", (long long)shape[k]);
 	if (len < n)
 		snprintf(buf + len, n - len, "]");
+}
+
+/* a type as "f32[N, 16]", its symbols' names however long (malloc'd) */
+static char *
+typestr(const Mod *m, Type t)
+{
+	int n = snprinttype(NULL, 0, m, t);
+	char *s = emalloc((size_t)n + 1);
+
+	snprinttype(s, (size_t)n + 1, m, t);
+	return s;
 }
 
 /* --- weights ---------------------------------------------------------------- */
@@ -203,7 +181,7 @@ checkweights(Weights *w)
 {
 	Fn *fn = w->fn;
 	gnn_array a;
-	char want[256], got[128];
+	char *want, got[ShapeLen];
 	const char *name;
 	int i, k, j, n;
 	bool bad, found;
@@ -215,24 +193,25 @@ checkweights(Weights *w)
 			continue;
 		name = attrstr(in, "name");
 		if (!w->st || (k = gnn_st_find(w->st, name)) < 0) {
-			err("missing parameter '%s' (%s)", name, w->st ? "not in the weights file" : "no --weights given");
+			opterror("missing parameter '%s' (%s)", name, w->st ? "not in the weights file" : "no --weights given");
 			continue;
 		}
 		if (gnn_st_get(w->st, k, &a) != GNN_OK) {
-			err("parameter '%s': %s", name, gnn_errmsg());
+			opterror("parameter '%s': %s", name, gnn_errmsg());
 			continue;
 		}
-		snprinttype(want, sizeof want, fn->mod, t);
+		want = typestr(fn->mod, t);
 		bad = a.rank != t.rank;
 		for (j = 0; !bad && j < t.rank; j++)
 			bad = a.shape[j] != dimconstval(t.dim[j]);
 		shapestr(got, sizeof got, a.shape, a.rank);
 		if (bad)
-			err("parameter '%s': expected shape %s, the weights file has %s %s", name, want, gnn_dtype_name(a.dtype), got);
+			opterror("parameter '%s': expected shape %s, the weights file has %s %s", name, want, gnn_dtype_name(a.dtype), got);
 		else if (!dtypeok(t.dtype, a.dtype) || (t.dtype == DF32 && a.dtype != GNN_F32))
-			err("parameter '%s': expected %s, the weights file has %s %s", name, want, gnn_dtype_name(a.dtype), got);
+			opterror("parameter '%s': expected %s, the weights file has %s %s", name, want, gnn_dtype_name(a.dtype), got);
 		else if (w->checkfinite && gnn_check_finite(&a, w->path) != GNN_OK)
-			err("parameter '%s': %s", name, gnn_errmsg());
+			opterror("parameter '%s': %s", name, gnn_errmsg());
+		free(want);
 	}
 	n = w->st ? gnn_st_count(w->st) : 0;
 	for (k = 0; k < n; k++) {
@@ -241,7 +220,7 @@ checkweights(Weights *w)
 		for (i = 0; i < fn->nins && !found; i++)
 			found = fn->ins[i].op == Oparam && strcmp(attrstr(&fn->ins[i], "name"), name) == 0;
 		if (!found)
-			err("unexpected parameter '%s' in the weights file: model %s has no such parameter", name, fn->name);
+			opterror("unexpected parameter '%s' in the weights file: model %s has no such parameter", name, fn->name);
 	}
 }
 
@@ -256,13 +235,13 @@ loadgraph(const Opts *o, int64_t nnode, const char *from, IGraph *g)
 	int64_t e, i, v;
 
 	if (gnn_npy_read(o->graph, &a) != GNN_OK) {
-		err("%s", gnn_errmsg());
+		opterror("%s", gnn_errmsg());
 		return false;
 	}
 	if (a.rank != 2 || a.shape[0] != 2 || (a.dtype != GNN_I64 && a.dtype != GNN_I32)) {
-		char s[128];
+		char s[ShapeLen];
 		shapestr(s, sizeof s, a.shape, a.rank);
-		err("%s: edge_index must be int32 or int64 of shape [2, E], got %s %s", o->graph, gnn_dtype_name(a.dtype), s);
+		opterror("%s: edge_index must be int32 or int64 of shape [2, E], got %s %s", o->graph, gnn_dtype_name(a.dtype), s);
 		gnn_array_free(&a);
 		return false;
 	}
@@ -272,7 +251,7 @@ loadgraph(const Opts *o, int64_t nnode, const char *from, IGraph *g)
 	g->src = malloc((e ? e : 1) * sizeof(int64_t));
 	g->dst = malloc((e ? e : 1) * sizeof(int64_t));
 	if (!g->src || !g->dst) {
-		err("out of memory for %lld edges", (long long)e);
+		opterror("out of memory for %lld edges", (long long)e);
 		gnn_array_free(&a);
 		return false;
 	}
@@ -293,23 +272,23 @@ loadgraph(const Opts *o, int64_t nnode, const char *from, IGraph *g)
 	g->nnode = nnode;
 	for (i = 0; i < e; i++)
 		if (g->src[i] < 0 || g->src[i] >= nnode || g->dst[i] < 0 || g->dst[i] >= nnode) {
-			err("%s: edge %lld (%lld -> %lld) is out of range for %lld nodes (%s)", o->graph, (long long)i,
+			opterror("%s: edge %lld (%lld -> %lld) is out of range for %lld nodes (%s)", o->graph, (long long)i,
 			    (long long)g->src[i], (long long)g->dst[i], (long long)nnode, from);
 			return false;
 		}
 	g->ngraph = 1;
 	if (o->batch) {
 		if (gnn_npy_read(o->batch, &b) != GNN_OK) {
-			err("%s", gnn_errmsg());
+			opterror("%s", gnn_errmsg());
 			return false;
 		}
 		if (b.rank != 1 || b.shape[0] != nnode || (b.dtype != GNN_I64 && b.dtype != GNN_I32)) {
-			err("%s: batch must be an integer vector of %lld entries", o->batch, (long long)nnode);
+			opterror("%s: batch must be an integer vector of %lld entries", o->batch, (long long)nnode);
 			gnn_array_free(&b);
 			return false;
 		}
 		if (!(g->batch = malloc((nnode ? nnode : 1) * sizeof(int64_t)))) {
-			err("out of memory for %lld batch entries", (long long)nnode);
+			opterror("out of memory for %lld batch entries", (long long)nnode);
 			gnn_array_free(&b);
 			return false;
 		}
@@ -317,7 +296,7 @@ loadgraph(const Opts *o, int64_t nnode, const char *from, IGraph *g)
 		for (i = 0; i < nnode; i++) {
 			v = b.dtype == GNN_I64 ? ((int64_t *)b.data)[i] : ((int32_t *)b.data)[i];
 			if (v < 0) {
-				err("%s: negative graph id at node %lld", o->batch, (long long)i);
+				opterror("%s: negative graph id at node %lld", o->batch, (long long)i);
 				gnn_array_free(&b);
 				return false;
 			}
@@ -373,10 +352,8 @@ runcompiled(const Opts *o, Mod *m, Fn *fn, const IValue *args, IValue *outs)
 	bool ok = false;
 	int i, k;
 
-	if (engineload(&en, m, fn, o->target, o->emu, o->model) < 0) {
-		nerr++;
-		return false;
-	}
+	if (engineload(&en, m, fn, o->target, o->emu, o->model) < 0)
+		return false;   /* it said why */
 	d = en.desc;
 	for (i = 0, k = 0; i < fn->narg; i++) {
 		const IGraph *ig = &args[i].g;
@@ -418,10 +395,10 @@ runcompiled(const Opts *o, Mod *m, Fn *fn, const IValue *args, IValue *outs)
 	ok = true;
 	goto done;
 oom:
-	err("out of memory");
+	opterror("out of memory");
 	goto done;
 fail:
-	err("%s", gnn_errmsg());
+	opterror("%s", gnn_errmsg());
 done:
 	if (model)
 		d->destroy(model);
@@ -456,11 +433,11 @@ writeone(const Opts *o, const ITensor *t, const char *path, const char *out)
 		for (j = 0; j < n; j++)
 			((float *)a.data)[j] = (float)t->data[j];
 	if (!a.data) {
-		err("cannot write %s: out of memory", out);
+		opterror("cannot write %s: out of memory", out);
 		return false;
 	}
 	if (!(ok = gnn_npy_write(path, &a) == GNN_OK))
-		err("cannot write %s: %s", out, gnn_errmsg());
+		opterror("cannot write %s: %s", out, gnn_errmsg());
 	if (!o->f64out)
 		free(a.data);
 	return ok;
@@ -481,19 +458,13 @@ writeoutputs(const Opts *o, const IValue *outs, int n)
 	int i, done = 0;
 
 	for (i = 0; i < n && ok; i++) {
-		size_t len = strlen(o->out[i]) + 32;
-		if (!(tmp[i] = malloc(len))) {
-			err("out of memory");
-			ok = false;
-			break;
-		}
-		snprintf(tmp[i], len, "%s.gnnrun%ld.tmp", o->out[i], (long)getpid());
+		tmp[i] = strfmt("%s.gnnrun%ld.tmp", o->out[i], (long)getpid());
 		ok = writeone(o, &outs[i].t, tmp[i], o->out[i]);
 		done = ok ? i + 1 : i;
 	}
 	for (i = 0; ok && i < n; i++)
 		if (rename(tmp[i], o->out[i]) != 0) {
-			err("cannot rename %s to %s: %s", tmp[i], o->out[i], strerror(errno));
+			opterror("cannot rename %s to %s: %s", tmp[i], o->out[i], strerror(errno));
 			ok = false;
 		}
 	/* after a failure nothing new is left (a renamed one is gone already) */
@@ -506,145 +477,122 @@ writeoutputs(const Opts *o, const IValue *outs, int n)
 
 /* --- main ------------------------------------------------------------------ */
 
+/* --input NAME=FILE */
+static bool
+addinput(Opts *o, const char *v)
+{
+	const char *eq = strchr(v, '=');
+	char *name;
+	int k;
+
+	if (!eq || eq == v || !eq[1]) {
+		opterror("--input takes NAME=FILE.npy, not '%s'", v);
+		return false;
+	}
+	name = estrdup(v);
+	name[eq - v] = '\0';
+	for (k = 0; k < o->nin; k++)
+		if (strcmp(o->inname[k], name) == 0) {
+			opterror("input '%s' given twice", name);
+			free(name);
+			return false;
+		}
+	strpush(&o->inname, &o->nin, name);
+	o->infile = erealloc(o->infile, o->nin * sizeof *o->infile);
+	o->infile[o->nin - 1] = eq + 1;
+	return true;
+}
+
+static bool
+addoutput(Opts *o, const char *v)
+{
+	int k;
+
+	/* the second would silently replace the first */
+	for (k = 0; k < o->nout; k++)
+		if (strcmp(o->out[k], v) == 0) {
+			opterror("output '%s' given twice", v);
+			return false;
+		}
+	strpush(&o->out, &o->nout, v);
+	return true;
+}
+
 static bool
 parseargs(int argc, char **argv, Opts *o)
 {
-	int i, k;
-	char *eq;
-	const char *a, *v;
+	OptParser p;
+	const char *v;
+	Opt id;
 
 	*o = (Opts){.engine = "interp", .olevel = 2, .numnodes = -1};
-	for (i = 1; i < argc; i++) {
-		a = argv[i];
-#define VALUE(flag) ((strncmp(a, flag "=", sizeof flag) == 0) ? a + sizeof flag : \
-	(strcmp(a, flag) == 0 && i + 1 < argc) ? argv[++i] : NULL)
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			usage(stdout);
-			exit(0);
-		} else if ((v = VALUE("--graph")))
-			o->graph = v;
-		else if ((v = VALUE("--batch")))
-			o->batch = v;
-		else if ((v = VALUE("--weights")))
-			o->weights = v;
-		else if ((v = VALUE("--engine")))
-			o->engine = v;
-		else if ((v = VALUE("--emu-check"))) {
-			int k = emumode(v);
-			if (k != EmuMemcheck && k != EmuRacecheck) {
-				err("--emu-check is memcheck or racecheck, not '%s'", v);
+	optstart(&p, "gnnrun", ForRun, argc, argv);
+	while ((id = optnext(&p, &v)) != OptEnd)
+		switch (id) {
+		case OptOperand:
+			if (o->model) {
+				opterror("more than one model file: '%s' and '%s'", o->model, v);
 				return false;
 			}
-			o->emucheck = v;
-		} else if ((v = VALUE("--emu-order"))) {
+			o->model = v;
+			break;
+		case OptHelp:
+			usage(stdout);
+			exit(0);
+		case OptVersion:
+			puts("gnnrun " GNNCC_VERSION);
+			exit(0);
+		case OptGraph: o->graph = v; break;
+		case OptBatch: o->batch = v; break;
+		case OptWeights: o->weights = v; break;
+		case OptEngine: o->engine = v; break;
+		case OptEmuCheck: o->emucheck = v; break;
+		case OptEmuOrder:
 			if (strcmp(v, "forward") != 0 && strcmp(v, "reverse") != 0 && strcmp(v, "random") != 0 &&
 			    strncmp(v, "random:", 7) != 0) {
-				err("--emu-order is forward, reverse or random[:SEED], not '%s'", v);
+				opterror("--emu-order is forward, reverse or random[:SEED], not '%s'", v);
 				return false;
 			}
 			o->emuorder = v;
-		} else if ((v = VALUE("--emu-grid-max"))) {
-			char *end;
-			long n;
-			errno = 0;
-			n = strtol(v, &end, 10);
-			if (!*v || *end || errno || n < 1 || n > 65535) {
-				err("--emu-grid-max takes a block count from 1 to 65535, not '%s'", v);
-				return false;
-			}
+			break;
+		case OptEmuGridMax:
+			optint("--emu-grid-max", v, 1, 65535, "a block count");
 			o->emugrid = v;
+			break;
+		case OptOutputDtype: o->f64out = p.choice == 1; break;
+		case OptCheckFinite: o->checkfinite = true; break;
+		case OptModelName: o->fnname = v; break;
+		case OptNumNodes: o->numnodes = optint("--num-nodes", v, 0, INT64_MAX, NULL); break;
+		case OptInput:
+			if (!addinput(o, v))
+				return false;
+			break;
+		case OptOutput:
+			if (!addoutput(o, v))
+				return false;
+			break;
+		case OptSpecialize: o->specialize = v; break;
+		case OptSchedule:
+			o->force = erealloc(o->force, (o->nforce + 1) * sizeof *o->force);
+			if (parseforce(v, &o->force[o->nforce++]) < 0)
+				return false;
+			break;
+		case OptTuneCache: o->cache = v; break;
+		case OptNoTuneCache: o->cache = ""; break;
+		case OptLevel: o->olevel = optlevel(v); break;
+		case OptInclude: strpush(&o->incdir, &o->nincdir, v); break;
+		default:
+			die("option %d has no case", (int)id);
 		}
-		else if ((v = VALUE("--output-dtype"))) {
-			if (strcmp(v, "f32") != 0 && strcmp(v, "f64") != 0) {
-				err("--output-dtype is f32 or f64, not '%s'", v);
-				return false;
-			}
-			o->f64out = v[1] == '6';
-		} else if (strcmp(a, "--check-finite") == 0)
-			o->checkfinite = true;
-		else if ((v = VALUE("--model-name")))
-			o->fnname = v;
-		else if ((v = VALUE("--num-nodes"))) {
-			char *end;
-			errno = 0;
-			o->numnodes = strtoll(v, &end, 10);
-			if (*end || errno || o->numnodes < 0) {
-				err("--num-nodes takes a non-negative integer, not '%s'", v);
-				return false;
-			}
-		} else if ((v = VALUE("--input"))) {
-			if (!(eq = strchr(v, '=')) || eq == v || !eq[1] || eq - v >= 128) {
-				err("--input takes NAME=FILE.npy, not '%s'", v);
-				return false;
-			}
-			if (o->nin == MaxIO) {
-				err("too many inputs");
-				return false;
-			}
-			snprintf(o->inname[o->nin], sizeof o->inname[0], "%.*s", (int)(eq - v), v);
-			for (k = 0; k < o->nin; k++)
-				if (strcmp(o->inname[k], o->inname[o->nin]) == 0) {
-					err("input '%s' given twice", o->inname[k]);
-					return false;
-				}
-			o->infile[o->nin++] = eq + 1;
-		} else if ((v = VALUE("--output"))) {
-			if (o->nout == MaxIO) {
-				err("too many outputs");
-				return false;
-			}
-			/* the second would silently replace the first */
-			for (k = 0; k < o->nout; k++)
-				if (strcmp(o->out[k], v) == 0) {
-					err("output '%s' given twice", v);
-					return false;
-				}
-			o->out[o->nout++] = v;
-		} else if ((v = VALUE("--specialize")))
-			o->specialize = v;
-		else if ((v = VALUE("--schedule"))) {
-			char why[256];
-			if (o->nforce == 16) {
-				err("too many --schedule options");
-				return false;
-			}
-			if (parseforce(v, &o->force[o->nforce++], why, sizeof why) < 0) {
-				err("%s", why);
-				return false;
-			}
-		} else if ((v = VALUE("--tune-cache")))
-			o->cache = v;
-		else if (strcmp(a, "--no-tune-cache") == 0)
-			o->cache = "";
-		else if (strcmp(a, "-O0") == 0)
-			o->olevel = 0;
-		else if (strcmp(a, "-O1") == 0 || strcmp(a, "-O2") == 0)
-			o->olevel = 2;
-		else if (strncmp(a, "-I", 2) == 0 && (a[2] || i + 1 < argc)) {
-			if (o->nincdir < 64)
-				o->incdir[o->nincdir++] = a[2] ? a + 2 : argv[++i];
-		} else if (a[0] == '-' && a[1]) {
-			err("unknown option '%s' (see --help)", a);
-			return false;
-		} else if (o->model) {
-			err("more than one model file: '%s' and '%s'", o->model, a);
-			return false;
-		} else
-			o->model = a;
-#undef VALUE
-	}
 	if (!o->model)
-		err("no model file given (see --help)");
+		opterror("no model file given (see --help)");
 	else if (!o->graph)
-		err("no --graph given");
-	else if (strcmp(o->engine, "interp") != 0 && strcmp(o->engine, "cpu") != 0 && strcmp(o->engine, "cuda") != 0 &&
-	         strcmp(o->engine, "cuda-emu") != 0)
-		err("unknown engine '%s': use interp, cpu, cuda or cuda-emu", o->engine);
+		opterror("no --graph given");
 	else if ((o->emucheck || o->emuorder || o->emugrid) && strcmp(o->engine, "cuda-emu") != 0)
-		err("--emu-%s needs --engine=cuda-emu", o->emucheck ? "check" : o->emuorder ? "order" : "grid-max");
+		opterror("--emu-%s needs --engine=cuda-emu", o->emucheck ? "check" : o->emuorder ? "order" : "grid-max");
 	o->target = strcmp(o->engine, "cpu") == 0 ? TargetCPU : TargetCUDA;
 	o->emu = strcmp(o->engine, "cuda-emu") != 0 ? EmuOff : emumode(o->emucheck ? o->emucheck : "run");
-	return nerr == 0;
+	return optnerrors() == 0;
 }
 
 /*
@@ -657,9 +605,10 @@ static bool
 emuprepare(const Opts *o, char **argv)
 {
 	const char *lib = emuruntime(o->emu);
-	char cmd[4096], path[4096];
+	char *cmd, *path = NULL;
+	size_t cap = 0;
+	ssize_t n;
 	FILE *p;
-	size_t n;
 
 	if (o->emuorder && setenv("GNNEMU_ORDER", o->emuorder, 1) != 0)
 		return false;
@@ -673,31 +622,38 @@ emuprepare(const Opts *o, char **argv)
 		return true;
 	}
 	if (getenv("GNNRUN_EMU_PRELOAD")) {
-		err("the %s runtime did not load (LD_PRELOAD=%s)", lib, getenv("GNNRUN_EMU_PRELOAD"));
+		opterror("the %s runtime did not load (LD_PRELOAD=%s)", lib, getenv("GNNRUN_EMU_PRELOAD"));
 		return false;
 	}
-	snprintf(cmd, sizeof cmd, "%s -print-file-name=%s", emucxx(), lib);
-	if (!(p = popen(cmd, "r")) || !fgets(path, sizeof path, p)) {
+	/* the compiler's answer, however long: getline sizes the buffer */
+	cmd = strfmt("%s -print-file-name=%s", emucxx(), lib);
+	p = popen(cmd, "r");
+	free(cmd);
+	if (!p || (n = getline(&path, &cap, p)) < 0) {
 		if (p)
 			pclose(p);
-		err("--emu-check=%s: cannot ask the C++ compiler for %s", o->emucheck, lib);
+		free(path);
+		opterror("--emu-check=%s: cannot ask the C++ compiler for %s", o->emucheck, lib);
 		return false;
 	}
 	pclose(p);
-	n = strlen(path);
 	while (n && (path[n - 1] == '\n' || path[n - 1] == ' '))
 		path[--n] = 0;
 	if (!strchr(path, '/') || access(path, R_OK) != 0) {
-		err("--emu-check=%s: the C++ compiler has no %s (install its sanitizer runtime)", o->emucheck, lib);
+		opterror("--emu-check=%s: the C++ compiler has no %s (install its sanitizer runtime)", o->emucheck, lib);
+		free(path);
 		return false;
 	}
 	if (o->emu == EmuRacecheck && !getenv("TSAN_OPTIONS"))
 		setenv("TSAN_OPTIONS", "halt_on_error=1", 1);
-	if (setenv("LD_PRELOAD", path, 1) != 0 || setenv("GNNRUN_EMU_PRELOAD", path, 1) != 0 || !selfexe())
+	if (setenv("LD_PRELOAD", path, 1) != 0 || setenv("GNNRUN_EMU_PRELOAD", path, 1) != 0 || !selfexe()) {
+		free(path);
 		return false;
+	}
 	fflush(NULL);
 	execv(selfexe(), argv);
-	err("cannot run gnnrun again with %s: %s", path, strerror(errno));
+	opterror("cannot run gnnrun again with %s: %s", path, strerror(errno));
+	free(path);
 	return false;
 }
 
@@ -725,14 +681,15 @@ nodecount(Fn *fn, Ref garg, const IValue *in, const bool *have, const char **fro
 int
 main(int argc, char **argv)
 {
-	Opts o;
+	/* static: what the options hold lives until exit */
+	static Opts o;
 	FrontOpts fo = {0};
 	PassOpts po = {0};
 	Mod *m = NULL;
 	Fn *fn;
 	Weights w = {0};
 	IValue args[MaxIO] = {{0}};
-	bool have[MaxIO] = {0}, used[MaxIO] = {0};
+	bool have[MaxIO] = {0}, *used = NULL;
 	IRun run = {0};
 	IValue compiled[MaxIO] = {{0}}, *outs;
 	gnn_array a;
@@ -748,7 +705,7 @@ main(int argc, char **argv)
 	for (fn = m->fn; fn && o.fnname && strcmp(fn->name, o.fnname) != 0; fn = fn->link)
 		;
 	if (!fn) {
-		err(o.fnname ? "%s has no model '%s'" : "%s defines no model", o.model, o.fnname);
+		opterror(o.fnname ? "%s has no model '%s'" : "%s defines no model", o.model, o.fnname);
 		goto out;
 	}
 	po.olevel = o.olevel;
@@ -766,10 +723,11 @@ main(int argc, char **argv)
 		freechoices(&cs);
 	}
 	if (fn->narg > MaxIO || fn->nret > MaxIO) {
-		err("model %s has too many inputs or outputs for gnnrun", fn->name);
+		opterror("model %s has too many inputs or outputs for gnnrun", fn->name);
 		goto out;
 	}
 	/* tensor inputs by name */
+	used = emalloc(o.nin * sizeof *used);
 	for (i = 0; i < fn->narg; i++) {
 		Val *v = &fn->val[fn->arg[i]];
 		if (v->type.kind == TGraph)
@@ -778,25 +736,25 @@ main(int argc, char **argv)
 			if (strcmp(o.inname[k], v->name) == 0)
 				break;
 		if (k == o.nin) {
-			err("missing input '%s' of model %s (give --input %s=FILE.npy)", v->name, fn->name, v->name);
+			opterror("missing input '%s' of model %s (give --input %s=FILE.npy)", v->name, fn->name, v->name);
 			continue;
 		}
 		used[k] = true;
 		if (gnn_npy_read(o.infile[k], &a) != GNN_OK) {
-			err("input '%s': %s", v->name, gnn_errmsg());
+			opterror("input '%s': %s", v->name, gnn_errmsg());
 			continue;
 		}
 		if (!dtypeok(v->type.dtype, a.dtype)) {
-			err("input '%s': %s holds %s, the model takes %s", v->name, o.infile[k], gnn_dtype_name(a.dtype), dtypename(v->type.dtype));
+			opterror("input '%s': %s holds %s, the model takes %s", v->name, o.infile[k], gnn_dtype_name(a.dtype), dtypename(v->type.dtype));
 		} else if (a.rank != v->type.rank) {
-			char s[128], t[256];
+			char s[ShapeLen], *t = typestr(m, v->type);
 			shapestr(s, sizeof s, a.shape, a.rank);
-			snprinttype(t, sizeof t, m, v->type);
-			err("input '%s': %s has shape %s, the model takes %s", v->name, o.infile[k], s, t);
+			opterror("input '%s': %s has shape %s, the model takes %s", v->name, o.infile[k], s, t);
+			free(t);
 		} else if (o.checkfinite && gnn_check_finite(&a, o.infile[k]) != GNN_OK) {
-			err("input '%s': %s", v->name, gnn_errmsg());
+			opterror("input '%s': %s", v->name, gnn_errmsg());
 		} else if (!totensor(&a, v->type.dtype, &args[i].t)) {
-			err("input '%s': out of memory", v->name);
+			opterror("input '%s': out of memory", v->name);
 		} else {
 			args[i].kind = TTensor;
 			have[i] = true;
@@ -805,33 +763,36 @@ main(int argc, char **argv)
 	}
 	for (k = 0; k < o.nin; k++)
 		if (!used[k])
-			err("model %s has no input '%s'", fn->name, o.inname[k]);
+			opterror("model %s has no input '%s'", fn->name, o.inname[k]);
 	if (o.nout != fn->nret)
-		err("model %s has %d output%s; give --output for each (got %d)", fn->name, fn->nret, fn->nret == 1 ? "" : "s", o.nout);
+		opterror("model %s has %d output%s; give --output for each (got %d)", fn->name, fn->nret, fn->nret == 1 ? "" : "s", o.nout);
 	if (o.weights && gnn_st_open(o.weights, &w.st) != GNN_OK)
-		err("%s", gnn_errmsg());
+		opterror("%s", gnn_errmsg());
 	w.fn = fn;
 	w.path = o.weights;
 	w.checkfinite = o.checkfinite;
-	if (nerr == 0)
+	if (optnerrors() == 0)
 		checkweights(&w);
-	if (nerr)
+	if (optnerrors())
 		goto out;
 	for (i = 0; i < fn->narg; i++) {
 		if (fn->val[fn->arg[i]].type.kind != TGraph)
 			continue;
 		const char *from = NULL;
-		char why[160];
+		char *why;
+		bool ok;
 		nnode = o.numnodes >= 0 ? o.numnodes : nodecount(fn, fn->arg[i], args, have, &from);
 		if (o.numnodes >= 0)
-			snprintf(why, sizeof why, "from --num-nodes");
+			why = strfmt("from --num-nodes");
 		else if (from)
-			snprintf(why, sizeof why, "the node count of input '%.100s'", from);
+			why = strfmt("the node count of input '%s'", from);
 		else
-			snprintf(why, sizeof why, "no input gives the node count: the largest index + 1");
+			why = strfmt("no input gives the node count: the largest index + 1");
 		args[i].kind = TGraph;
 		have[i] = true;
-		if (!loadgraph(&o, nnode, why, &args[i].g))
+		ok = loadgraph(&o, nnode, why, &args[i].g);
+		free(why);
+		if (!ok)
 			goto out;
 	}
 	run.fn = fn;
@@ -840,7 +801,7 @@ main(int argc, char **argv)
 	run.ud = &w;
 	if (strcmp(o.engine, "interp") == 0) {
 		if (interp(&run) != 0) {
-			err("%s", run.err);
+			opterror("%s", run.err);
 			goto out;
 		}
 		outs = run.outs;
@@ -849,7 +810,7 @@ main(int argc, char **argv)
 		 * inputs that do not fit them must not get that far */
 		run.checkonly = true;
 		if (interp(&run) != 0) {
-			err("%s", run.err);
+			opterror("%s", run.err);
 			goto out;
 		}
 		outs = compiled;
@@ -866,5 +827,6 @@ out:
 		free(compiled[i].t.data);
 	gnn_st_close(w.st);
 	freemod(m);
+	free(used);
 	return rc;
 }

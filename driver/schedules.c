@@ -17,23 +17,28 @@
 #include <unistd.h>
 
 #include "../runtime/gnnrt.h"
+#include "options.h"
 #include "schedules.h"
 #include "toolchain.h"
 
 int
-parseforce(const char *arg, SchedForce *f, char *err, size_t errlen)
+parseforce(const char *arg, SchedForce *f)
 {
 	const char *colon = strchr(arg, ':');
-	size_t n = colon ? (size_t)(colon - arg) : 0;
+	char err[256];
 
-	if (!colon || n == 0 || n >= sizeof f->kernel) {
-		snprintf(err, errlen, "--schedule: expected KERNEL:FIELDS (g0:lanes=8,rows=32, or all:...), not '%s'", arg);
+	f->kernel = NULL;
+	if (!colon || colon == arg) {
+		opterror("--schedule: expected KERNEL:FIELDS (g0:lanes=8,rows=32, or all:...), not '%s'", arg);
 		return -1;
 	}
-	memcpy(f->kernel, arg, n);
-	f->kernel[n] = 0;
-	if (schedparse(colon + 1, &f->s, err, errlen) < 0)
+	/* schedparse's messages are its own, short and bounded */
+	if (schedparse(colon + 1, &f->s, err, sizeof err) < 0) {
+		opterror("%s", err);
 		return -1;
+	}
+	f->kernel = estrdup(arg);
+	f->kernel[colon - arg] = '\0';
 	return 0;
 }
 
@@ -155,6 +160,18 @@ forced(const SchedOpts *o, const char *kernel)
 	return NULL;
 }
 
+/* text with the line "  model why" added (n: the count) */
+static char *
+addline(char *text, int *n, const char *model, const char *why)
+{
+	size_t len = text ? strlen(text) : 0, more = strlen(model) + strlen(why) + 5;
+
+	text = erealloc(text, len + more);
+	snprintf(text + len, more, "  %s %s\n", model, why);
+	++*n;
+	return text;
+}
+
 int
 pickschedules(Mod *m, const SchedOpts *o, Choices *cs)
 {
@@ -163,7 +180,8 @@ pickschedules(Mod *m, const SchedOpts *o, Choices *cs)
 	char *cpath = NULL, err[256];
 	Cache *cache = NULL;
 	gnn_graph *g = NULL;
-	int rc = -1, i, j, n, nf = 0;
+	int rc = -1, i, j, n, nf = 0, legal, nall = 0, nnot = 0;
+	char *notall = NULL;     /* "  MODEL kernel K: why\n" for each kernel all: missed */
 	Fn *fn;
 
 	memset(cs, 0, sizeof *cs);
@@ -177,21 +195,27 @@ pickschedules(Mod *m, const SchedOpts *o, Choices *cs)
 	}
 	archkey(o, cs->archkey, sizeof cs->archkey);
 	if (o->olevel > 0 && !(o->cache && !*o->cache)) {
-		cpath = o->cache ? strdup(o->cache) : defaultcache();
+		cpath = o->cache ? estrdup(o->cache) : defaultcache();
 		if (cpath)
 			cache = cacheopen(cpath, o->who);
 	}
 	for (i = 0; i < o->nforce; i++)
 		if (strcmp(o->force[i].kernel, "all") != 0)
 			nf++;
+	/* a block shape the target never runs is wrong whichever kernel it
+	 * goes to: an error, for all: too (docs/tuning.md) */
+	for (i = 0; i < o->nforce; i++)
+		if (schedtargetlegal(&st, &o->force[i].s, err, sizeof err) < 0) {
+			char text[128];
+			schedprint(text, sizeof text, &o->force[i].s);
+			fprintf(stderr, "%s: error: --schedule=%s:%s: %s, which no kernel can run on --target=%s\n", o->who,
+			        o->force[i].kernel, text, err, tname);
+			goto out;
+		}
 	for (fn = m->fn; fn; fn = fn->link) {
 		Kernel *ks;
 		n = listkernels(fn, &ks);
-		cs->c = realloc(cs->c, (cs->n + n + 1) * sizeof *cs->c);
-		if (!cs->c) {
-			fprintf(stderr, "%s: error: out of memory\n", o->who);
-			abort();
-		}
+		cs->c = erealloc(cs->c, (cs->n + n + 1) * sizeof *cs->c);
 		for (j = 0; j < n; j++) {
 			Choice *c = &cs->c[cs->n++];
 			const SchedForce *f = forced(o, ks[j].name);
@@ -205,12 +229,17 @@ pickschedules(Mod *m, const SchedOpts *o, Choices *cs)
 			c->why = o->olevel > 0 ? WhyCost : WhyReference;
 			if (o->olevel == 0)
 				scheddefault(&c->s);
-			if (attrstr(&fn->ins[ks[j].first], "sched")) {
+			if (hassched(&fn->ins[ks[j].first])) {
 				/* IR text that says: kept (codegen checks it) */
 				schedof(&fn->ins[ks[j].first], &c->s);
 				c->why = WhyIR;
 			}
-			if (f && schedlegal(&ks[j], &st, &f->s, err, sizeof err) == 0) {
+			legal = f ? schedlegal(&ks[j], &st, &f->s, err, sizeof err) : 0;
+			if (f && strcmp(f->kernel, "all") == 0 && legal == 0)
+				nall++;
+			else if (f && legal == SchedIllegal && strcmp(f->kernel, "all") == 0)
+				notall = addline(notall, &nnot, fn->name, err);
+			if (f && legal == 0) {
 				c->s = f->s;
 				c->why = WhyForced;
 			} else if (f && strcmp(f->kernel, "all") != 0) {
@@ -247,6 +276,18 @@ pickschedules(Mod *m, const SchedOpts *o, Choices *cs)
 		}
 	}
 	(void)nf;
+	/* all:FIELDS goes to each kernel the fields are for; those of them
+	 * that cannot take it are named (docs/tuning.md) */
+	for (i = o->nforce - 1; i >= 0 && strcmp(o->force[i].kernel, "all") != 0; i--)
+		;
+	if (i >= 0) {
+		char text[128];
+		schedprint(text, sizeof text, &o->force[i].s);
+		if (nnot)
+			fprintf(stderr, "%s: warning: --schedule=all:%s not applied to:\n%s", o->who, text, notall);
+		else if (!nall)
+			fprintf(stderr, "%s: warning: --schedule=all:%s applies to no kernel for --target=%s\n", o->who, text, tname);
+	}
 	if (o->tune) {
 		if (!g) {
 			fprintf(stderr, "%s: error: --tune needs a graph: --tune-graph=EDGE_INDEX.npy or --tune-synthetic=N,E\n", o->who);
@@ -268,6 +309,7 @@ pickschedules(Mod *m, const SchedOpts *o, Choices *cs)
 out:
 	if (cache)
 		cacheclose(cache);
+	free(notall);
 	free(cpath);
 	gnn_graph_destroy(g);
 	return rc;

@@ -23,7 +23,7 @@ typedef struct Choice {
 } Choice;
 
 typedef struct SchedForce {
-	char kernel[16];         /* "g0", "k12", or "all" */
+	char *kernel;            /* "g0", "k12", or "all"; malloc'd */
 	Sched s;
 } SchedForce;
 
@@ -56,8 +56,8 @@ typedef struct Choices {
 	char archkey[160];
 } Choices;
 
-/* --schedule=KERNEL:FIELDS: 0, or -1 with a message in err */
-int parseforce(const char *arg, SchedForce *f, char *err, size_t errlen);
+/* --schedule=KERNEL:FIELDS: 0, or -1 after a message */
+int parseforce(const char *arg, SchedForce *f);
 /*
  * Choose and set the schedule of every forward kernel of every model of
  * m (optimized).  Returns 0, or -1 after a message (a forced schedule

@@ -28,6 +28,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,16 +41,45 @@
 
 extern char **environ;
 
+/* --------------------------------------------------------------- strings */
+
+char *
+strfmt(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		die("strfmt: bad format '%s'", fmt);
+	s = emalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+void
+strpush(const char ***v, int *n, const char *s)
+{
+	*v = erealloc(*v, (*n + 1) * sizeof **v);
+	(*v)[(*n)++] = s;
+}
+
 /* ---------------------------------------------------------------- layout */
 
 const char *
 selfexe(void)
 {
-	static char path[PATH_MAX];
+	static char *path;
 	static int done;
 
+	/* realpath's own allocation: no PATH_MAX to outgrow */
 	if (!done)
-		done = realpath("/proc/self/exe", path) ? 1 : -1;
+		done = (path = realpath("/proc/self/exe", NULL)) ? 1 : -1;
 	return done > 0 ? path : NULL;
 }
 
@@ -57,10 +87,8 @@ selfexe(void)
 static char *
 resolve(const char *dir, const char *rel)
 {
-	char *p, *r;
+	char *p = strfmt("%s/%s", dir, rel), *r;
 
-	p = emalloc(strlen(dir) + strlen(rel) + 2);
-	sprintf(p, "%s/%s", dir, rel);
 	r = realpath(p, NULL);
 	free(p);
 	return r;
@@ -69,11 +97,9 @@ resolve(const char *dir, const char *rel)
 static bool
 hasfile(const char *dir, const char *name)
 {
-	char *p;
+	char *p = strfmt("%s/%s", dir, name);
 	bool ok;
 
-	p = emalloc(strlen(dir) + strlen(name) + 2);
-	sprintf(p, "%s/%s", dir, name);
 	ok = access(p, R_OK) == 0;
 	free(p);
 	return ok;
@@ -82,7 +108,6 @@ hasfile(const char *dir, const char *name)
 static bool
 locate(Layout *l)
 {
-	static char where[PATH_MAX + 128];
 	const char *exe = selfexe();
 	char *exedir, *slash, *lib, *inc;
 
@@ -111,20 +136,17 @@ locate(Layout *l)
 	lib = resolve(exedir, GNNCC_BIN_TO_LIB);
 	inc = resolve(exedir, GNNCC_BIN_TO_INCLUDE);
 	if (lib && inc && hasfile(lib, "libgnnrt.a") && hasfile(inc, "gnnrt.h")) {
-		char *emu = emalloc(strlen(inc) + sizeof "/gnnemu");
-
-		sprintf(emu, "%s/gnnemu", inc);
 		free(exedir);
 		l->libdir = lib;
 		l->includedir = inc;
-		l->emuincludedir = emu;
+		l->emuincludedir = strfmt("%s/gnnemu", inc);
 		return true;
 	}
 	free(lib);
 	free(inc);
-	snprintf(where, sizeof where, "looked for %s/%s/libgnnrt.a and %s/%s/gnnrt.h",
-	         exedir, GNNCC_BIN_TO_LIB, exedir, GNNCC_BIN_TO_INCLUDE);
-	l->where = where;
+	/* kept for the message: found once per process */
+	l->where = strfmt("looked for %s/%s/libgnnrt.a and %s/%s/gnnrt.h",
+	                  exedir, GNNCC_BIN_TO_LIB, exedir, GNNCC_BIN_TO_INCLUDE);
 	free(exedir);
 	return false;
 }
@@ -233,8 +255,7 @@ tempdir(void)
 		return tdir;
 	if (!base || !*base)
 		base = "/tmp";
-	t = emalloc(strlen(base) + sizeof "/gnncc-XXXXXX");
-	sprintf(t, "%s/gnncc-XXXXXX", base);
+	t = strfmt("%s/gnncc-XXXXXX", base);
 	setup();
 	if (!mkdtemp(t)) {
 		fprintf(stderr, "gnncc: error: cannot make a temporary directory in '%s': %s\n",
@@ -248,11 +269,8 @@ tempdir(void)
 char *
 tempname(const char *base)
 {
-	const char *d = tempdir();
-	char *p;
+	char *p = strfmt("%s/%s", tempdir(), base);
 
-	p = emalloc(strlen(d) + strlen(base) + 2);
-	sprintf(p, "%s/%s", d, base);
 	tempreg(p);
 	return p;
 }
@@ -273,8 +291,7 @@ tempbeside(const char *path)
 	char *tmp;
 	int fd;
 
-	tmp = emalloc(strlen(path) + sizeof ".tmpXXXXXX");
-	sprintf(tmp, "%s.tmpXXXXXX", path);
+	tmp = strfmt("%s.tmpXXXXXX", path);
 	setup();
 	if ((fd = mkstemp(tmp)) < 0) {
 		int err = errno;
@@ -540,8 +557,7 @@ findprogram(const char *name)
 		q = p + strcspn(p, ":");
 		n = q - p;
 		/* an empty entry is the current directory, as in execvp */
-		cand = emalloc(n + strlen(name) + 3);
-		sprintf(cand, "%.*s%s%s", (int)n, n ? p : ".", "/", name);
+		cand = strfmt("%.*s/%s", (int)n, n ? p : ".", name);
 		if (isexec(cand))
 			return cand;
 		free(cand);
@@ -551,21 +567,22 @@ findprogram(const char *name)
 }
 
 int
-runcmd(const Cmd *c, char *why, size_t nwhy)
+runcmd(const Cmd *c, char **why)
 {
 	pid_t pid;
 	int err, st;
 
+	*why = NULL;
 	fflush(stdout);
 	fflush(stderr);
 	if ((err = posix_spawn(&pid, c->argv[0], NULL, NULL, c->argv, environ)) != 0) {
-		snprintf(why, nwhy, "cannot run '%s': %s", c->argv[0], strerror(err));
+		*why = strfmt("cannot run '%s': %s", c->argv[0], strerror(err));
 		return -1;
 	}
 	child = pid;
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR) {
-			snprintf(why, nwhy, "cannot wait for '%s': %s", c->argv[0], strerror(errno));
+			*why = strfmt("cannot wait for '%s': %s", c->argv[0], strerror(errno));
 			child = 0;
 			return -1;
 		}
@@ -573,9 +590,9 @@ runcmd(const Cmd *c, char *why, size_t nwhy)
 	if (WIFEXITED(st))
 		return WEXITSTATUS(st);
 	if (WIFSIGNALED(st))
-		snprintf(why, nwhy, "'%s' was killed by signal %d", c->argv[0], WTERMSIG(st));
+		*why = strfmt("'%s' was killed by signal %d", c->argv[0], WTERMSIG(st));
 	else
-		snprintf(why, nwhy, "'%s' stopped abnormally", c->argv[0]);
+		*why = strfmt("'%s' stopped abnormally", c->argv[0]);
 	return -1;
 }
 
@@ -594,8 +611,7 @@ cudalibdir(const char *nvcc)
 		for (up = 0; up < 2 && root[k] && (s = strrchr(root[k], '/')); up++)
 			*s = '\0';
 		for (i = 0; !dir && root[k] && i < sizeof sub / sizeof sub[0]; i++) {
-			dir = emalloc(strlen(root[k]) + strlen(sub[i]) + sizeof "//libcudart_static.a");
-			sprintf(dir, "%s/%s/libcudart_static.a", root[k], sub[i]);
+			dir = strfmt("%s/%s/libcudart_static.a", root[k], sub[i]);
 			if (access(dir, R_OK) == 0)
 				*strrchr(dir, '/') = '\0';
 			else {
@@ -634,23 +650,23 @@ emucxx(void)
 }
 
 bool
-emucommand(Cmd *c, int mode, const Layout *l, char *why, size_t nwhy)
+emucommand(Cmd *c, int mode, const Layout *l, char **why)
 {
 	const char *cxx = getenv("CXX");
-	char *prog, inc[4096];
+	char *prog, *inc;
 
 #ifdef GNNCC_SANITIZE_CFLAGS
 	/* this tool's sanitizers come with what it builds: ASan, which
 	 * ThreadSanitizer cannot share a process with */
 	if (mode == EmuRacecheck) {
-		snprintf(why, nwhy, "racecheck (ThreadSanitizer) needs a gnncc built without sanitizers");
+		*why = strfmt("racecheck (ThreadSanitizer) needs a gnncc built without sanitizers");
 		return false;
 	}
 #endif
 	cmdwords(c, emucxx());
 	if (c->argc == 0 || !(prog = findprogram(c->argv[0]))) {
-		snprintf(why, nwhy, "the C++ compiler '%s'%s is not found (the emulated device needs one)",
-		         c->argc ? c->argv[0] : "", cxx && *cxx ? " (from $CXX)" : "");
+		*why = strfmt("the C++ compiler '%s'%s is not found (the emulated device needs one)",
+		              c->argc ? c->argv[0] : "", cxx && *cxx ? " (from $CXX)" : "");
 		cmdfree(c);
 		return false;
 	}
@@ -669,10 +685,10 @@ emucommand(Cmd *c, int mode, const Layout *l, char *why, size_t nwhy)
 	cmdwords(c, GNNCC_SANITIZE_CFLAGS);
 #endif
 	/* the emulated device's cuda_runtime.h before any real one */
-	snprintf(inc, sizeof inc, "-I%s", l->emuincludedir);
-	cmdadd(c, inc);
-	snprintf(inc, sizeof inc, "-I%s", l->includedir);
-	cmdadd(c, inc);
+	cmdadd(c, inc = strfmt("-I%s", l->emuincludedir));
+	free(inc);
+	cmdadd(c, inc = strfmt("-I%s", l->includedir));
+	free(inc);
 	return true;
 }
 

@@ -9,6 +9,13 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+/* Strings ---------------------------------------------------------------- */
+
+/* printf into a string on the heap, as long as it needs (emalloc'd). */
+char *strfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Append s to the array *v of *n strings (grown with erealloc). */
+void strpush(const char ***v, int *n, const char *s);
+
 /* Installation layout ---------------------------------------------------- */
 
 /* The running executable's real path (/proc/self/exe); NULL if unknown. */
@@ -99,9 +106,9 @@ char *findprogram(const char *name);
  * Run the command, with the driver's own standard streams (so that the
  * tool's diagnostics reach the user as they are), and wait for it.
  * Returns its exit status, or -1 with *why set ("cannot run",
- * "killed by signal 9") when it did not exit.
+ * "killed by signal 9"; malloc'd) when it did not exit.
  */
-int runcmd(const Cmd *c, char *why, size_t nwhy);
+int runcmd(const Cmd *c, char **why);
 
 /*
  * CUDA's library directory (holding libcudart_static.a) for the nvcc at
@@ -128,9 +135,9 @@ const char *emucxx(void);
 /*
  * The compiler command for mode, ready for "-c SRC -o OBJ" (or -shared):
  * C++17 without exceptions or RTTI, the emulated device's headers first.
- * Returns false with *why set when it cannot be built here.
+ * Returns false with *why set (malloc'd) when it cannot be built here.
  */
-bool emucommand(Cmd *c, int mode, const Layout *l, char *why, size_t nwhy);
+bool emucommand(Cmd *c, int mode, const Layout *l, char **why);
 /* The sanitizer flags a program linking a mode's object needs ("" none). */
 const char *emulinkflags(int mode);
 /* The sanitizer runtime library ("libtsan.so") for mode, or NULL. */

@@ -108,13 +108,11 @@ static char *
 randomweights(const gnn_model_desc *d, uint64_t *seed)
 {
 	char *path = tempname("tune-weights.safetensors");
-	const char **names = calloc(d->nparams + 1, sizeof *names);
-	gnn_array *arr = calloc(d->nparams + 1, sizeof *arr);
+	const char **names = emalloc((d->nparams + 1) * sizeof *names);
+	gnn_array *arr = emalloc((d->nparams + 1) * sizeof *arr);
 	int i, k;
 	gnn_status s;
 
-	if (!names || !arr)
-		abort();
 	for (i = 0; i < d->nparams; i++) {
 		const gnn_tensor_info *t = &d->params[i];
 		int64_t n = 1, j;
@@ -124,8 +122,7 @@ randomweights(const gnn_model_desc *d, uint64_t *seed)
 		for (k = 0; k < t->rank; k++)
 			n *= (arr[i].shape[k] = t->shape[k]);
 		arr[i].nbytes = (size_t)n * gnn_dtype_size(t->dtype);
-		if (!(arr[i].data = calloc(1, arr[i].nbytes ? arr[i].nbytes : 1)))
-			abort();
+		arr[i].data = emalloc(arr[i].nbytes);
 		/* BatchNorm's running variances must be positive, or the
 		 * reference is NaN and no candidate can be checked against it */
 		if (t->dtype == GNN_F32)
@@ -172,8 +169,7 @@ buffers(const gnn_model_desc *d, void *model, int64_t nodes, uint64_t *seed, voi
 			fprintf(stderr, "gnncc: error: tuning: input '%s' is %s; only f32 inputs are made up\n", t->name, gnn_dtype_name(t->dtype));
 			return -1;
 		}
-		if (!(in[i] = malloc((size_t)(n ? n : 1) * sizeof(float))))
-			abort();
+		in[i] = emalloc((size_t)n * sizeof(float));
 		for (j = 0; j < n; j++)
 			((float *)in[i])[j] = rnd(seed);
 	}
@@ -186,9 +182,8 @@ buffers(const gnn_model_desc *d, void *model, int64_t nodes, uint64_t *seed, voi
 		for (k = 0; k < d->outputs[i].rank; k++)
 			n *= shape[k];
 		outn[i] = (size_t)n;
-		if (!(out[i] = calloc((size_t)(n ? n : 1), gnn_dtype_size(d->outputs[i].dtype))) ||
-		    !(ref[i] = calloc((size_t)(n ? n : 1), gnn_dtype_size(d->outputs[i].dtype))))
-			abort();
+		out[i] = emalloc((size_t)n * gnn_dtype_size(d->outputs[i].dtype));
+		ref[i] = emalloc((size_t)n * gnn_dtype_size(d->outputs[i].dtype));
 	}
 	return 0;
 }
@@ -245,13 +240,11 @@ tune(Mod *m, const SchedOpts *o, Choices *cs, gnn_graph *g)
 	int nfn = 0, f, i, k, c, rc = -1, total = 0, done = 0;
 	double t0 = now(), budget = o->budget > 0 ? o->budget : 60;
 	uint64_t seed = 42;
-	char sym[300], text[128];
+	char *sym, text[128];
 
 	for (fn = m->fn; fn; fn = fn->link)
 		nfn++;
-	tc = calloc(nfn + 1, sizeof *tc);
-	if (!tc)
-		abort();
+	tc = emalloc((nfn + 1) * sizeof *tc);
 	/* the candidates: the whole space where the cost model chose, the
 	 * choice alone where the user or the cache did */
 	for (i = 0, f = -1; i < cs->n; i++) {
@@ -259,10 +252,9 @@ tune(Mod *m, const SchedOpts *o, Choices *cs, gnn_graph *g)
 		if (i == 0 || strcmp(ch->model, cs->c[i - 1].model) != 0)
 			f++;
 		k = tc[f].nkernels++;
-		tc[f].ncand = realloc(tc[f].ncand, tc[f].nkernels * sizeof *tc[f].ncand);
-		tc[f].cand = realloc(tc[f].cand, tc[f].nkernels * sizeof *tc[f].cand);
-		if (!tc[f].ncand || !tc[f].cand || !(tc[f].cand[k] = calloc(256, sizeof(Sched))))
-			abort();
+		tc[f].ncand = erealloc(tc[f].ncand, tc[f].nkernels * sizeof *tc[f].ncand);
+		tc[f].cand = erealloc(tc[f].cand, tc[f].nkernels * sizeof *tc[f].cand);
+		tc[f].cand[k] = emalloc(256 * sizeof(Sched));
 		if (ch->why == WhyCost && ch->ncand > 1) {
 			tc[f].ncand[k] = schedspace(&ch->k, &st, tc[f].cand[k], 256);
 			total++;
@@ -294,10 +286,10 @@ tune(Mod *m, const SchedOpts *o, Choices *cs, gnn_graph *g)
 
 		for (base = 0; base < cs->n && strcmp(cs->c[base].model, fn->name) != 0; base++)
 			;
-		snprintf(sym, sizeof sym, "%s_desc", fn->name);
-		d = (const gnn_model_desc *)dlsym(en.handle, sym);
-		snprintf(sym, sizeof sym, "%s_tune", fn->name);
-		td = (const gnn_tune_desc *)dlsym(en.handle, sym);
+		d = (const gnn_model_desc *)dlsym(en.handle, sym = strfmt("%s_desc", fn->name));
+		free(sym);
+		td = (const gnn_tune_desc *)dlsym(en.handle, sym = strfmt("%s_tune", fn->name));
+		free(sym);
 		if (!d || !td || td->nkernels != tc[f].nkernels)
 			die("tune: the tuning build of %s lacks its descriptors", fn->name);
 		if (d->ninputs > 64 || d->noutputs > 64) {

@@ -48,21 +48,14 @@ char *
 defaultcache(void)
 {
 	const char *p = getenv("GNNCC_TUNE_CACHE"), *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
-	char *s;
-	size_t n;
 
 	if (p && *p)
-		return strdup(p);
-	if (!(x && *x) && !(h && *h))
-		return NULL;
-	n = strlen(x && *x ? x : h) + 32;
-	if (!(s = malloc(n)))
-		return NULL;
+		return estrdup(p);
 	if (x && *x)
-		snprintf(s, n, "%s/gnncc/tune.jsonl", x);
-	else
-		snprintf(s, n, "%s/.cache/gnncc/tune.jsonl", h);
-	return s;
+		return strfmt("%s/gnncc/tune.jsonl", x);
+	if (h && *h)
+		return strfmt("%s/.cache/gnncc/tune.jsonl", h);
+	return NULL;
 }
 
 static uint64_t
@@ -146,8 +139,7 @@ parseline(const char *s, char **f, char *why, size_t nwhy)
 			snprintf(why, nwhy, "field '%s' twice", fname[k]);
 			return -1;
 		}
-		if (!(f[k] = strndup(val, vn)))
-			abort();
+		f[k] = memcpy(emalloc(vn + 1), val, vn);   /* zeroed: terminated */
 		while (*p == ' ')
 			p++;
 		if (*p == ',') {
@@ -216,15 +208,14 @@ checkentry(Entry *e, char *why, size_t nwhy)
 Cache *
 cacheopen(const char *path, const char *who)
 {
-	Cache *c = calloc(1, sizeof *c);
+	Cache *c = emalloc(sizeof *c);
 	FILE *f;
 	char *line = NULL, why[160];
 	size_t cap = 0;
 	ssize_t len;
 	int lineno = 0, stale = 0, bad = 0;
 
-	if (!c || !(c->path = strdup(path)))
-		abort();
+	c->path = estrdup(path);
 	c->who = who;
 	if (!(f = fopen(path, "r"))) {
 		if (errno != ENOENT)
@@ -252,8 +243,7 @@ cacheopen(const char *path, const char *who)
 		why[0] = 0;
 		if (strcmp(e.f[FVersion], GNNCC_VERSION) != 0) {
 			stale++;
-			if (!(e.line = strdup(line)))
-				abort();
+			e.line = estrdup(line);
 		} else if (!checkentry(&e, why, sizeof why)) {
 			if (bad++ < 5)
 				fprintf(stderr, "%s: warning: %s:%d: corrupt tuning cache entry (%s); ignored\n", who, path, lineno, why);
@@ -262,9 +252,7 @@ cacheopen(const char *path, const char *who)
 			continue;
 		} else
 			e.valid = true;
-		c->e = realloc(c->e, (c->n + 1) * sizeof *c->e);
-		if (!c->e)
-			abort();
+		c->e = erealloc(c->e, (c->n + 1) * sizeof *c->e);
 		c->e[c->n++] = e;
 	}
 	if (bad > 5)
@@ -311,11 +299,9 @@ cachefind(Cache *c, const CacheKey *k, CacheHit *hit)
 static char *
 plain(const char *s)
 {
-	char *d = strdup(s ? s : "");
+	char *d = estrdup(s ? s : "");
 	size_t i;
 
-	if (!d)
-		abort();
 	for (i = 0; d[i]; i++)
 		if (d[i] == '"' || d[i] == '\\' || (unsigned char)d[i] < ' ')
 			d[i] = '_';
@@ -354,9 +340,7 @@ cacheput(Cache *c, const CacheKey *k, const Sched *s, double us, double refus, c
 			c->dirty = true;
 			return;
 		}
-	c->e = realloc(c->e, (c->n + 1) * sizeof *c->e);
-	if (!c->e)
-		abort();
+	c->e = erealloc(c->e, (c->n + 1) * sizeof *c->e);
 	c->e[c->n++] = e;
 	c->dirty = true;
 }
@@ -365,10 +349,8 @@ cacheput(Cache *c, const CacheKey *k, const Sched *s, double us, double refus, c
 static void
 mkparents(const char *path)
 {
-	char *d = strdup(path), *p;
+	char *d = estrdup(path), *p;
 
-	if (!d)
-		abort();
 	for (p = d + 1; *p; p++)
 		if (*p == '/') {
 			*p = 0;

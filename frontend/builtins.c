@@ -261,9 +261,7 @@ lowerreshape(Ctx *c, Node *call, const Builtin *b, CVal *v)
 		total = dimprod(S.mod, t.dim, t.rank, &ok);
 		/* the known part must be one term dividing every term */
 		if (!ok || known == 0 || !dimdiv(S.mod, total, known, &q)) {
-			char s[256];
-			tystr(s, sizeof s, t);
-			serror(l, "shape mismatch in reshape: cannot infer -1 for %s", s);
+			serror(l, "shape mismatch in reshape: cannot infer -1 for %s", tystr(t));
 			return (CVal){.kind = CNone};
 		}
 		d[infer] = q;

@@ -131,7 +131,7 @@ joinpath(const char *dir, size_t dirlen, const char *p)
 	s = arena_alloc(S.arena, dirlen + strlen(p) + 2);
 	memcpy(s, dir, dirlen);
 	s[dirlen] = '/';
-	strcpy(s + dirlen + 1, p);
+	memcpy(s + dirlen + 1, p, strlen(p) + 1);
 	return s;
 }
 
@@ -139,7 +139,7 @@ static void
 doimport(Node *imp, const char *from)
 {
 	const char *slash = strrchr(from, '/');
-	char *cand, real[PATH_MAX], *text;
+	char *cand, *real = NULL, *rp, *text;
 	size_t len;
 	int i, k;
 
@@ -151,8 +151,12 @@ doimport(Node *imp, const char *from)
 	for (k = -1; k < (S.opts ? S.opts->nincdir : 0); k++) {
 		if (k >= 0)
 			cand = joinpath(S.opts->incdir[k], strlen(S.opts->incdir[k]), imp->str);
-		if (access(cand, R_OK) == 0 && realpath(cand, real))
+		/* realpath allocates: no PATH_MAX buffer to outgrow */
+		if (access(cand, R_OK) == 0 && (rp = realpath(cand, NULL))) {
+			real = arena_strdup(S.arena, rp);
+			free(rp);
 			break;
+		}
 		cand = NULL;
 		if (imp->str[0] == '/')
 			break;
@@ -241,7 +245,7 @@ compiletext(const char *path, const char *text, size_t len, const FrontOpts *o)
 {
 	const LayerSource *ls;
 	File *main = NULL;
-	char real[PATH_MAX];
+	char *real;
 	int i, nerr = diag_nerrors();
 	Mod *m;
 
@@ -250,9 +254,10 @@ compiletext(const char *path, const char *text, size_t len, const FrontOpts *o)
 		loadtext(ls->name, ls->name, ls->text, ls->len, NULL);
 	if (diag_nerrors() > nerr)
 		die("the layer library does not compile");
-	if (!realpath(path, real))
-		snprintf(real, sizeof real, "%s", path);
-	loadtext(path, real, text, len, &main);
+	/* allocated by realpath, or the path itself: never truncated */
+	real = realpath(path, NULL);
+	loadtext(path, real ? real : path, text, len, &main);
+	free(real);
 	m = newmod();
 	S.mod = m;
 	if (main && diag_nerrors() == nerr)

@@ -70,11 +70,8 @@ serror(Loc l, const char *fmt, ...)
 static void
 pushframe(const char *fmt, const char *name, Loc l)
 {
-	char buf[256];
-
 	if (S.nframe < (int)(sizeof S.frame / sizeof S.frame[0])) {
-		snprintf(buf, sizeof buf, fmt, name);
-		S.frame[S.nframe].what = arena_strdup(S.arena, buf);
+		S.frame[S.nframe].what = aprintf(S.arena, fmt, name);
 		S.frame[S.nframe].loc = l;
 	}
 	S.nframe++;
@@ -86,10 +83,36 @@ popframe(void)
 	S.nframe--;
 }
 
-void
-tystr(char *buf, size_t n, Type t)
+/* Names are user text of any length and paths nest them (conv1.lin.weight
+ * under layers of layers), so every string built from them is sized to
+ * fit, never put in a fixed buffer. */
+char *
+aprintf(Arena *a, const char *fmt, ...)
 {
-	snprinttype(buf, n, S.mod, t);
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		die("aprintf: cannot format '%s'", fmt);
+	s = arena_alloc(a, (size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+const char *
+tystr(Type t)
+{
+	int n = snprinttype(NULL, 0, S.mod, t);
+	char *s = arena_alloc(S.arena, (size_t)n + 1);
+
+	snprinttype(s, (size_t)n + 1, S.mod, t);
+	return s;
 }
 
 const char *
@@ -368,7 +391,7 @@ emitop(Ctx *c, int op, const Ref *arg, int narg, const Attr *attr, int nattr,
        const Type *decl, Loc l)
 {
 	Type at[64] = {{0}}, out;
-	char err[512];
+	char err[512];      /* typecheckop's message: it bounds its own parts */
 	int k;
 
 	(void)c;
@@ -594,7 +617,6 @@ instantiate(Ctx *c, Spec *sp, const char *path, Loc at)
 	CVal v, ignored[1];
 	int nret = 0;
 	bool returned = false;
-	char sub[512];
 
 	(void)c;
 	in = arena_alloc(S.arena, sizeof *in);
@@ -603,7 +625,7 @@ instantiate(Ctx *c, Spec *sp, const char *path, Loc at)
 	in->loc = at;
 	in->scope.parent = NULL;
 	ic = (Ctx){.sc = &in->scope, .self = in, .inlayerbody = true};
-	ic.prefix = path[0] ? arena_strdup(S.arena, strcat(strcpy(sub, path), ".")) : "";
+	ic.prefix = path[0] ? aprintf(S.arena, "%s.", path) : "";
 	if (S.depth >= MaxDepth) {
 		serror(at, "layers nested too deeply (is '%s' recursive?)", def->name);
 		return NULL;
@@ -691,7 +713,7 @@ instantiate(Ctx *c, Spec *sp, const char *path, Loc at)
 			v = coerce(f, v);
 			/* a layer argument becomes a sublayer named after the formal */
 			if (v.kind == CSpec) {
-				Inst *sl = instantiate(&ic, v.spec, arena_strdup(S.arena, strcat(strcpy(sub, ic.prefix), f->name)), v.spec->call->loc);
+				Inst *sl = instantiate(&ic, v.spec, aprintf(S.arena, "%s%s", ic.prefix, f->name), v.spec->call->loc);
 				if (!sl)
 					goto fail;
 				bind(&in->scope, f->name, (CVal){.kind = CInst, .inst = sl}, BDecl, f->loc);
@@ -751,14 +773,13 @@ static bool
 matchtype(Ctx *c, Node *ty, Type actual, const char *what, Loc at)
 {
 	static const char *const gdefault[] = {"N", "E", "B"};
-	char want[256], got[256];
+	const char *got = tystr(actual);
 	Type expect;
 	int k, nd;
 	Node *dn;
 	CVal v;
 	Dim d;
 
-	tystr(got, sizeof got, actual);
 	if (ty->kind == ND_TSCALAR) {
 		serror(at, "%s must be a tensor or graph, the declared type is a compile-time type", what);
 		return false;
@@ -797,8 +818,7 @@ matchtype(Ctx *c, Node *ty, Type actual, const char *what, Loc at)
 		expect.dim[k] = d;
 	}
 	if (!typeeq(expect, actual)) {
-		tystr(want, sizeof want, expect);
-		serror(at, "shape mismatch: %s expects %s, got %s", what, want, got);
+		serror(at, "shape mismatch: %s expects %s, got %s", what, tystr(expect), got);
 		return false;
 	}
 	return true;
@@ -813,8 +833,7 @@ callinst(Ctx *c, Inst *in, Node *call)
 	CVal args[64], ret[8];
 	int i, k, nret = 0, npos;
 	bool returned = false, given[64] = {0};
-	char what[256];
-	const char *names[64];
+	const char *what, *names[64];
 
 	if (!fn) {
 		serror(call->loc, "layer %s ('%s') has no forward function", in->def->name, in->path);
@@ -826,19 +845,14 @@ callinst(Ctx *c, Inst *in, Node *call)
 	}
 	for (k = 0; k < fn->params.n; k++)
 		names[k] = fn->params.v[k]->name;
-	snprintf(what, sizeof what, "%s (%s)", in->path, in->def->name);
+	what = aprintf(S.arena, "%s (%s)", in->path, in->def->name);
 	if (!bindargs(c, call, what, names, fn->params.n, fn->params.n, args, given))
 		return none;
 	if (S.depth >= MaxDepth) {
 		serror(call->loc, "calls nested too deeply");
 		return none;
 	}
-	fc.prefix = in->path[0] ? arena_strdup(S.arena, in->path) : "";
-	{
-		char buf[512];
-		snprintf(buf, sizeof buf, "%s.", in->path);
-		fc.prefix = arena_strdup(S.arena, buf);
-	}
+	fc.prefix = aprintf(S.arena, "%s.", in->path);
 	for (k = 0; k < fn->params.n; k++) {
 		f = fn->params.v[k];
 		if (args[k].kind == CNone)
@@ -852,9 +866,9 @@ callinst(Ctx *c, Inst *in, Node *call)
 	S.depth++;
 	pushframe("in the forward of %s called here", in->path, call->loc);
 	for (k = 0; k < fn->params.n; k++) {
-		char w[320];
+		const char *w;
 		f = fn->params.v[k];
-		snprintf(w, sizeof w, "argument '%s' of %s", f->name, what);
+		w = aprintf(S.arena, "argument '%s' of %s", f->name, what);
 		npos = k < call->args.n ? k : 0;
 		if (!matchtype(&fc, f->type, vtype(args[k]), w, call->args.n ? call->args.v[npos]->loc : call->loc))
 			goto fail;
@@ -874,7 +888,7 @@ callinst(Ctx *c, Inst *in, Node *call)
 	for (i = 0; i < nret; i++) {
 		if (ret[i].kind == CNone)
 			goto fail;
-		snprintf(what, sizeof what, "the return value of %s.forward", in->def->name);
+		what = aprintf(S.arena, "the return value of %s.forward", in->def->name);
 		if (!matchtype(&fc, fn->rets.v[i], vtype(ret[i]), what, fn->rets.v[i]->loc))
 			goto fail;
 	}
@@ -1012,8 +1026,6 @@ eval(Ctx *c, Node *n)
 static const char *
 declname(Ctx *c, Node *n, CVal *idx)
 {
-	char buf[512];
-
 	if (!n->index)
 		return n->name;
 	*idx = eval(c, n->index);
@@ -1022,8 +1034,7 @@ declname(Ctx *c, Node *n, CVal *idx)
 			serror(n->index->loc, "a layer or param index must be a non-negative int");
 		return NULL;
 	}
-	snprintf(buf, sizeof buf, "%s.%lld", n->name, (long long)idx->i);
-	return arena_strdup(S.arena, buf);
+	return aprintf(S.arena, "%s.%lld", n->name, (long long)idx->i);
 }
 
 /* A declaration may not reuse the name of another declaration. */
@@ -1056,8 +1067,7 @@ static bool
 layerdecl1(Ctx *c, Node *n)
 {
 	CVal spec, idx = none;
-	const char *name;
-	char path[512];
+	const char *name, *path;
 	Inst *in;
 	Binding *b;
 	InstArr *arr;
@@ -1082,10 +1092,10 @@ layerdecl1(Ctx *c, Node *n)
 		spec = evalcall(c, n->init);
 	if (spec.kind == CNone)
 		return false;
-	snprintf(path, sizeof path, "%s%s", c->prefix, name);
+	path = aprintf(S.arena, "%s%s", c->prefix, name);
 	if (spec.kind == CInst)
 		in = spec.inst;
-	else if (!(in = instantiate(c, spec.spec, arena_strdup(S.arena, path), n->loc)))
+	else if (!(in = instantiate(c, spec.spec, path, n->loc)))
 		return false;
 	if (!n->index) {
 		bind(c->sc, n->name, (CVal){.kind = CInst, .inst = in}, BDecl, n->loc);
@@ -1117,8 +1127,7 @@ static bool
 paramdecl1(Ctx *c, Node *n)
 {
 	CVal idx = none, init;
-	const char *name;
-	char path[512];
+	const char *name, *path;
 	Node *ty = n->type;
 	Dim d[MaxRank];
 	Type t;
@@ -1150,7 +1159,7 @@ paramdecl1(Ctx *c, Node *n)
 		}
 	}
 	t = tensortype((int)ty->ival, ty->args.n, d);
-	snprintf(path, sizeof path, "%s%s", c->prefix, name);
+	path = aprintf(S.mod->arena, "%s%s", c->prefix, name);
 	at[0] = mkattrstr(S.mod->arena, "name", path);
 	if (n->init) {
 		init = eval(c, n->init);
@@ -1165,7 +1174,7 @@ paramdecl1(Ctx *c, Node *n)
 	v = emitop(c, Oparam, NULL, 0, at, na, &t, n->loc);
 	if (v.kind == CNone)
 		return false;
-	S.fn->val[v.ref].name = arena_strdup(S.mod->arena, path);
+	S.fn->val[v.ref].name = path;
 	if (n->index) {
 		/* params arrays are lists indexed by the same ints */
 		Binding *b = findlocal(c->sc, n->name);
@@ -1193,7 +1202,6 @@ static void
 assign(Ctx *c, Node *n)
 {
 	CVal v = eval(c, n->init);
-	char buf[512];
 	Binding *b;
 
 	if (c->sc && (b = findlocal(c->sc, n->name)) && b->how == BDecl && c->inlayerbody) {
@@ -1202,8 +1210,7 @@ assign(Ctx *c, Node *n)
 		return;
 	}
 	if ((v.kind == CTensor || v.kind == CGraph) && !S.fn->val[v.ref].name) {
-		snprintf(buf, sizeof buf, "%s%s", c->prefix ? c->prefix : "", n->name);
-		S.fn->val[v.ref].name = arena_strdup(S.mod->arena, buf);
+		S.fn->val[v.ref].name = aprintf(S.mod->arena, "%s%s", c->prefix ? c->prefix : "", n->name);
 	}
 	bind(c->sc, n->name, v, BLocal, n->loc);
 }
@@ -1336,7 +1343,6 @@ sigtype(Ctx *c, Node *ty, Type *t)
 {
 	static const char *const gdefault[] = {"N", "E", "B"};
 	Dim d[MaxRank];
-	char buf[256];
 	int k, nd;
 
 	if (ty->kind == ND_TSCALAR) {
@@ -1358,9 +1364,8 @@ sigtype(Ctx *c, Node *ty, Type *t)
 		*t = tensortype((int)ty->ival, nd, d);
 	/* op results are checked by typecheckop, inputs and outputs here */
 	if (!typenumelok(S.mod, *t)) {
-		tystr(buf, sizeof buf, *t);
 		serror(ty->loc, "%s is too large: its element count overflows or has degree "
-		       "above %d", buf, MaxDeg);
+		       "above %d", tystr(*t), MaxDeg);
 		return false;
 	}
 	return true;
@@ -1376,7 +1381,6 @@ lowermodel(Node *model)
 	Type want[8], t;
 	int i, nret = 0, nerr = diag_nerrors();
 	bool returned = false;
-	char a[256], b[256];
 	Node *p;
 
 	S.fn = newfn(S.mod, model->name, model->loc);
@@ -1425,9 +1429,8 @@ lowermodel(Node *model)
 			return;
 		}
 		if (!typeeq(vtype(ret[i]), want[i])) {
-			tystr(a, sizeof a, want[i]);
-			tystr(b, sizeof b, vtype(ret[i]));
-			serror(model->rets.v[i]->loc, "return type mismatch: model %s declares %s, returns %s", model->name, a, b);
+			serror(model->rets.v[i]->loc, "return type mismatch: model %s declares %s, returns %s",
+			       model->name, tystr(want[i]), tystr(vtype(ret[i])));
 			return;
 		}
 		addret(S.fn, ret[i].ref);

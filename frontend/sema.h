@@ -123,7 +123,9 @@ bool todim(Ctx *c, CVal v, Loc l, Dim *d);
 CVal tensorval(Ref r);
 Type vtype(CVal v);
 void lowermodel(Node *model);
-void tystr(char *buf, size_t n, Type t);
+const char *tystr(Type t);                    /* in S.arena: for messages */
+/* A formatted string sized to fit, in a: names nest without limit. */
+char *aprintf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* builtins.c */
 bool isbuiltin(const char *name);

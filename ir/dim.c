@@ -45,14 +45,18 @@ symadd(Mod *m, const char *name, bool derived)
 int
 symfresh(Mod *m, const char *base)
 {
-	char buf[128];
-	int k;
+	size_t n = strlen(base) + 16;   /* base, any int's digits, NUL */
+	char *buf = emalloc(n);
+	int k, s;
 
 	for (k = 1;; k++) {
-		snprintf(buf, sizeof buf, "%.100s%d", base, k);
+		snprintf(buf, n, "%s%d", base, k);
 		if (symlookup(m, buf) < 0)
-			return symadd(m, buf, true);
+			break;
 	}
+	s = symadd(m, buf, true);
+	free(buf);
+	return s;
 }
 
 Dim

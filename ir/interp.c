@@ -56,21 +56,34 @@ typedef struct R {
 
 /* Messages ---------------------------------------------------------------- */
 
+/* A message lands in run->err, whose size interp.h fixes, so its parts
+ * are formatted into small arrays too.  A part that does not fit (a value,
+ * input or symbol name may be of any length) ends in "...": cut visibly,
+ * never silently.  len is what snprintf wanted to write. */
+static const char *
+cut(char *buf, size_t n, size_t len)
+{
+	if (len >= n && n >= 4)
+		memcpy(buf + n - 4, "...", 4);
+	return buf;
+}
+
 /* The printer's names (print.c's valnames): unique, so a message points
  * at one line of the printed IR.  Only computed when a run fails. */
 static const char *
 valname(Fn *fn, Ref v, char *buf, size_t n)
 {
 	char **name;
+	int len;
 
 	if (v < 0 || v >= fn->nval) {
 		snprintf(buf, n, "%%<bad ref %d>", v);
 		return buf;
 	}
 	name = valnames(fn);
-	snprintf(buf, n, "%%%s", name[v]);
+	len = snprintf(buf, n, "%%%s", name[v]);
 	freevalnames(name);
-	return buf;
+	return cut(buf, n, len);
 }
 
 /* The first failure wins: callers return -1 up the stack without adding
@@ -79,24 +92,29 @@ static int
 fail(R *r, const char *fmt, ...)
 {
 	char *err = r->run->err, vn[80];
-	size_t n = sizeof r->run->err, len = 0;
+	size_t n = sizeof r->run->err, len = 0, fl;
 	const Ins *i = r->ins;
+	const char *file;
 	va_list ap;
 
 	if (err[0])
 		return -1;
 	if (i) {
 		valname(r->fn, i->to, vn, sizeof vn);
-		if (i->loc.file)
-			len = snprintf(err, n, "%s:%d:%d: %s: ", i->loc.file, i->loc.line, i->loc.col, vn);
-		else
+		if ((file = i->loc.file)) {
+			/* a long path keeps its end, which names the file */
+			fl = strlen(file);
+			len = snprintf(err, n, "%s%s:%d:%d: %s: ", fl > 120 ? "..." : "",
+			               fl > 120 ? file + fl - 120 : file, i->loc.line, i->loc.col, vn);
+		} else
 			len = snprintf(err, n, "%s: ", vn);
 	}
 	if (len < n) {
 		va_start(ap, fmt);
-		vsnprintf(err + len, n - len, fmt, ap);
+		len += vsnprintf(err + len, n - len, fmt, ap);
 		va_end(ap);
 	}
+	cut(err, n, len);
 	return -1;
 }
 
@@ -117,15 +135,13 @@ shapestr(char *buf, size_t n, int rank, const int64_t *shape)
 static const char *
 typestr(R *r, char *buf, size_t n, Type t)
 {
-	snprinttype(buf, n, r->m, t);
-	return buf;
+	return cut(buf, n, snprinttype(buf, n, r->m, t));
 }
 
 static const char *
 dimstr(R *r, char *buf, size_t n, Dim d)
 {
-	snprintdim(buf, n, r->m, d);
-	return buf;
+	return cut(buf, n, snprintdim(buf, n, r->m, d));
 }
 
 static const char *
@@ -134,9 +150,8 @@ argname(R *r, int a, char *buf, size_t n)
 	const char *s = r->fn->val[r->fn->arg[a]].name;
 
 	if (s)
-		snprintf(buf, n, "input '%s'", s);
-	else
-		snprintf(buf, n, "input %d", a + 1);
+		return cut(buf, n, snprintf(buf, n, "input '%s'", s));
+	snprintf(buf, n, "input %d", a + 1);
 	return buf;
 }
 
@@ -185,7 +200,7 @@ origin(R *r, Dim d, char *buf, size_t n)
 	ns = dimsyms(r->m, d, sym, 16);
 	if (ns == 1 && dimassym(r->m, d) >= 0) {
 		if (r->symfrom[sym[0]] >= 0)
-			snprintf(buf, n, " from %s", argname(r, r->symfrom[sym[0]], an, sizeof an));
+			cut(buf, n, snprintf(buf, n, " from %s", argname(r, r->symfrom[sym[0]], an, sizeof an)));
 		return buf;
 	}
 	for (k = 0; k < ns && len < n; k++) {
@@ -195,8 +210,8 @@ origin(R *r, Dim d, char *buf, size_t n)
 		                r->m->sym[sym[k]].name, argname(r, r->symfrom[sym[k]], an, sizeof an));
 	}
 	if (len && len < n)
-		snprintf(buf + len, n - len, ")");
-	return buf;
+		len += snprintf(buf + len, n - len, ")");
+	return cut(buf, n, len);
 }
 
 /* Memory ------------------------------------------------------------------ */

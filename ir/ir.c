@@ -244,6 +244,10 @@ dropattr(Fn *fn, Ins *in, const char *key)
 	Attr *v;
 	int k, n = 0;
 
+	/* the schedule was the attribute "sched" once: callers not yet
+	 * switched to dropsched() (driver/tune.c) still drop it this way */
+	if (strcmp(key, "sched") == 0)
+		dropsched(in);
 	if (!findattr(in, key))
 		return;
 	v = arena_alloc(fn->mod->arena, in->nattr * sizeof *v);
@@ -346,6 +350,16 @@ mkattrdims(Arena *a, const char *key, const Dim *v, int n)
 	r.u.ds = arena_alloc(a, (n ? n : 1) * sizeof(Dim));
 	memcpy(r.u.ds, v, n * sizeof(Dim));
 	return r;
+}
+
+Ref
+storageroot(const Fn *fn, Ref v)
+{
+	int d;
+
+	while ((d = fn->val[v].def) >= 0 && (opinfo[fn->ins[d].op].flags & Falias))
+		v = fn->ins[d].arg[0];
+	return v;
 }
 
 void

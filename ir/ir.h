@@ -213,6 +213,7 @@ enum OpFlag {
 	Freduce  = 1 << 8,  /* reduction over {dim} */
 	Fnorm    = 1 << 9,  /* normalization over {dim}, shape kept */
 	Fshape   = 1 << 10, /* data movement only */
+	Falias   = 1 << 11, /* result is a view of arg[0]'s storage: no code, no buffer */
 };
 
 typedef struct OpInfo {
@@ -223,6 +224,12 @@ typedef struct OpInfo {
 extern const OpInfo opinfo[NOp];
 int opfromname(const char *s);  /* Oxxx if unknown */
 
+/* A kernel's schedule, kept on its first instruction (Ins.sched): see
+ * sched.c for the fields.  Plain ints so that tables can list them. */
+typedef struct Sched {
+	int lanes, rows, tile, axpy, chunk;
+} Sched;
+
 typedef struct Ins {
 	uint16_t op;
 	Ref to;                     /* RNone never happens today: all ops define */
@@ -231,6 +238,10 @@ typedef struct Ins {
 	int nattr;
 	Attr *attr;
 	Loc loc;
+	/* the kernel schedule when hassched (sched.c's accessors); IR text
+	 * spells it as the attribute sched = "...", which is not in attr */
+	bool hassched;
+	Sched sched;
 } Ins;
 
 typedef struct Val {
@@ -305,6 +316,11 @@ void putattr(Fn *fn, Ins *in, Attr a);
 uint64_t hashstr(uint64_t h, const char *s);
 void dropattr(Fn *fn, Ins *in, const char *key);
 void filluse(Fn *fn);          /* recompute val[].nuse and val[].def */
+/* The value whose storage v is: v followed through the definitions of
+ * alias ops (Falias: reshape, dropout) to the first value that is not
+ * one; v itself when it is not an alias.  The one such walk: memplan,
+ * codegen and the reports must agree on it. */
+Ref storageroot(const Fn *fn, Ref v);
 
 /* typecheck.c ----------------------------------------------------------- */
 
@@ -320,7 +336,8 @@ bool typecheckop(Mod *m, int op, const Type *at, int n,
                  Type *out, char *err, size_t errlen);
 /* "group" (fusion group) and "slot" (memory slot): scheduling attributes
  * any op may carry; set by passes, read by codegen, ignored by the
- * interpreter. */
+ * interpreter.  (The schedule is a typed field, Ins.sched, not an
+ * attribute.) */
 bool isschedattr(const char *key);
 /* NumPy broadcast of two shapes; false if incompatible. */
 bool broadcast(const Type *a, const Type *b, Type *out);
@@ -346,19 +363,26 @@ Mod *parseir(const char *file, const char *text, size_t len);
 
 /* sched.c --------------------------------------------------------------- */
 
-/* A kernel's schedule (the "sched" attribute of its first instruction):
- * see sched.c for the fields.  Plain ints so that tables can list them. */
-typedef struct Sched {
-	int lanes, rows, tile, axpy, chunk;
-} Sched;
 void scheddefault(Sched *s);
 bool schedequal(const Sched *a, const Sched *b);
-/* "lanes=8,rows=32" or "default": 0, or -1 with a message in err */
+/* every field in its range, lanes a power of two: 0, or -1 and why */
+int schedvalid(const Sched *s, char *err, size_t errlen);
+/* "lanes=8,rows=32" or "default": 0, or -1 with a message in err.  The
+ * text form exists only at the boundaries (IR text, --schedule, the
+ * tuning cache). */
 int schedparse(const char *text, Sched *s, char *err, size_t errlen);
 /* the canonical text: non-default fields in a fixed order, or "default" */
 void schedprint(char *buf, size_t n, const Sched *s);
 /* in's schedule (the reference when it has none) */
 void schedof(const Ins *in, Sched *s);
+/* whether in carries a schedule (IR text or a pass put one there) */
+bool hassched(const Ins *in);
+void putsched(Ins *in, const Sched *s);
+void dropsched(Ins *in);
+/* For the IR parser: take the attribute "sched" out of attr[0..*nattr)
+ * and parse it into *s (*has: whether there was one).  0, or -1 with a
+ * message in err (not a string, a bad field: a parse error). */
+int schedtake(Attr *attr, int *nattr, Sched *s, bool *has, char *err, size_t errlen);
 
 /* verify.c -------------------------------------------------------------- */
 

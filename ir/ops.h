@@ -36,7 +36,7 @@ O(scatter_max,    2, 2, Fpure|Fmsg|Fscatter)
 /* dense */
 O(matmul,         2, 2, Fpure)              /* NumPy matmul */
 O(transpose,      1, 1, Fpure|Fshape)       /* {perm=[...]} */
-O(reshape,        1, 1, Fpure|Fshape)       /* {shape=[...]} */
+O(reshape,        1, 1, Fpure|Fshape|Falias) /* {shape=[...]} */
 O(concat,         1, -1, Fpure|Fshape)      /* {dim=I} */
 O(cast,           1, 1, Fpure|Felem)        /* result dtype is the declared one */
 
@@ -61,7 +61,7 @@ O(exp,            1, 1, Fpure|Felem)
 O(log,            1, 1, Fpure|Felem)
 O(sqrt,           1, 1, Fpure|Felem)
 O(rsqrt,          1, 1, Fpure|Felem)
-O(dropout,        1, 1, Fpure|Felem)        /* {p=F}: identity at inference */
+O(dropout,        1, 1, Fpure|Felem|Falias) /* {p=F}: identity at inference */
 
 /* reductions and normalizations over one dim */
 O(sum,            1, 1, Fpure|Freduce)      /* {dim=I, keepdim=B} */

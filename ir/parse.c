@@ -102,6 +102,28 @@ err(Parser *P, const Tok *t, const char *fmt, ...)
 	return false;
 }
 
+/* Types and dims for messages, whole (symbol names have no length
+ * limit), in the module's arena: only error paths ask for them. */
+static const char *
+typetext(Parser *P, Type t)
+{
+	int n = snprinttype(NULL, 0, P->m, t);
+	char *s = arena_alloc(P->m->arena, (size_t)n + 1);
+
+	snprinttype(s, (size_t)n + 1, P->m, t);
+	return s;
+}
+
+static const char *
+dimtext(Parser *P, Dim d)
+{
+	int n = snprintdim(NULL, 0, P->m, d);
+	char *s = arena_alloc(P->m->arena, (size_t)n + 1);
+
+	snprintdim(s, (size_t)n + 1, P->m, d);
+	return s;
+}
+
 /* The text of t, NUL-terminated, valid until the next call. */
 static const char *
 text(Parser *P, const Tok *t)
@@ -630,7 +652,6 @@ static bool
 evdim(Parser *P, const Tok *at, Ev v, Dim *d)
 {
 	const DExp *e;
-	char buf[128];
 	int i;
 
 	if (!v.sym)
@@ -641,8 +662,7 @@ evdim(Parser *P, const Tok *at, Ev v, Dim *d)
 			*d = v.d;
 			return true;
 		}
-	snprintdim(buf, sizeof buf, P->m, v.d);
-	return err(P, at, "dimension %s is negative", buf);
+	return err(P, at, "dimension %s is negative", dimtext(P, v.d));
 }
 
 /* types ------------------------------------------------------------------ */
@@ -678,12 +698,9 @@ parsetype(Parser *P, Type *ty)
 		return false;
 	if (!graph) {
 		*ty = tensortype(dt, rank, dim);
-		if (!typenumelok(P->m, *ty)) {
-			char buf[256];
-			snprinttype(buf, sizeof buf, P->m, *ty);
+		if (!typenumelok(P->m, *ty))
 			return err(P, k, "%s is too large: its element count overflows or has "
-			           "degree above %d", buf, MaxDeg);
-		}
+			           "degree above %d", typetext(P, *ty), MaxDeg);
 		return true;
 	}
 	if (rank == 2)
@@ -886,8 +903,9 @@ parseins(Parser *P, Fn *fn, Scratch *S)
 {
 	Tok *nt = next(P), *tt, *ot, *t;
 	const char *name;
-	char msg[512], b1[256], b2[256];
-	bool poisoned = false, braces;
+	char msg[512];      /* typecheckop's message: bounded by typecheck.c */
+	bool poisoned = false, braces, hassc;
+	Sched sc;
 	Type ty, out;
 	Ref r = Poison;
 	int op, k;
@@ -938,6 +956,11 @@ parseins(Parser *P, Fn *fn, Scratch *S)
 	}
 	if (poisoned)   /* the operand's own error was reported */
 		goto done;
+	/* the schedule is a typed field, not an attribute: parsed here */
+	if (schedtake(S->attr, &S->nattr, &sc, &hassc, msg, sizeof msg) < 0) {
+		err(P, ot, "%s: %s", opinfo[op].name, msg);
+		goto done;
+	}
 	if (S->narg > S->atc) {
 		S->atc = S->narg;
 		S->at = erealloc(S->at, S->atc * sizeof *S->at);
@@ -952,12 +975,12 @@ parseins(Parser *P, Fn *fn, Scratch *S)
 		goto done;
 	}
 	if (!typeeq(out, ty)) {
-		snprinttype(b1, sizeof b1, P->m, ty);
-		snprinttype(b2, sizeof b2, P->m, out);
-		err(P, tt, "type mismatch: declared %s, operands give %s", b1, b2);
+		err(P, tt, "type mismatch: declared %s, operands give %s", typetext(P, ty), typetext(P, out));
 		goto done;
 	}
 	r = emit(fn, op, ty, S->arg, S->narg, S->attr, S->nattr, name, loc(P, ot));
+	if (hassc)
+		putsched(&fn->ins[fn->nins - 1], &sc);
 done:
 	define(P, name, r);
 }
@@ -967,7 +990,6 @@ static void
 parseret(Parser *P, Fn *fn, Scratch *S)
 {
 	Tok *rt = next(P), *t;
-	char b1[256], b2[256];
 	int n = 0;
 	Ref r;
 
@@ -982,9 +1004,8 @@ parseret(Parser *P, Fn *fn, Scratch *S)
 				return;
 			if (r != Poison && S->hdrok && n < S->nret &&
 			    !typeeq(fn->val[r].type, S->ret[n])) {
-				snprinttype(b1, sizeof b1, P->m, S->ret[n]);
-				snprinttype(b2, sizeof b2, P->m, fn->val[r].type);
-				err(P, t, "return type mismatch: declared %s, %s has %s", b1, text(P, t), b2);
+				err(P, t, "return type mismatch: declared %s, %s has %s", typetext(P, S->ret[n]),
+				    text(P, t), typetext(P, fn->val[r].type));
 			}
 			if (r != Poison)
 				addret(fn, r);

@@ -206,9 +206,8 @@ snprintfloat(char *buf, size_t n, double v)
 	}
 	if (prec == 17)
 		snprintf(tmp, sizeof tmp, "%.17g", v);
-	if (!strpbrk(tmp, ".en"))
-		strcat(tmp, ".0");
-	return snprintf(buf, n, "%s", tmp);
+	/* tmp holds at most 24 characters of %.17g */
+	return snprintf(buf, n, "%s%s", tmp, strpbrk(tmp, ".en") ? "" : ".0");
 }
 
 static bool
@@ -348,11 +347,16 @@ printins(FILE *f, Fn *fn, char **name, const Ins *i)
 		fputs(k ? ", " : " ", f);
 		printref(f, fn, name, i->arg[k]);
 	}
-	if (i->nattr > 0) {
+	if (i->nattr > 0 || i->hassched) {
 		fputs(" {", f);
 		for (k = 0; k < i->nattr; k++) {
 			fputs(k ? ", " : "", f);
 			printattr(f, fn->mod, &i->attr[k]);
+		}
+		if (i->hassched) {   /* the typed schedule's text form, last */
+			char text[128];
+			schedprint(text, sizeof text, &i->sched);
+			fprintf(f, "%ssched = \"%s\"", i->nattr ? ", " : "", text);
 		}
 		fputc('}', f);
 	}

@@ -1,11 +1,14 @@
 /*
  * Kernel schedules: how a kernel maps its work onto the machine, kept in
- * the IR as the "sched" attribute of the kernel's first instruction, as
- * text ("lanes=8,rows=32").  A schedule never changes what a kernel
- * computes, only how: every legal schedule gives the same result, which
- * the tuner checks and the tests rely on.  The absent attribute is the
- * reference schedule (every field at its default), so -O0 and hand-written
- * IR need none.
+ * the IR as a typed field of the kernel's first instruction (Ins.sched,
+ * present when Ins.hassched).  Text ("lanes=8,rows=32") exists only at
+ * the boundaries: the IR's sched = "..." attribute (the parser calls
+ * schedtake, the printer schedprint), --schedule and the tuning cache,
+ * so a misspelt field is an error where it is read, never a silent
+ * default later.  A schedule never changes what a kernel computes, only
+ * how: every legal schedule gives the same result, which the tuner
+ * checks and the tests rely on.  No schedule is the reference schedule
+ * (every field at its default), so -O0 and hand-written IR need none.
  *
  * The fields (which ones apply to which kernel and target is the
  * business of passes/schedule.c):
@@ -107,6 +110,21 @@ schedparse(const char *text, Sched *s, char *err, size_t errlen)
 			return -1;
 		}
 	}
+	return schedvalid(s, err, errlen);
+}
+
+int
+schedvalid(const Sched *s, char *err, size_t errlen)
+{
+	Sched *m = (Sched *)s;
+	int k;
+
+	for (k = 0; k < NField; k++)
+		if (*field(m, k) < fields[k].min || *field(m, k) > fields[k].max) {
+			snprintf(err, errlen, "schedule field '%s' is %d, not in [%d, %d]", fields[k].key, *field(m, k),
+			         fields[k].min, fields[k].max);
+			return -1;
+		}
 	if (s->lanes & (s->lanes - 1)) {
 		snprintf(err, errlen, "schedule: lanes must be a power of two, not %d", s->lanes);
 		return -1;
@@ -132,14 +150,51 @@ schedprint(char *buf, size_t n, const Sched *s)
 void
 schedof(const Ins *in, Sched *s)
 {
-	const char *t = attrstr(in, "sched");
-	char err[128];
-
-	if (!t || strcmp(t, "default") == 0) {
+	if (in->hassched)
+		*s = in->sched;
+	else
 		scheddefault(s);
-		return;
+}
+
+bool
+hassched(const Ins *in)
+{
+	return in->hassched;
+}
+
+void
+putsched(Ins *in, const Sched *s)
+{
+	in->sched = *s;
+	in->hassched = true;
+}
+
+void
+dropsched(Ins *in)
+{
+	scheddefault(&in->sched);
+	in->hassched = false;
+}
+
+int
+schedtake(Attr *attr, int *nattr, Sched *s, bool *has, char *err, size_t errlen)
+{
+	int k;
+
+	*has = false;
+	scheddefault(s);
+	for (k = 0; k < *nattr && strcmp(attr[k].key, "sched") != 0; k++)
+		;
+	if (k == *nattr)
+		return 0;
+	if (attr[k].kind != AStr) {
+		snprintf(err, errlen, "attribute 'sched' must be a string");
+		return -1;
 	}
-	/* the verifier has checked it */
-	if (schedparse(t, s, err, sizeof err) < 0)
-		die("schedof: %s", err);
+	if (schedparse(attr[k].u.s, s, err, errlen) < 0)
+		return -1;
+	*has = true;
+	memmove(&attr[k], &attr[k + 1], (size_t)(*nattr - k - 1) * sizeof *attr);
+	--*nattr;
+	return 0;
 }

@@ -188,15 +188,6 @@ checkkeys(Ctx *c, const char *allowed)
 	int i;
 
 	for (i = 0; i < c->nattr; i++) {
-		if (strcmp(c->attr[i].key, "sched") == 0) {
-			Sched sc;
-			char why[128];
-			if (c->attr[i].kind != AStr)
-				return fail(c, "%s: attribute 'sched' must be a string", opname(c->op));
-			if (schedparse(c->attr[i].u.s, &sc, why, sizeof why) < 0)
-				return fail(c, "%s: %s", opname(c->op), why);
-			continue;
-		}
 		if (isschedattr(c->attr[i].key)) {
 			if (c->attr[i].kind != AInt || c->attr[i].u.i < 0)
 				return fail(c, "%s: attribute '%s' must be a non-negative integer", opname(c->op), c->attr[i].key);
@@ -217,7 +208,7 @@ checkkeys(Ctx *c, const char *allowed)
 bool
 isschedattr(const char *key)
 {
-	return strcmp(key, "group") == 0 || strcmp(key, "slot") == 0 || strcmp(key, "sched") == 0;
+	return strcmp(key, "group") == 0 || strcmp(key, "slot") == 0;
 }
 
 static bool

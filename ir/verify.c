@@ -157,6 +157,12 @@ checkattrs(V *v, Ref r, const Ins *in)
 			ok = bad(v, r, "attribute '%s' has bad kind %d", a->key, a->kind);
 		}
 	}
+	/* a pass may set any Sched; only valid ones print as parseable text */
+	if (in->hassched) {
+		char why[128];
+		if (schedvalid(&in->sched, why, sizeof why) < 0)
+			ok = bad(v, r, "%s", why);
+	}
 	return ok;
 }
 

@@ -253,32 +253,49 @@ freerows(Rows *r)
 	free(r->group);
 }
 
-/* Does a value made in group grp escape it (a use elsewhere, a return)? */
+/* u is v, or a view of v through aliases made in [a, b) */
 static bool
-escapes(const Fn *fn, const int *insgroup, Ref v, int grp)
+viewin(const Fn *fn, Ref u, Ref v, int a, int b)
+{
+	int d;
+
+	for (;;) {
+		if (u == v)
+			return true;
+		d = fn->val[u].def;
+		if (d < a || d >= b || !(opinfo[fn->ins[d].op].flags & Falias))
+			return false;
+		u = fn->ins[d].arg[0];
+	}
+}
+
+bool
+escapesgroup(const Fn *fn, Ref v, int a, int b)
 {
 	int i, k;
 
 	for (i = 0; i < fn->nret; i++)
-		if (fn->ret[i] == v)
+		if (viewin(fn, fn->ret[i], v, a, b))
 			return true;
-	for (i = 0; i < fn->nins; i++)
+	for (i = 0; i < fn->nins; i++) {
+		if (i >= a && i < b)
+			continue;
 		for (k = 0; k < fn->ins[i].narg; k++)
-			if (fn->ins[i].arg[k] == v && insgroup[i] != grp)
+			if (viewin(fn, fn->ins[i].arg[k], v, a, b))
 				return true;
+	}
 	return false;
 }
 
-/* Edge values must stay inside their group; 0 if so, else the index of
- * an offending instruction. */
+/* Edge values must stay inside their group, instructions [a, b); 0 if
+ * so, else the index of an offending instruction + 1. */
 static int
-edgeescape(const Fn *fn, const Rows *r, const int *insgroup, int grp)
+edgeescape(const Fn *fn, const Rows *r, int a, int b)
 {
 	int i;
 
-	for (i = 0; i < fn->nins; i++)
-		if (insgroup[i] == grp && r->kind[fn->ins[i].to] == KEdge &&
-		    escapes(fn, insgroup, fn->ins[i].to, grp))
+	for (i = a; i < b; i++)
+		if (r->kind[fn->ins[i].to] == KEdge && escapesgroup(fn, fn->ins[i].to, a, b))
 			return i + 1;
 	return 0;
 }
@@ -323,7 +340,7 @@ fuse(Fn *fn)
 		}
 		/* close the group: keep it if it is worth a kernel and exact */
 		if (start >= 0) {
-			if (size < 2 || edgeescape(fn, &r, insgroup, grp)) {
+			if (size < 2 || edgeescape(fn, &r, start, i)) {
 				for (k = start; k < i; k++)
 					if (insgroup[k] == grp) {
 						insgroup[k] = -1;
@@ -357,7 +374,7 @@ int
 checkgroups(const Fn *fn, Loc *where, char *err, size_t errlen)
 {
 	Rows r;
-	int *insgroup, i, kind, prev = -1, bad = 0;
+	int *insgroup, i, j, kind, prev = -1, bad = 0;
 	Ref eg;
 	bool *seen;
 
@@ -387,9 +404,13 @@ checkgroups(const Fn *fn, Loc *where, char *err, size_t errlen)
 		r.kind[fn->ins[i].to] = kind;
 		r.egraph[fn->ins[i].to] = eg;
 	}
-	for (i = 0; i < fn->nins && !bad; i++)
-		if (insgroup[i] >= 0 && (bad = edgeescape(fn, &r, insgroup, insgroup[i])))
+	/* groups are contiguous now: each run [i, j) is one */
+	for (i = 0; i < fn->nins && !bad; i = j) {
+		for (j = i + 1; j < fn->nins && insgroup[j] == insgroup[i]; j++)
+			;
+		if (insgroup[i] >= 0 && (bad = edgeescape(fn, &r, i, j)))
 			snprintf(err, errlen, "an edge value of fusion group %d is used outside it", insgroup[i]);
+	}
 	if (bad)
 		*where = fn->ins[bad - 1].loc;
 	free(insgroup);

@@ -5,8 +5,8 @@
  *
  * Forward runs as a sequence of kernels: one per fusion group (the
  * "group" attribute; fuse.c makes them contiguous), one per ungrouped
- * forward instruction; reshape and dropout are aliases of their operand
- * and launch nothing.  Time is the kernel index.  A value that needs
+ * forward instruction; alias ops (Falias: reshape, dropout) are views of
+ * their operand and launch nothing.  Time is the kernel index.  A value that needs
  * storage in the arena lives from the kernel that defines it to the last
  * kernel that reads it (through aliases), or to the end of forward if it
  * is returned (forward copies its outputs out last).  Ranges are closed:
@@ -38,12 +38,6 @@
 
 #include "passes.h"
 
-static bool
-isalias(const Ins *in)
-{
-	return in->op == Oreshape || in->op == Odropout;
-}
-
 int
 forwardkernels(const Fn *fn, const unsigned char *phase, int *kern)
 {
@@ -69,47 +63,26 @@ forwardkernels(const Fn *fn, const unsigned char *phase, int *kern)
 			continue;
 		}
 		last = -1;
-		if (!isalias(in) && !(opinfo[in->op].flags & Fgraph))
+		if (!(opinfo[in->op].flags & (Falias | Fgraph)))
 			kern[i] = n++;
 	}
 	return n;
 }
 
-/* v, or the in-group alias chain's base when v is an alias made in grp */
-static Ref
-groupbase(const Fn *fn, Ref v, int64_t grp)
-{
-	const Ins *d;
-
-	while (fn->val[v].def >= 0 && (d = &fn->ins[fn->val[v].def], isalias(d)) &&
-	       attrint(d, "group", -1) == grp)
-		v = d->arg[0];
-	return v;
-}
-
 bool
 groupinternal(const Fn *fn, Ref v)
 {
-	const Ins *in;
 	int64_t grp;
-	int i, k;
+	int d = fn->val[v].def, a, b;
 
-	if (fn->val[v].def < 0)
+	if (d < 0 || (grp = attrint(&fn->ins[d], "group", -1)) < 0)
 		return false;
-	if ((grp = attrint(&fn->ins[fn->val[v].def], "group", -1)) < 0)
-		return false;
-	for (i = 0; i < fn->nret; i++)
-		if (groupbase(fn, fn->ret[i], grp) == v)
-			return false;
-	for (i = 0; i < fn->nins; i++) {
-		in = &fn->ins[i];
-		if (attrint(in, "group", -1) == grp)
-			continue;
-		for (k = 0; k < in->narg; k++)
-			if (groupbase(fn, in->arg[k], grp) == v)
-				return false;
-	}
-	return true;
+	/* the group's instructions: the contiguous run around d */
+	for (a = d; a > 0 && attrint(&fn->ins[a - 1], "group", -1) == grp; a--)
+		;
+	for (b = d + 1; b < fn->nins && attrint(&fn->ins[b], "group", -1) == grp; b++)
+		;
+	return !escapesgroup(fn, v, a, b);
 }
 
 bool
@@ -117,17 +90,8 @@ needsstorage(const Fn *fn, const unsigned char *phase, Ref v)
 {
 	int d = fn->val[v].def;
 
-	return phase[v] == PhaseForward && d >= 0 && !isalias(&fn->ins[d]) &&
+	return phase[v] == PhaseForward && d >= 0 && !(opinfo[fn->ins[d].op].flags & Falias) &&
 	       fn->val[v].type.kind == TTensor && !groupinternal(fn, v);
-}
-
-/* The value whose storage v is (itself unless an alias). */
-static Ref
-rootof(const Fn *fn, Ref v)
-{
-	while (fn->val[v].def >= 0 && isalias(&fn->ins[fn->val[v].def]))
-		v = fn->ins[fn->val[v].def].arg[0];
-	return v;
 }
 
 /* Live ranges in kernels, [from[v], to[v]], of the values that need
@@ -160,13 +124,13 @@ liveness(const Fn *fn, const unsigned char *phase, Live *l)
 		if (kern[i] < 0)
 			continue;
 		for (k = 0; k < fn->ins[i].narg; k++) {
-			r = rootof(fn, fn->ins[i].arg[k]);
+			r = storageroot(fn, fn->ins[i].arg[k]);
 			if (l->need[r] && l->to[r] < kern[i])
 				l->to[r] = kern[i];
 		}
 	}
 	for (i = 0; i < fn->nret; i++) {
-		r = rootof(fn, fn->ret[i]);
+		r = storageroot(fn, fn->ret[i]);
 		if (l->need[r])
 			l->to[r] = l->nkern;
 	}

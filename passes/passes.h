@@ -99,6 +99,14 @@ int checkgroups(const Fn *fn, Loc *where, char *err, size_t errlen);
 /* kind[v]: how a row kernel sees value v (node row, edge value, uniform,
  * none); egraph[v]: for an edge value, the graph of its edges. */
 void rowkinds(const Fn *fn, unsigned char *kind, Ref *egraph);
+/*
+ * Does v escape the fusion group made of instructions [a, b): is it
+ * returned, or read by an instruction outside [a, b), directly or
+ * through alias ops (Falias) made inside [a, b)?  The one escape test:
+ * fusion, memory planning and the row kernels must agree on which
+ * values a group stores.
+ */
+bool escapesgroup(const Fn *fn, Ref v, int a, int b);
 
 
 /* schedule.c: kernels, their schedule spaces and the cost model ------------- */
@@ -130,8 +138,17 @@ typedef struct Kernel {
 /* forward's kernels in launch order (free *out) */
 int listkernels(Fn *fn, Kernel **out);
 int64_t rowsharedbytes(const Fn *fn, int group);
-/* 0 if s may run kernel k on st's target; else -1 and why */
+/* 0 if s may run kernel k on st's target; else why, and SchedNotFor (s
+ * sets fields that are not this kind of kernel's on this target: lanes
+ * for a dense transform, chunk on cuda) or SchedIllegal (they are its,
+ * but this kernel cannot take these values: lanes x rows not whole
+ * warps, too much shared memory, edge values not elementwise, ...). */
+enum { SchedNotFor = -1, SchedIllegal = -2 };
 int schedlegal(const Kernel *k, const SchedTarget *st, const Sched *s, char *err, size_t errlen);
+/* The target's rules for a row kernel's block that hold whatever the
+ * kernel (cuda: lanes x rows whole warps, at most 1024 threads): 0, or
+ * -1 and why.  schedlegal applies them; --schedule checks them first. */
+int schedtargetlegal(const SchedTarget *st, const Sched *s, char *err, size_t errlen);
 /* the candidates (out[0] the reference); their count */
 int schedspace(const Kernel *k, const SchedTarget *st, Sched *out, int max);
 double schedcost(const Kernel *k, const SchedTarget *st, const GraphStats *gs, const Sched *s);

@@ -6,8 +6,8 @@
  * (aggregation, attention or row epilogue), a lone rank-2 matmul with
  * constant inner and outer widths is a dense transform, anything else is
  * an elementwise kernel with nothing to choose.  The chosen schedule is
- * the "sched" attribute of the kernel's first instruction (ir/sched.c);
- * the pass only sets attributes, so it never changes what is computed.
+ * the typed schedule of the kernel's first instruction (ir/sched.c);
+ * the pass only sets schedules, so it never changes what is computed.
  *
  * The space is explicit and small enough to search exhaustively in a
  * tuning run: lanes per row and rows per block for row kernels on the
@@ -36,12 +36,6 @@ rowwidth(const Fn *fn, Ref v)
 	for (k = 1; k < t->rank; k++)
 		w *= dimisconst(t->dim[k]) ? dimconstval(t->dim[k]) : 1;
 	return w;
-}
-
-static bool
-aliasop(int op)
-{
-	return op == Oreshape || op == Odropout;
 }
 
 /* a rank-2 [M, K] @ [K, P] with constant K and P */
@@ -163,10 +157,10 @@ listkernels(Fn *fn, Kernel **out)
 			k->what = "attention";
 		/* lanes share a row through shared memory; edge values are
 		 * computed per element, which only elementwise work allows */
-		if (kind[in->to] == RowEdge && !(opinfo[in->op].flags & (Felem | Fbin)) && !aliasop(in->op) &&
+		if (kind[in->to] == RowEdge && !(opinfo[in->op].flags & (Felem | Fbin | Falias)) &&
 		    in->op != Ogather && in->op != Oedge_softmax)
 			k->lanable = false;
-		if (kind[in->to] == RowNode && !aliasop(in->op) && !(opinfo[in->op].flags & Fscatter)) {
+		if (kind[in->to] == RowNode && !(opinfo[in->op].flags & (Falias | Fscatter))) {
 			int64_t w = rowwidth(fn, in->to);
 			if (w > k->width)
 				k->width = w;
@@ -207,7 +201,7 @@ rowsharedbytes(const Fn *fn, int group)
 	for (i = 0; i < fn->nins; i++) {
 		const Ins *in = &fn->ins[i];
 		int64_t bytes = rowwidth(fn, in->to) * (int64_t)dtypesize(fn->val[in->to].type.dtype);
-		if (attrint(in, "group", -1) != group || aliasop(in->op))
+		if (attrint(in, "group", -1) != group || (opinfo[in->op].flags & Falias))
 			continue;
 		/* node rows of the group, and edge_softmax's max and sum */
 		if (kind[in->to] == RowNode)
@@ -224,47 +218,58 @@ rowsharedbytes(const Fn *fn, int group)
 enum { SharedMax = 48 * 1024 };
 
 int
+schedtargetlegal(const SchedTarget *st, const Sched *s, char *err, size_t errlen)
+{
+	if (st->target == TargetCUDA && s->lanes * s->rows > 1024) {
+		snprintf(err, errlen, "lanes * rows is %d, above 1024 threads per block", s->lanes * s->rows);
+		return -1;
+	}
+	if (st->target == TargetCUDA && s->lanes > 1 && (s->lanes * s->rows) % 32) {
+		snprintf(err, errlen, "lanes * rows is %d, not a whole number of warps", s->lanes * s->rows);
+		return -1;
+	}
+	return 0;
+}
+
+int
 schedlegal(const Kernel *k, const SchedTarget *st, const Sched *s, char *err, size_t errlen)
 {
 	Sched d;
 
+	/* first whether s is for this kind of kernel on this target at all
+	 * (--schedule=all: passes over those kernels), then whether this
+	 * kernel can take it */
 	scheddefault(&d);
 	if (k->kind == KernelElem && !schedequal(s, &d)) {
 		snprintf(err, errlen, "kernel %s (%s) has no schedule to choose", k->name, k->what);
-		return -1;
+		return SchedNotFor;
 	}
 	if (k->kind == KernelDense && (s->lanes != 1 || s->rows != 1)) {
 		snprintf(err, errlen, "kernel %s (dense): lanes and rows apply to row kernels", k->name);
-		return -1;
+		return SchedNotFor;
 	}
 	if (k->kind == KernelRow && s->tile != 1) {
 		snprintf(err, errlen, "kernel %s (%s): tile applies to dense transforms", k->name, k->what);
-		return -1;
-	}
-	if (k->kind == KernelRow && s->lanes > 1 && !k->lanable) {
-		snprintf(err, errlen, "kernel %s (%s): its edge values are not elementwise, so lanes cannot share a row", k->name, k->what);
-		return -1;
-	}
-	if (k->kind == KernelRow && st->target == TargetCUDA && s->lanes * s->rows > 1024) {
-		snprintf(err, errlen, "kernel %s: lanes * rows is %d, above 1024 threads per block", k->name, s->lanes * s->rows);
-		return -1;
-	}
-	if (k->kind == KernelRow && st->target == TargetCUDA && s->lanes > 1 && k->smem * s->rows > SharedMax) {
-		snprintf(err, errlen, "kernel %s: %d rows of %lld bytes exceed %d bytes of shared memory", k->name, s->rows,
-		         (long long)k->smem, SharedMax);
-		return -1;
-	}
-	if (k->kind == KernelRow && st->target == TargetCUDA && s->lanes > 1 && (s->lanes * s->rows) % 32) {
-		snprintf(err, errlen, "kernel %s: lanes * rows is %d, not a whole number of warps", k->name, s->lanes * s->rows);
-		return -1;
-	}
-	if (k->kind == KernelDense && s->axpy && (int64_t)s->tile * k->width > 4096) {
-		snprintf(err, errlen, "kernel %s: axpy keeps tile * %lld outputs per task, above 4096", k->name, (long long)k->width);
-		return -1;
+		return SchedNotFor;
 	}
 	if (st->target == TargetCUDA && (s->chunk || (k->kind == KernelDense && s->axpy))) {
 		snprintf(err, errlen, "kernel %s: %s is a cpu schedule", k->name, s->chunk ? "chunk" : "axpy");
-		return -1;
+		return SchedNotFor;
+	}
+	if (k->kind == KernelRow && s->lanes > 1 && !k->lanable) {
+		snprintf(err, errlen, "kernel %s (%s): its edge values are not elementwise, so lanes cannot share a row", k->name, k->what);
+		return SchedIllegal;
+	}
+	if (k->kind == KernelRow && schedtargetlegal(st, s, err, errlen) < 0)
+		return SchedIllegal;
+	if (k->kind == KernelRow && st->target == TargetCUDA && s->lanes > 1 && k->smem * s->rows > SharedMax) {
+		snprintf(err, errlen, "kernel %s: %d rows of %lld bytes exceed %d bytes of shared memory", k->name, s->rows,
+		         (long long)k->smem, SharedMax);
+		return SchedIllegal;
+	}
+	if (k->kind == KernelDense && s->axpy && (int64_t)s->tile * k->width > 4096) {
+		snprintf(err, errlen, "kernel %s: axpy keeps tile * %lld outputs per task, above 4096", k->name, (long long)k->width);
+		return SchedIllegal;
 	}
 	return 0;
 }
@@ -419,14 +424,13 @@ void
 setsched(Fn *fn, const Kernel *k, const Sched *s)
 {
 	Ins *in = &fn->ins[k->first];
-	char text[128];
 	Sched d;
 
+	/* the reference is no schedule, so -O0's IR and the cost model's
+	 * default choice print alike */
 	scheddefault(&d);
-	if (schedequal(s, &d)) {
-		dropattr(fn, in, "sched");
-		return;
-	}
-	schedprint(text, sizeof text, s);
-	putattr(fn, in, mkattrstr(fn->mod->arena, "sched", text));
+	if (schedequal(s, &d))
+		dropsched(in);
+	else
+		putsched(in, s);
 }

@@ -55,10 +55,18 @@ typedef struct Hdr {
 static gnn_status
 herr(Hdr *h, const char *fmt, ...) GNN_PRINTF(2, 3);
 
+/*
+** Header text quoted in a message as '%.*s%s' with QUOTE(s, n): at most
+** QuoteMax bytes and visibly cut, so that a huge key or descr (the
+** header may hold a megabyte) cannot push the rest of the message out.
+*/
+enum { QuoteMax = 200 };
+#define QUOTE(s, n) (int)((n) > QuoteMax ? QuoteMax : (n)), (s), (n) > QuoteMax ? "..." : ""
+
 static gnn_status
 herr(Hdr *h, const char *fmt, ...)
 {
-	char msg[256];
+	char msg[512];      /* a QUOTE and the text around it */
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -180,7 +188,7 @@ hdescr(Hdr *h, const char *d, int n, gnn_dtype *t, int *swap)
 			*t = descrs[i].t;
 			return GNN_OK;
 		}
-	return gnn_fail(GNN_ERR_DTYPE, "%s: unsupported dtype '%.*s'", h->path, n, d);
+	return gnn_fail(GNN_ERR_DTYPE, "%s: unsupported dtype '%.*s%s'", h->path, QUOTE(d, n));
 }
 
 typedef struct Npy {
@@ -201,7 +209,7 @@ hvalue(Hdr *h, const char *key, int klen, Npy *m, unsigned *seen)
 		if ((int)strlen(keys[k]) == klen && memcmp(key, keys[k], (size_t)klen) == 0)
 			break;
 	if (k == 3)
-		return herr(h, "unexpected key '%.*s'", klen, key);
+		return herr(h, "unexpected key '%.*s%s'", QUOTE(key, klen));
 	if (*seen & 1u << k)
 		return herr(h, "duplicate key '%s'", keys[k]);
 	*seen |= 1u << k;

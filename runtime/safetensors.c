@@ -91,7 +91,17 @@ utf8len(const unsigned char *p, const unsigned char *end)
 	return n;
 }
 
-/* "[16, 1433]" into buf, for messages */
+/*
+** A name from the file, quoted in a message as '%.*s%s' with QUOTE(s):
+** at most QuoteMax bytes and visibly cut, so that a huge name cannot push
+** the rest of the message out of the error buffer.  Lookups always use
+** the whole name.
+*/
+enum { QuoteMax = 200 };
+#define QUOTE(s) (int)(strlen(s) > QuoteMax ? QuoteMax : strlen(s)), (s), \
+	strlen(s) > QuoteMax ? "..." : ""
+
+/* "[16, 1433]" into buf, for messages; rank <= GNN_MAX_RANK bounds it */
 static const char *
 fmtshape(char *buf, size_t size, int rank, const int64_t *shape)
 {
@@ -117,7 +127,7 @@ jerr(Json *j, const char *fmt, ...) GNN_PRINTF(2, 3);
 static gnn_status
 jerr(Json *j, const char *fmt, ...)
 {
-	char msg[256];
+	char msg[1024];     /* two QUOTEs and the text around them */
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -385,8 +395,8 @@ jtensor(Json *j, gnn_safetensors *st, const char *name)
 		for (k = 0; k < 3 && strcmp(key, keys[k]) != 0; k++)
 			;
 		if (k == 3 || seen & 1u << k)
-			return jerr(j, "tensor '%s': %s key '%s'", name,
-				k == 3 ? "unexpected" : "duplicate", key);
+			return jerr(j, "tensor '%.*s%s': %s key '%.*s%s'", QUOTE(name),
+				k == 3 ? "unexpected" : "duplicate", QUOTE(key));
 		seen |= 1u << k;
 		if (k == 0) {
 			if ((s = jstr(j, &dt)) != GNN_OK)
@@ -394,27 +404,27 @@ jtensor(Json *j, gnn_safetensors *st, const char *name)
 			for (n = 0; n < NDTYPES && strcmp(dt, dtypes[n].name) != 0; n++)
 				;
 			if (n == NDTYPES)
-				return gnn_fail(GNN_ERR_DTYPE, "%s: tensor '%s': dtype '%s' is not supported",
-					j->path, name, dt);
+				return gnn_fail(GNN_ERR_DTYPE, "%s: tensor '%.*s%s': dtype '%.*s%s' is not supported",
+					j->path, QUOTE(name), QUOTE(dt));
 			t->t = dtypes[n].t;
 		} else if (k == 1) {
 			if ((s = juints(j, GNN_MAX_RANK, INT64_MAX, v, &t->rank)) != GNN_OK)
 				return s;
 			if (t->rank > GNN_MAX_RANK)
-				return gnn_fail(GNN_ERR_SHAPE, "%s: tensor '%s': rank above %d",
-					j->path, name, GNN_MAX_RANK);
+				return gnn_fail(GNN_ERR_SHAPE, "%s: tensor '%.*s%s': rank above %d",
+					j->path, QUOTE(name), GNN_MAX_RANK);
 			for (int i = 0; i < t->rank; i++)
 				t->shape[i] = (int64_t)v[i];
 		} else {
 			if ((s = juints(j, 2, UINT64_MAX, v, &n)) != GNN_OK)
 				return s;
 			if (n != 2)
-				return jerr(j, "tensor '%s': data_offsets must have 2 entries", name);
+				return jerr(j, "tensor '%.*s%s': data_offsets must have 2 entries", QUOTE(name));
 			t->begin = v[0], t->end = v[1];
 		}
 	}
 	if (seen != 7)
-		return gnn_fail(GNN_ERR_FORMAT, "%s: tensor '%s': missing '%s'", j->path, name,
+		return gnn_fail(GNN_ERR_FORMAT, "%s: tensor '%.*s%s': missing '%s'", j->path, QUOTE(name),
 			keys[!(seen & 1) ? 0 : !(seen & 2) ? 1 : 2]);
 	return GNN_OK;
 }
@@ -435,7 +445,7 @@ jmeta(Json *j, gnn_safetensors *st)
 		if ((s = jkey(j, &key)) != GNN_OK)
 			return s;
 		if (*j->p != '"')
-			return jerr(j, "__metadata__ value of '%s' must be a string", key);
+			return jerr(j, "__metadata__ value of '%.*s%s' must be a string", QUOTE(key));
 		if ((s = jstr(j, &val)) != GNN_OK)
 			return s;
 		if (!(m = grow(st->meta, &st->capmeta, st->nmeta, sizeof *m)))
@@ -523,22 +533,22 @@ validate(const char *path, gnn_safetensors *st)
 		Tensor *t = &st->t[i];
 		size_t size = gnn_dtype_size(t->t);
 		if (gnn_shape_nbytes(t->t, t->rank, t->shape, &nbytes) != 0)
-			return gnn_fail(GNN_ERR_SHAPE, "%s: tensor '%s': shape %s is too large",
-				path, t->name, fmtshape(sh, sizeof sh, t->rank, t->shape));
+			return gnn_fail(GNN_ERR_SHAPE, "%s: tensor '%.*s%s': shape %s is too large",
+				path, QUOTE(t->name), fmtshape(sh, sizeof sh, t->rank, t->shape));
 		if (t->end < t->begin || t->end - t->begin != nbytes)
 			return gnn_fail(GNN_ERR_FORMAT,
-				"%s: tensor '%s': data_offsets [%llu, %llu] do not hold %s%s (%zu bytes)",
-				path, t->name, (unsigned long long)t->begin, (unsigned long long)t->end,
+				"%s: tensor '%.*s%s': data_offsets [%llu, %llu] do not hold %s%s (%zu bytes)",
+				path, QUOTE(t->name), (unsigned long long)t->begin, (unsigned long long)t->end,
 				gnn_dtype_name(t->t),
 				fmtshape(sh, sizeof sh, t->rank, t->shape), nbytes);
 		if (t->end > st->datasize)
 			return gnn_fail(GNN_ERR_FORMAT,
-				"%s: tensor '%s': data_offsets end %llu is past the buffer end %zu",
-				path, t->name, (unsigned long long)t->end, st->datasize);
+				"%s: tensor '%.*s%s': data_offsets end %llu is past the buffer end %zu",
+				path, QUOTE(t->name), (unsigned long long)t->end, st->datasize);
 		if (t->begin % size != 0)
 			return gnn_fail(GNN_ERR_FORMAT,
-				"%s: tensor '%s': data offset %llu is not aligned to its %zu-byte elements",
-				path, t->name, (unsigned long long)t->begin, size);
+				"%s: tensor '%.*s%s': data offset %llu is not aligned to its %zu-byte elements",
+				path, QUOTE(t->name), (unsigned long long)t->begin, size);
 	}
 
 	if (st->nt > 0 && !(st->byname = gnn_malloc((size_t)st->nt * sizeof *st->byname)))
@@ -549,19 +559,19 @@ validate(const char *path, gnn_safetensors *st)
 	sort(st->byname, (size_t)st->nt, sizeof *st->byname, byname);
 	for (int i = 1; i < st->nt; i++)
 		if (strcmp(st->byname[i - 1]->name, st->byname[i]->name) == 0)
-			return gnn_fail(GNN_ERR_FORMAT, "%s: duplicate tensor name '%s'",
-				path, st->byname[i]->name);
+			return gnn_fail(GNN_ERR_FORMAT, "%s: duplicate tensor name '%.*s%s'",
+				path, QUOTE(st->byname[i]->name));
 	sort(st->meta, (size_t)st->nmeta, sizeof *st->meta, bykey);
 	for (int i = 1; i < st->nmeta; i++)
 		if (strcmp(st->meta[i - 1].key, st->meta[i].key) == 0)
-			return gnn_fail(GNN_ERR_FORMAT, "%s: duplicate __metadata__ key '%s'",
-				path, st->meta[i].key);
+			return gnn_fail(GNN_ERR_FORMAT, "%s: duplicate __metadata__ key '%.*s%s'",
+				path, QUOTE(st->meta[i].key));
 
 	for (int i = 0; i < st->nt; i++) {
 		Tensor *t = &st->t[i];
 		if (t->begin != at)
-			return gnn_fail(GNN_ERR_FORMAT, "%s: tensor '%s': data_offsets [%llu, %llu] %s",
-				path, t->name, (unsigned long long)t->begin, (unsigned long long)t->end,
+			return gnn_fail(GNN_ERR_FORMAT, "%s: tensor '%.*s%s': data_offsets [%llu, %llu] %s",
+				path, QUOTE(t->name), (unsigned long long)t->begin, (unsigned long long)t->end,
 				t->begin < at ? "overlap the previous tensor" : "leave a hole before them");
 		at = t->end;
 	}
@@ -834,7 +844,7 @@ checkitems(const char *path, const char *const *names, const gnn_array *arrays, 
 	sort(it, (size_t)n, sizeof *it, itemname);
 	for (int i = 1; i < n; i++)
 		if (strcmp(it[i - 1].name, it[i].name) == 0)
-			return gnn_fail(GNN_ERR_ARG, "%s: duplicate tensor name '%s'", path, it[i].name);
+			return gnn_fail(GNN_ERR_ARG, "%s: duplicate tensor name '%.*s%s'", path, QUOTE(it[i].name));
 	sort(it, (size_t)n, sizeof *it, itemorder);
 	return GNN_OK;
 }

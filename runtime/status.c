@@ -3,15 +3,18 @@
 **
 ** A failing call formats its message into a thread-local buffer, so the
 ** message needs no allocation (it must work when memory is exhausted) and
-** threads do not see each other's errors. Messages longer than the buffer
-** are truncated, which is fine for text meant for people.
+** threads do not see each other's errors. The buffer holds a path of
+** PATH_MAX and a message about it (readers quote file contents cut to a
+** few hundred bytes); a longer message is cut, visibly ("..." at its end),
+** which is fine for text meant for people.
 */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "internal.h"
 
-static _Thread_local char errbuf[1024];
+static _Thread_local char errbuf[8192];
 
 const char *
 gnn_status_name(gnn_status s)
@@ -46,7 +49,8 @@ gnn_fail(gnn_status s, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(errbuf, sizeof errbuf, fmt, ap);
+	if (vsnprintf(errbuf, sizeof errbuf, fmt, ap) >= (int)sizeof errbuf)
+		memcpy(errbuf + sizeof errbuf - 4, "...", 4);
 	va_end(ap);
 	return s;
 }
