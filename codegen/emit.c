@@ -185,7 +185,7 @@ cprod(E *e, const Type *t, int from, int to)
 static bool
 isaliasins(const Ins *in)
 {
-	return in->op == Oreshape || in->op == Odropout;
+	return opinfo[in->op].flags & Falias;
 }
 
 static int
