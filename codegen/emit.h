@@ -100,22 +100,62 @@ const char *valname(E *e, Ref v);
 void emitkernels(E *e);
 void freekernels(E *e);
 
-/* A kernel's extra arguments: C declarations and the host expressions
- * passed for them. */
+/* A kernel being built: its parameters (C declarations, and the host
+ * expressions passed for them) and the names in it that come from IR
+ * values (parameters and locals), which identical kernels may spell
+ * differently.  All strings are pf()'s; the arrays grow. */
 typedef struct Args {
-	int n;
-	char decl[48][64];
-	char val[48][600];
+	int n, cap;
+	const char **decl, **val, **pname;
+	int nname, capname;
+	const char **name;
 } Args;
-void arg(Args *a, const char *decl, const char *fmt, ...);
-/* an argument pointing at v's storage (the device side with device) */
-void ptrarg(E *e, Args *a, const char *name, Ref v, bool isout, bool device);
-/* the C expression of an elementwise op: of x (unary), of a and b */
-void unaryexpr(char *buf, size_t n, const Ins *in, int dt, int odt);
-void binaryexpr(char *buf, size_t n, int op, int dt);
+void arg(Args *a, const char *decl, const char *fmt, ...) GNN_FMT(3, 4);
+/* a parameter pointing at v's storage (the device side with device),
+ * called name (NULL: v's valname), declared once however often v is an
+ * operand; its name */
+const char *ptrarg(E *e, Args *a, const char *name, Ref v, bool isout, bool device);
+/* a lone "{" and one level in (wopen's block without a head) */
+void blockopen(W *w);
+/* a name of the kernel made from an IR value's (recorded in a) */
+const char *lname(E *e, Args *a, const char *fmt, ...) GNN_FMT(3, 4);
+void argsfree(Args *a);
+/* the kernel's name while it is written: emitkernels names it */
+#define KNAME "@KERNEL@"
 
-/* rowkernel.c: the kernel of fusion group grp under e->sched; call gets
- * the statement that runs it (a launch for cuda) */
-void emitrowkernel(E *e, int grp, char *call, size_t calln);
+/*
+ * The bodies of the ops, written once (kernels.c) and used by the
+ * per-op kernels and the fused row kernels alike.  Operands come as C
+ * expressions (of the loop variable k_ where a body loops), results as
+ * lvalues; each body writes statements at the writer's indentation.
+ */
+/* an elementwise op's value over operands a (and b for binary ops) */
+const char *elemexpr(E *e, const Ins *in, const char *a, const char *b);
+/* dst = the op over operands a (b), each read once */
+void elembody(E *e, const Ins *in, const char *a, const char *b, const char *dst);
+/* sum/mean/max/softmax/log_softmax/l2_normalize over D elements x (of
+ * k_): the result into o (reductions) or element k_ into ok */
+void reducebody(E *e, const Ins *in, int dt, const char *x, const char *D, const char *o, const char *ok);
+/* a scatter: message x into acc (first: the row's first message), and
+ * the row's result from acc and its message count cnt */
+void scatterstep(E *e, const Ins *in, const char *first, const char *x, const char *acc);
+void scatterfinish(E *e, const Ins *in, const char *cnt, const char *acc);
+/* edge_softmax as PyG computes it: the column maximum and sum over the
+ * segment, then each weight */
+void esmaxstep(E *e, const char *first, const char *s, const char *mx);
+void essumstep(E *e, int dt, const char *s, const char *mx, const char *sum);
+const char *esweight(E *e, int dt, const char *s, const char *mx, const char *sum);
+/* a dot product over k_ < K in k order into a new local acc */
+void dotbody(E *e, const char *T, const char *acc, const char *a, const char *b, const char *K);
+/* nrows rows (i_) times the matrix B [K, P], accumulating into acc (an
+ * lvalue of i_ and p_) over k_ in order; a: element (i_, k_) */
+void axpybody(E *e, const char *T, long long nrows, const char *a, const char *B, long long K, long long P, const char *acc);
+/* concat: the index into input k (n of the dim) of output (o_, c_, i_) */
+const char *concatsrc(E *e, const char *n, const char *inner);
+
+/* rowkernel.c: the kernel of fusion group grp under e->sched, named
+ * KNAME, its parameters into a, and the statement that runs it (a launch
+ * for cuda) into call */
+void emitrowkernel(E *e, int grp, Args *a, Str *call);
 
 #endif

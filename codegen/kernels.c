@@ -1,42 +1,297 @@
 /*
- * The kernel half of a generated file: one function per instruction that
- * computes (a parallel loop over independent tasks: host loops for the
- * cpu, grid-stride kernels for cuda; fusion groups are rowkernel.c's),
- * and per instruction the statement that runs it.  Storage is reached
- * through the host half's accessors (emit.h).
+ * The kernel half of a generated file.
+ *
+ * First the bodies of the ops: the arithmetic of every op family
+ * (elementwise, reductions and normalizations, scatters, edge_softmax,
+ * dot products), written here once.  A body takes its operands as C
+ * expressions and its results as lvalues, so the per-op kernels below
+ * (one task per output element, row or segment: -O0, bind- and
+ * load-time work) and the fused row kernels (rowkernel.c: one task per
+ * target node, -O2) emit the same arithmetic with their own addressing.
+ *
+ * Then the per-op kernels, and emitkernels(), which writes every kernel
+ * of a model into a buffer of its own under the placeholder name KNAME:
+ * a kernel whose text equals an earlier one's (up to the names taken
+ * from IR values: two layers of the same shapes) is not written again,
+ * and its call runs the earlier one.  Kernel-internal names end in '_';
+ * values are called by their IR names (names.c).  Storage is reached
+ * through the host half's accessors (emit.h); nothing here has a fixed
+ * size.
  */
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "emit.h"
 
+/* ---- kernel parameters */
+
+static void
+grow(const char ***p, int *cap, int n)
+{
+	if (n < *cap)
+		return;
+	*cap = *cap ? 2 * *cap : 16;
+	*p = erealloc(*p, *cap * sizeof **p);
+}
+
 void
 arg(Args *a, const char *decl, const char *fmt, ...)
 {
+	Str b = {0};
 	va_list ap;
+	int cap = a->cap;
 
-	if (a->n == 48)
-		die("codegen: too many kernel arguments");
-	snprintf(a->decl[a->n], sizeof a->decl[0], "%s", decl);
+	grow(&a->decl, &cap, a->n);
+	cap = a->cap;
+	grow(&a->val, &cap, a->n);
+	cap = a->cap;
+	grow(&a->pname, &cap, a->n);
+	a->cap = cap;
 	va_start(ap, fmt);
-	vsnprintf(a->val[a->n], sizeof a->val[0], fmt, ap);
+	vsput(&b, fmt, ap);
 	va_end(ap);
+	a->decl[a->n] = decl;
+	a->val[a->n] = b.s ? b.s : estrdup("");
+	a->pname[a->n] = NULL;
 	a->n++;
 }
 
-/* pointer to v's storage, on the side where instruction phase runs */
-void
-ptrarg(E *e, Args *a, const char *name, Ref v, bool isout, bool device)
+const char *
+lname(E *e, Args *a, const char *fmt, ...)
 {
-	char decl[64];
-	Ref s = storageof(e->p, v);
+	Str b = {0};
+	va_list ap;
+	const char *s;
 
-	snprintf(decl, sizeof decl, "%s%s *%s", isout ? "" : "const ", ctype(ty(e, v).dtype), name);
-	arg(a, decl, "(%s%s *)%s", isout ? "" : "const ", ctype(ty(e, v).dtype), storage(e, s, device));
+	va_start(ap, fmt);
+	vsput(&b, fmt, ap);
+	va_end(ap);
+	s = pf(e, "%s", sstr(&b));
+	sfree(&b);
+	grow(&a->name, &a->capname, a->nname);
+	a->name[a->nname++] = s;
+	return s;
 }
 
+const char *
+ptrarg(E *e, Args *a, const char *name, Ref v, bool isout, bool device)
+{
+	const char *T = ctype(ty(e, v).dtype);
+	int k;
+
+	name = lname(e, a, "%s", name ? name : valname(e, v));
+	for (k = 0; k < a->n; k++)
+		if (a->pname[k] && !strcmp(a->pname[k], name))
+			return name;
+	arg(a, pf(e, "%s%s *%s", isout ? "" : "const ", T, name), "(%s%s *)%s", isout ? "" : "const ", T,
+	    storage(e, storageof(e->p, v), device));
+	a->pname[a->n - 1] = name;
+	return name;
+}
+
+void
+argsfree(Args *a)
+{
+	int k;
+
+	for (k = 0; k < a->n; k++)
+		free((char *)a->val[k]);
+	free(a->decl);
+	free(a->val);
+	free(a->pname);
+	free(a->name);
+	memset(a, 0, sizeof *a);
+}
+
+void
+blockopen(W *w)
+{
+	wput(w, "{\n");
+	w->ind++;
+}
+
+/* ---- the bodies of the ops */
+
+static bool
+isident(const char *s)
+{
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
+
+/* an operand inside a larger expression */
+static const char *
+par(E *e, const char *x)
+{
+	return isident(x) ? x : pf(e, "(%s)", x);
+}
+
+const char *
+elemexpr(E *e, const Ins *in, const char *a, const char *b)
+{
+	int odt = ty(e, in->to).dtype, dt = opinfo[in->op].flags & Fbin ? odt : ty(e, in->arg[0]).dtype;
+	const char *f = dt == DF32 ? "f" : "", *T = ctype(dt);
+	double slope = attrfloat(in, "slope", 0.01), alpha = attrfloat(in, "alpha", 1.0);
+	const char *x = par(e, a);
+
+	if (opinfo[in->op].flags & Fbin) {
+		b = par(e, b);
+		switch (in->op) {
+		case Oadd: return pf(e, "%s + %s", x, b);
+		case Osub: return pf(e, "%s - %s", x, b);
+		case Omul: return pf(e, "%s * %s", x, b);
+		case Odiv: return pf(e, "%s / %s", x, b);
+		case Opow:
+			if (dtypeisfloat(dt))
+				return pf(e, "pow%s(%s, %s)", f, x, b);
+			return pf(e, "(%s)pow((double)%s, (double)%s)", T, x, b);
+		/* NaN propagates, as torch.maximum and torch.minimum do */
+		case Omaximum: return pf(e, "(%s != %s || %s > %s ? %s : %s)", x, x, x, b, x, b);
+		case Ominimum: return pf(e, "(%s != %s || %s < %s ? %s : %s)", x, x, x, b, x, b);
+		default: die("codegen: %s is not binary", opinfo[in->op].name);
+		}
+	}
+	switch (in->op) {
+	case Oneg: return pf(e, "-%s", x);
+	case Oabs: return dtypeisfloat(dt) ? pf(e, "fabs%s(%s)", f, x) : pf(e, "(%s < 0 ? -%s : %s)", x, x, x);
+	case Orelu: return pf(e, "(%s > 0 || %s != %s ? %s : 0)", x, x, x, x);
+	case Oleaky_relu: return pf(e, "(%s > 0 ? %s : (%s)%.17g * %s)", x, x, T, slope, x);
+	case Oelu: return pf(e, "(%s > 0 ? %s : (%s)%.17g * expm1%s(%s))", x, x, T, alpha, f, x);
+	case Osigmoid: return pf(e, "(1 / (1 + exp%s(-%s)))", f, x);
+	case Otanh: return pf(e, "tanh%s(%s)", f, x);
+	case Oexp: return pf(e, "exp%s(%s)", f, x);
+	case Olog: return pf(e, "log%s(%s)", f, x);
+	case Osqrt: return pf(e, "sqrt%s(%s)", f, x);
+	case Orsqrt: return pf(e, "(1 / sqrt%s(%s))", f, x);
+	case Ocast: return odt == DBool ? pf(e, "(uint8_t)(%s != 0)", x) : pf(e, "(%s)%s", ctype(odt), x);
+	default: die("codegen: %s is not unary", opinfo[in->op].name);
+	}
+}
+
+void
+elembody(E *e, const Ins *in, const char *a, const char *b, const char *dst)
+{
+	bool bin = opinfo[in->op].flags & Fbin;
+	const char *T = ctype(bin ? ty(e, in->to).dtype : ty(e, in->arg[0]).dtype);
+
+	blockopen(e->w);
+	if (bin)
+		out(e, "const %s a_ = %s, b_ = %s;\n", T, a, b);
+	else
+		out(e, "const %s a_ = %s;\n", T, a);
+	out(e, "%s = %s;\n", dst, elemexpr(e, in, "a_", bin ? "b_" : NULL));
+	wclose(e->w, "");
+}
+
+void
+reducebody(E *e, const Ins *in, int dt, const char *x, const char *D, const char *o, const char *ok)
+{
+	const char *T = ctype(dt), *f = dt == DF32 ? "f" : "";
+	double eps = attrfloat(in, "eps", 1e-12);
+
+	switch (in->op) {
+	case Osum:
+	case Omean:
+		out(e, "%s a_ = 0;\nfor (int64_t k_ = 0; k_ < %s; k_++)\n\ta_ += %s;\n", T, D, x);
+		if (in->op == Osum)
+			out(e, "%s = a_;\n", o);
+		else if (dtypeisfloat(dt))   /* 0/0: NaN over an empty dim, as torch */
+			out(e, "%s = a_ / (%s)(%s);\n", o, T, D);
+		else
+			out(e, "%s = (%s) ? a_ / (%s)(%s) : 0;\n", o, D, T, D);
+		return;
+	case Omax:
+		/* NaN propagates; over an empty dim (which the interpreter
+		 * refuses) NaN, and 0 for integers */
+		out(e, "%s a_ = %s;\n", T, dtypeisfloat(dt) ? pf(e, "(%s)NAN", T) : "0");
+		out(e, "for (int64_t k_ = 0; k_ < %s; k_++) {\n\tconst %s x_ = %s;\n", D, T, x);
+		out(e, "\tif (k_ == 0 || x_ > a_ || x_ != x_)\n\t\ta_ = x_;\n}\n%s = a_;\n", o);
+		return;
+	case Ol2_normalize:
+		out(e, "%s a_ = 0;\nfor (int64_t k_ = 0; k_ < %s; k_++) {\n\tconst %s x_ = %s;\n\ta_ += x_ * x_;\n}\n", T, D, T, x);
+		out(e, "a_ = sqrt%s(a_);\nif (!(a_ > (%s)%.17g))\n\ta_ = (%s)%.17g;\n", f, T, eps, T, eps);
+		out(e, "for (int64_t k_ = 0; k_ < %s; k_++)\n\t%s = %s / a_;\n", D, ok, par(e, x));
+		return;
+	case Osoftmax:
+	case Olog_softmax:
+		out(e, "%s m_ = 0, a_ = 0;\nfor (int64_t k_ = 0; k_ < %s; k_++) {\n\tconst %s x_ = %s;\n", T, D, T, x);
+		out(e, "\tif (k_ == 0 || x_ > m_ || x_ != x_)\n\t\tm_ = x_;\n}\n");
+		out(e, "for (int64_t k_ = 0; k_ < %s; k_++)\n\ta_ += exp%s(%s - m_);\n", D, f, par(e, x));
+		if (in->op == Osoftmax)
+			out(e, "for (int64_t k_ = 0; k_ < %s; k_++)\n\t%s = exp%s(%s - m_) / a_;\n", D, ok, f, par(e, x));
+		else
+			out(e, "for (int64_t k_ = 0; k_ < %s; k_++)\n\t%s = %s - m_ - log%s(a_);\n", D, ok, par(e, x), f);
+		return;
+	default:
+		die("codegen: %s is no reduction", opinfo[in->op].name);
+	}
+}
+
+void
+scatterstep(E *e, const Ins *in, const char *first, const char *x, const char *acc)
+{
+	/* scatter_max: the row's first message replaces the 0; NaN wins */
+	if (in->op == Oscatter_max)
+		out(e, "if (%s || %s > %s || %s != %s)\n\t%s = %s;\n", first, x, acc, x, x, acc, x);
+	else
+		out(e, "%s += %s;\n", acc, x);
+}
+
+void
+scatterfinish(E *e, const Ins *in, const char *cnt, const char *acc)
+{
+	if (in->op == Oscatter_mean)
+		out(e, "if (%s > 1)\n\t%s /= (%s)(%s);\n", cnt, acc, ctype(ty(e, in->to).dtype), cnt);
+}
+
+void
+esmaxstep(E *e, const char *first, const char *s, const char *mx)
+{
+	out(e, "if (%s || %s > %s || %s != %s)\n\t%s = %s;\n", first, s, mx, s, s, mx, s);
+}
+
+void
+essumstep(E *e, int dt, const char *s, const char *mx, const char *sum)
+{
+	out(e, "%s += exp%s(%s - %s);\n", sum, dt == DF32 ? "f" : "", par(e, s), mx);
+}
+
+const char *
+esweight(E *e, int dt, const char *s, const char *mx, const char *sum)
+{
+	return pf(e, "(exp%s(%s - %s) / (%s + (%s)1e-16))", dt == DF32 ? "f" : "", par(e, s), mx, sum, ctype(dt));
+}
+
+void
+dotbody(E *e, const char *T, const char *acc, const char *a, const char *b, const char *K)
+{
+	out(e, "%s %s = 0;\nfor (int64_t k_ = 0; k_ < %s; k_++)\n\t%s += %s * %s;\n", T, acc, K, acc, par(e, a), par(e, b));
+}
+
+void
+axpybody(E *e, const char *T, long long nrows, const char *a, const char *B, long long K, long long P, const char *acc)
+{
+	blockopen(e->w);
+	out(e, "const int64_t K_ = %lld, P_ = %lld;\n", K, P);
+	out(e, "for (int i_ = 0; i_ < %lld; i_++)\n\tfor (int64_t p_ = 0; p_ < P_; p_++)\n\t\t%s = 0;\n", nrows, acc);
+	out(e, "for (int64_t k_ = 0; k_ < K_; k_++)\n\tfor (int i_ = 0; i_ < %lld; i_++) {\n", nrows);
+	out(e, "\t\tconst %s a_ = %s;\n\t\tfor (int64_t p_ = 0; p_ < P_; p_++)\n\t\t\t%s += a_ * %s[k_ * P_ + p_];\n\t}\n", T, a, acc, B);
+	wclose(e->w, "");
+}
+
+const char *
+concatsrc(E *e, const char *n, const char *inner)
+{
+	return pf(e, "(o_ * %s + c_) * %s + i_", n, inner);
+}
+
+/* ---- per-op kernels */
+
 /*
- * Strided addressing: the task index t decomposes into the coordinates of
+ * Strided addressing: the task index decomposes into the coordinates of
  * an output of rank r, and each source's offset is the sum of coordinate
  * times that source's stride for the dim (0 where it broadcasts).
  */
@@ -44,13 +299,11 @@ static void
 stridedsrc(E *e, Args *a, const Type *o, int nsrc, const Type *src, const int *perm)
 {
 	int k, j, r = o->rank, sr, sd;
-	char decl[64];
 
 	for (k = 0; k < r; k++) {
-		snprintf(decl, sizeof decl, "int64_t d%d", k);
-		arg(a, decl, "%s", cdim(e, o->dim[k]));
+		arg(a, pf(e, "int64_t d%d_", k), "%s", cdim(e, o->dim[k]));
 		for (j = 0; j < nsrc; j++) {
-			snprintf(decl, sizeof decl, "int64_t s%d_%d", j, k);
+			const char *decl = pf(e, "int64_t s%d_%d_", j, k);
 			if (perm) {
 				/* transpose: out dim k is source dim perm[k] */
 				arg(a, decl, "%s", cprod(e, &src[j], perm[k] + 1, src[j].rank));
@@ -71,78 +324,20 @@ stridedbody(E *e, int r, int nsrc, const char *from)
 {
 	int k, j;
 
-	out(e, "\t\tint64_t ");
+	out(e, "int64_t ");
 	for (j = 0; j < nsrc; j++)
-		out(e, "%si%d = 0", j ? ", " : "", j);
+		out(e, "%si%d_ = 0", j ? ", " : "", j);
 	out(e, ";\n");
 	if (r == 0)
 		return;
-	out(e, "\t\tint64_t r_ = %s;\n", from);
+	out(e, "int64_t r_ = %s;\n", from);
 	for (k = r - 1; k >= 0; k--) {
-		out(e, "\t\t{ int64_t c_ = r_ %% d%d; r_ /= d%d;", k, k);
+		out(e, "{ const int64_t c_ = r_ %% d%d_; r_ /= d%d_;", k, k);
 		for (j = 0; j < nsrc; j++)
-			out(e, " i%d += c_ * s%d_%d;", j, j, k);
+			out(e, " i%d_ += c_ * s%d_%d_;", j, j, k);
 		out(e, " }\n");
 	}
-	out(e, "\t\t(void)r_;\n");
-}
-
-static bool
-isf32(int dt)
-{
-	return dt == DF32;
-}
-
-/* the C expression of an elementwise unary op on x */
-void
-unaryexpr(char *buf, size_t n, const Ins *in, int dt, int odt)
-{
-	const char *f = isf32(dt) ? "f" : "";
-	double slope = attrfloat(in, "slope", 0.01), alpha = attrfloat(in, "alpha", 1.0);
-
-	switch (in->op) {
-	case Oneg: snprintf(buf, n, "-x"); break;
-	case Oabs: snprintf(buf, n, dtypeisfloat(dt) ? "fabs%s(x)" : "(x < 0 ? -x : x)", f); break;
-	case Orelu: snprintf(buf, n, "(x > 0 || x != x ? x : 0)"); break;
-	case Oleaky_relu: snprintf(buf, n, "(x > 0 ? x : (%s)%.17g * x)", ctype(dt), slope); break;
-	case Oelu: snprintf(buf, n, "(x > 0 ? x : (%s)%.17g * expm1%s(x))", ctype(dt), alpha, f); break;
-	case Osigmoid: snprintf(buf, n, "(1 / (1 + exp%s(-x)))", f); break;
-	case Otanh: snprintf(buf, n, "tanh%s(x)", f); break;
-	case Oexp: snprintf(buf, n, "exp%s(x)", f); break;
-	case Olog: snprintf(buf, n, "log%s(x)", f); break;
-	case Osqrt: snprintf(buf, n, "sqrt%s(x)", f); break;
-	case Orsqrt: snprintf(buf, n, "(1 / sqrt%s(x))", f); break;
-	case Ocast:
-		if (odt == DBool)
-			snprintf(buf, n, "(uint8_t)(x != 0)");
-		else
-			snprintf(buf, n, "(%s)x", ctype(odt));
-		break;
-	default: die("codegen: %s is not unary", opinfo[in->op].name);
-	}
-}
-
-void
-binaryexpr(char *buf, size_t n, int op, int dt)
-{
-	const char *f = isf32(dt) ? "f" : "";
-
-	switch (op) {
-	case Oadd: snprintf(buf, n, "a + b"); break;
-	case Osub: snprintf(buf, n, "a - b"); break;
-	case Omul: snprintf(buf, n, "a * b"); break;
-	case Odiv: snprintf(buf, n, "a / b"); break;
-	case Opow:
-		if (dtypeisfloat(dt))
-			snprintf(buf, n, "pow%s(a, b)", f);
-		else
-			snprintf(buf, n, "(%s)pow((double)a, (double)b)", ctype(dt));
-		break;
-	/* NaN propagates, as torch.maximum and torch.minimum do */
-	case Omaximum: snprintf(buf, n, "(a != a || a > b ? a : b)"); break;
-	case Ominimum: snprintf(buf, n, "(a != a || a < b ? a : b)"); break;
-	default: die("codegen: %s is not binary", opinfo[op].name);
-	}
+	out(e, "(void)r_;\n");
 }
 
 static void
@@ -150,22 +345,23 @@ kernelhead(E *e, int i, bool device, const Args *a)
 {
 	int k;
 	const Ins *in = &e->fn->ins[i];
-	const char *name = e->fn->val[in->to].name;
 
-	out(e, "\n/* %%%s = %s", name ? name : "", opinfo[in->op].name);
+	out(e, "\n/* %%%s = %s", valname(e, in->to), opinfo[in->op].name);
 	if (in->loc.file)
 		out(e, " (%s:%d)", in->loc.file, in->loc.line);
-	out(e, " */\n");
-	out(e, "%s(%s_k%d%s)(int64_t T", device ? "GNN_DKERNEL" : "GNN_HKERNEL", e->nm, i, e->sfx);
+	out(e, " */\n%s(" KNAME ")(int64_t T_", device ? "GNN_DKERNEL" : "GNN_HKERNEL");
 	for (k = 0; k < a->n; k++)
 		out(e, ", %s", a->decl[k]);
-	out(e, ")\n{\n\t%s(t, T) {\n", device ? "GNN_DLOOP" : "GNN_HLOOP");
+	out(e, ")\n");
+	blockopen(e->w);
+	wopen(e->w, "%s(t_, T_)", device ? "GNN_DLOOP" : "GNN_HLOOP");
 }
 
 static void
 kerneltail(E *e)
 {
-	out(e, "\t}\n}\n");
+	wclose(e->w, "");
+	wclose(e->w, "");
 }
 
 /*
@@ -174,210 +370,202 @@ kerneltail(E *e)
  * element loaded once for tile rows) or, with axpy, whole output rows (B
  * streamed by rows).  Every output sums over k in order, as the
  * reference kernel does.  The rows past M of the last task read row M-1
- * and store nothing.
+ * and store nothing.  Returns the task count.
  */
-static void
-emitdense(E *e, int i, bool device, bool dev, Args *ap, char *T, size_t Tn)
+static const char *
+emitdense(E *e, int i, bool device, bool dev, Args *a)
 {
 	const Ins *in = &e->fn->ins[i];
-	Args a = {0};
-	const char *ot = ctype(ty(e, in->to).dtype), *M;
+	const char *ot = ctype(ty(e, in->to).dtype), *M, *O, *A, *B;
 	long long K = dimconstval(ty(e, in->arg[1]).dim[0]), P = dimconstval(ty(e, in->arg[1]).dim[1]);
 	int tile = e->sched.tile;
 
-	ptrarg(e, &a, "o", in->to, true, dev);
-	ptrarg(e, &a, "A", in->arg[0], false, dev);
-	ptrarg(e, &a, "B", in->arg[1], false, dev);
+	O = ptrarg(e, a, NULL, in->to, true, dev);
+	A = ptrarg(e, a, NULL, in->arg[0], false, dev);
+	B = ptrarg(e, a, NULL, in->arg[1], false, dev);
 	M = cdim(e, ty(e, in->arg[0]).dim[0]);
-	arg(&a, "int64_t M", "%s", M);
-	kernelhead(e, i, device, &a);
-	out(e, "\t\tconst int64_t K_ = %lld, P_ = %lld;\n", K, P);
+	arg(a, "int64_t M_", "%s", M);
+	kernelhead(e, i, device, a);
 	if (e->sched.axpy) {
-		out(e, "\t\tconst int64_t r0_ = t * %d;\n\t\t%s acc_[%d][%lld];\n", tile, ot, tile, P);
-		out(e, "\t\tfor (int i_ = 0; i_ < %d; i_++)\n\t\t\tfor (int64_t p_ = 0; p_ < P_; p_++)\n\t\t\t\tacc_[i_][p_] = 0;\n", tile);
-		out(e, "\t\tfor (int64_t k_ = 0; k_ < K_; k_++)\n\t\t\tfor (int i_ = 0; i_ < %d; i_++) {\n", tile);
-		out(e, "\t\t\t\tconst %s a_ = A[(r0_ + i_ < M ? r0_ + i_ : M - 1) * K_ + k_];\n", ot);
-		out(e, "\t\t\t\tfor (int64_t p_ = 0; p_ < P_; p_++)\n\t\t\t\t\tacc_[i_][p_] += a_ * B[k_ * P_ + p_];\n\t\t\t}\n");
-		out(e, "\t\tfor (int i_ = 0; i_ < %d && r0_ + i_ < M; i_++)\n\t\t\tfor (int64_t p_ = 0; p_ < P_; p_++)\n\t\t\t\to[(r0_ + i_) * P_ + p_] = acc_[i_][p_];\n", tile);
-		snprintf(T, Tn, "((%s) + %d) / %d", M, tile - 1, tile);
-	} else {
-		out(e, "\t\tconst int64_t p_ = t %% P_, r0_ = (t / P_) * %d;\n\t\t%s acc_[%d];\n", tile, ot, tile);
-		out(e, "\t\tfor (int i_ = 0; i_ < %d; i_++)\n\t\t\tacc_[i_] = 0;\n", tile);
-		out(e, "\t\tfor (int64_t k_ = 0; k_ < K_; k_++) {\n\t\t\tconst %s b_ = B[k_ * P_ + p_];\n", ot);
-		out(e, "\t\t\tfor (int i_ = 0; i_ < %d; i_++)\n\t\t\t\tacc_[i_] += A[(r0_ + i_ < M ? r0_ + i_ : M - 1) * K_ + k_] * b_;\n\t\t}\n", tile);
-		out(e, "\t\tfor (int i_ = 0; i_ < %d && r0_ + i_ < M; i_++)\n\t\t\to[(r0_ + i_) * P_ + p_] = acc_[i_];\n", tile);
-		snprintf(T, Tn, "((%s) + %d) / %d * %lld", M, tile - 1, tile, P);
+		out(e, "const int64_t r0_ = t_ * %d;\n%s acc_[%d][%lld];\n", tile, ot, tile, P);
+		axpybody(e, ot, tile, pf(e, "%s[(r0_ + i_ < M_ ? r0_ + i_ : M_ - 1) * %lld + k_]", A, K), B, K, P, "acc_[i_][p_]");
+		out(e, "for (int i_ = 0; i_ < %d && r0_ + i_ < M_; i_++)\n\tfor (int64_t p_ = 0; p_ < %lld; p_++)\n\t\t%s[(r0_ + i_) * %lld + p_] = acc_[i_][p_];\n",
+		    tile, P, O, P);
+		kerneltail(e);
+		return pf(e, "((%s) + %d) / %d", M, tile - 1, tile);
 	}
+	out(e, "const int64_t K_ = %lld, P_ = %lld;\n", K, P);
+	out(e, "const int64_t p_ = t_ %% P_, r0_ = (t_ / P_) * %d;\n%s acc_[%d];\n", tile, ot, tile);
+	out(e, "for (int i_ = 0; i_ < %d; i_++)\n\tacc_[i_] = 0;\n", tile);
+	out(e, "for (int64_t k_ = 0; k_ < K_; k_++) {\n\tconst %s b_ = %s[k_ * P_ + p_];\n", ot, B);
+	out(e, "\tfor (int i_ = 0; i_ < %d; i_++)\n\t\tacc_[i_] += %s[(r0_ + i_ < M_ ? r0_ + i_ : M_ - 1) * K_ + k_] * b_;\n}\n", tile, A);
+	out(e, "for (int i_ = 0; i_ < %d && r0_ + i_ < M_; i_++)\n\t%s[(r0_ + i_) * P_ + p_] = acc_[i_];\n", tile, O);
 	kerneltail(e);
-	*ap = a;
+	return pf(e, "((%s) + %d) / %d * %lld", M, tile - 1, tile, P);
 }
 
 /* A scatter whose index is computed in forward (cpu only): one pass in
  * message order, which is deterministic because it is sequential.  An
  * index out of range is skipped (the cuda target never gets here). */
 static void
-serialscatter(E *e, int i, const Args *a)
+serialscatter(E *e, int i, bool dev, Args *a, Str *call)
 {
 	const Ins *in = &e->fn->ins[i];
-	const char *T = ctype(ty(e, in->to).dtype);
+	const char *T = ctype(ty(e, in->to).dtype), *O, *M, *I;
+	Type mt = ty(e, in->arg[0]);
+	Dim n;
 	int k;
 
-	out(e, "\nstatic void\n%s_k%d(int64_t T", e->nm, i);
+	attrdim(in, "n", &n);
+	O = ptrarg(e, a, NULL, in->to, true, dev);
+	M = ptrarg(e, a, NULL, in->arg[0], false, dev);
+	I = ptrarg(e, a, NULL, in->arg[1], false, dev);
+	arg(a, "int64_t row_", "%s", cprod(e, &mt, 1, mt.rank));
+	arg(a, "int64_t n_", "%s", cdim(e, n));
+	arg(a, "int64_t *cnt_", "(int64_t *)%s", segment(e, i, false));
+	out(e, "\n/* %%%s = %s, in message order */\nGNN_HKERNEL(" KNAME ")(int64_t T_", valname(e, in->to), opinfo[in->op].name);
 	for (k = 0; k < a->n; k++)
 		out(e, ", %s", a->decl[k]);
-	out(e, ")\n{\n\tint64_t k, j, r;\n\n");
-	out(e, "\tfor (k = 0; k < n * row; k++)\n\t\to[k] = 0;\n");
-	out(e, "\tfor (k = 0; k < T; k++) {\n\t\tr = (int64_t)idx[k];\n");
-	out(e, "\t\tif (r < 0 || r >= n)\n\t\t\tcontinue;\n\t\tcnt[r]++;\n");
-	out(e, "\t\tfor (j = 0; j < row; j++) {\n\t\t\t%s v = msg[k * row + j];\n", T);
-	if (in->op == Oscatter_max)
-		out(e, "\t\t\tif (cnt[r] == 1 || v > o[r * row + j] || v != v)\n\t\t\t\to[r * row + j] = v;\n");
-	else
-		out(e, "\t\t\to[r * row + j] += v;\n");
-	out(e, "\t\t}\n\t}\n");
-	if (in->op == Oscatter_mean)
-		out(e, "\tfor (k = 0; k < n * row; k++)\n\t\tif (cnt[k / row] > 1)\n\t\t\to[k] /= (%s)cnt[k / row];\n", T);
-	out(e, "}\n");
+	out(e, ")\n");
+	blockopen(e->w);
+	out(e, "for (int64_t k_ = 0; k_ < n_ * row_; k_++)\n\t%s[k_] = 0;\n", O);
+	wopen(e->w, "for (int64_t k_ = 0; k_ < T_; k_++)");
+	out(e, "const int64_t r_ = (int64_t)%s[k_];\n\nif (r_ < 0 || r_ >= n_)\n\tcontinue;\ncnt_[r_]++;\n", I);
+	wopen(e->w, "for (int64_t j_ = 0; j_ < row_; j_++)");
+	out(e, "const %s x_ = %s[k_ * row_ + j_];\n", T, M);
+	scatterstep(e, in, "cnt_[r_] == 1", "x_", pf(e, "%s[r_ * row_ + j_]", O));
+	wclose(e->w, "");
+	wclose(e->w, "");
+	if (in->op == Oscatter_mean) {
+		wopen(e->w, "for (int64_t k_ = 0; k_ < n_ * row_; k_++)");
+		scatterfinish(e, in, "cnt_[k_ / row_]", pf(e, "%s[k_]", O));
+		wclose(e->w, "");
+	}
+	wclose(e->w, "");
+	sput(call, "memset(%s, 0, %s);\n\t" KNAME "(%s", segment(e, i, false), segbytes(e, i), cnumel(e, in->arg[1]));
+	for (k = 0; k < a->n; k++)
+		sput(call, ", %s", a->val[k]);
+	sput(call, ");");
 }
 
 /*
- * Emit instruction i's function and return, in call, the C statement
- * that runs it (host phase: a call; forward on cuda: a launch).
+ * Emit instruction i's kernel, named KNAME, and put into call the C
+ * statement that runs it (host phase: a call; forward on cuda: a launch).
  */
 static void
-emitkernel(E *e, int i, char *call, size_t calln)
+emitkernel(E *e, int i, Args *a, Str *call)
 {
 	const Ins *in = &e->fn->ins[i];
-	Type o = ty(e, in->to), src[64];
+	Type o = ty(e, in->to), src[2];
 	bool device = e->p->phase[in->to] == PhaseForward && e->cuda;
 	bool dev = e->p->phase[in->to] == PhaseForward;   /* operands on the device side */
-	Args a = {0};
-	char expr[256], T[600];
-	const char *ot = ctype(o.kind == TTensor ? o.dtype : DF32);
+	const char *T = cnumel(e, in->to), *ot = ctype(o.kind == TTensor ? o.dtype : DF32), *O, *X, *Y;
 	int k, r = o.rank, perm[MaxRank];
 	unsigned fl = opinfo[in->op].flags;
 
-	call[0] = 0;
-	snprintf(T, sizeof T, "%s", cnumel(e, in->to));
-	for (k = 0; k < in->narg && k < 64; k++)
+	for (k = 0; k < in->narg && k < 2; k++)
 		src[k] = ty(e, in->arg[k]);
 	switch (in->op) {
 	case Oconst:
-		ptrarg(e, &a, "o", in->to, true, false);
-		kernelhead(e, i, false, &a);
-		out(e, "\t\to[t] = (%s)%.17g;\n", ot, attrfloat(in, "value", 0));
+		O = ptrarg(e, a, NULL, in->to, true, false);
+		kernelhead(e, i, false, a);
+		out(e, "%s[t_] = (%s)%.17g;\n", O, ot, attrfloat(in, "value", 0));
 		kerneltail(e);
 		break;
-	case Ogather: {
-		const char *row = cprod(e, &src[0], 1, src[0].rank);
-		ptrarg(e, &a, "o", in->to, true, dev);
-		ptrarg(e, &a, "x", in->arg[0], false, dev);
-		ptrarg(e, &a, "idx", in->arg[1], false, dev);
-		arg(&a, "int64_t row", "%s", row);
-		kernelhead(e, i, device, &a);
-		out(e, "\t\tint64_t r_ = t / row, j_ = t %% row;\n");
-		out(e, "\t\to[t] = x[(int64_t)idx[r_] * row + j_];\n");
+	case Ogather:
+		O = ptrarg(e, a, NULL, in->to, true, dev);
+		X = ptrarg(e, a, NULL, in->arg[0], false, dev);
+		Y = ptrarg(e, a, NULL, in->arg[1], false, dev);
+		arg(a, "int64_t row_", "%s", cprod(e, &src[0], 1, src[0].rank));
+		kernelhead(e, i, device, a);
+		out(e, "const int64_t r_ = t_ / row_, j_ = t_ %% row_;\n");
+		out(e, "%s[t_] = %s[(int64_t)%s[r_] * row_ + j_];\n", O, X, Y);
 		kerneltail(e);
 		break;
-	}
 	case Oscatter_sum:
 	case Oscatter_mean:
 	case Oscatter_max: {
 		Dim n;
-		const char *row = cprod(e, &src[0], 1, src[0].rank);
-		attrdim(in, "n", &n);
-		ptrarg(e, &a, "o", in->to, true, dev);
-		ptrarg(e, &a, "msg", in->arg[0], false, dev);
 		if (e->p->phase[in->arg[1]] != PhaseBind) {
-			ptrarg(e, &a, "idx", in->arg[1], false, dev);
-			arg(&a, "int64_t row", "%s", row);
-			arg(&a, "int64_t n", "%s", cdim(e, n));
-			arg(&a, "int64_t *cnt", "(int64_t *)%s", segment(e, i, false));
-			serialscatter(e, i, &a);
-			snprintf(call, calln, "memset(%s, 0, %s);\n\t%s_k%d(%s", segment(e, i, false), segbytes(e, i), e->nm, i, cnumel(e, in->arg[1]));
-			for (k = 0; k < a.n; k++)
-				snprintf(call + strlen(call), calln - strlen(call), ", %s", a.val[k]);
-			snprintf(call + strlen(call), calln - strlen(call), ");");
+			serialscatter(e, i, dev, a, call);
 			return;
 		}
 		/* pull along the segment plan built at bind: one task per
 		 * output element, a fixed order, no atomics */
-		arg(&a, "const int64_t *rowptr", "(const int64_t *)%s", segment(e, i, dev));
-		arg(&a, "int64_t n", "%s", cdim(e, n));
-		arg(&a, "int64_t row", "%s", row);
-		kernelhead(e, i, device, &a);
-		out(e, "\t\tconst int64_t *order = rowptr + n + 1;\n");
-		out(e, "\t\tint64_t r_ = t / row, j_ = t %% row, k_;\n");
-		out(e, "\t\t%s acc = 0;\n", ot);
-		out(e, "\t\tfor (k_ = rowptr[r_]; k_ < rowptr[r_ + 1]; k_++) {\n");
-		out(e, "\t\t\t%s v = msg[order[k_] * row + j_];\n", ot);
-		if (in->op == Oscatter_max)
-			out(e, "\t\t\tif (k_ == rowptr[r_] || v > acc || v != v)\n\t\t\t\tacc = v;\n");
-		else
-			out(e, "\t\t\tacc += v;\n");
-		out(e, "\t\t}\n");
-		if (in->op == Oscatter_mean)
-			out(e, "\t\tif (rowptr[r_ + 1] - rowptr[r_] > 1)\n\t\t\tacc /= (%s)(rowptr[r_ + 1] - rowptr[r_]);\n", ot);
-		out(e, "\t\to[t] = acc;\n");
+		attrdim(in, "n", &n);
+		O = ptrarg(e, a, NULL, in->to, true, dev);
+		X = ptrarg(e, a, NULL, in->arg[0], false, dev);
+		arg(a, "const int64_t *rowptr_", "(const int64_t *)%s", segment(e, i, dev));
+		arg(a, "int64_t n_", "%s", cdim(e, n));
+		arg(a, "int64_t row_", "%s", cprod(e, &src[0], 1, src[0].rank));
+		kernelhead(e, i, device, a);
+		out(e, "const int64_t *order_ = rowptr_ + n_ + 1;\n");
+		out(e, "const int64_t r_ = t_ / row_, j_ = t_ %% row_;\n%s acc_ = 0;\n", ot);
+		wopen(e->w, "for (int64_t k_ = rowptr_[r_]; k_ < rowptr_[r_ + 1]; k_++)");
+		out(e, "const %s x_ = %s[order_[k_] * row_ + j_];\n", ot, X);
+		scatterstep(e, in, "k_ == rowptr_[r_]", "x_", "acc_");
+		wclose(e->w, "");
+		scatterfinish(e, in, "rowptr_[r_ + 1] - rowptr_[r_]", "acc_");
+		out(e, "%s[t_] = acc_;\n", O);
 		kerneltail(e);
-		snprintf(T, sizeof T, "%s", cnumel(e, in->to));
 		break;
 	}
 	case Oedge_softmax: {
-		const char *row = cprod(e, &src[1], 1, src[1].rank);
-		ptrarg(e, &a, "o", in->to, true, dev);
-		ptrarg(e, &a, "s", in->arg[1], false, dev);
-		arg(&a, "const int64_t *rowptr", "(const int64_t *)%s", segment(e, i, dev));
-		arg(&a, "int64_t n", "%s", cdim(e, ty(e, in->arg[0]).dim[0]));
-		arg(&a, "int64_t row", "%s", row);
-		kernelhead(e, i, device, &a);
-		out(e, "\t\tconst int64_t *order = rowptr + n + 1;\n");
-		out(e, "\t\tint64_t r_ = t / row, j_ = t %% row, k_;\n");
-		out(e, "\t\t%s mx = 0, sum = 0;\n", ot);
-		out(e, "\t\tfor (k_ = rowptr[r_]; k_ < rowptr[r_ + 1]; k_++) {\n");
-		out(e, "\t\t\t%s v = s[order[k_] * row + j_];\n", ot);
-		out(e, "\t\t\tif (k_ == rowptr[r_] || v > mx)\n\t\t\t\tmx = v;\n\t\t}\n");
-		out(e, "\t\tfor (k_ = rowptr[r_]; k_ < rowptr[r_ + 1]; k_++)\n");
-		out(e, "\t\t\tsum += exp%s(s[order[k_] * row + j_] - mx);\n", isf32(o.dtype) ? "f" : "");
-		out(e, "\t\tfor (k_ = rowptr[r_]; k_ < rowptr[r_ + 1]; k_++)\n");
-		out(e, "\t\t\to[order[k_] * row + j_] = exp%s(s[order[k_] * row + j_] - mx) / (sum + (%s)1e-16);\n",
-		    isf32(o.dtype) ? "f" : "", ot);
+		const char *row = cprod(e, &src[1], 1, src[1].rank), *rd;
+		int j;
+		O = ptrarg(e, a, NULL, in->to, true, dev);
+		X = ptrarg(e, a, NULL, in->arg[1], false, dev);
+		arg(a, "const int64_t *rowptr_", "(const int64_t *)%s", segment(e, i, dev));
+		arg(a, "int64_t n_", "%s", cdim(e, ty(e, in->arg[0]).dim[0]));
+		arg(a, "int64_t row_", "%s", row);
+		kernelhead(e, i, device, a);
+		out(e, "const int64_t *order_ = rowptr_ + n_ + 1;\n");
+		out(e, "const int64_t r_ = t_ / row_, j_ = t_ %% row_;\n%s mx_ = 0, sum_ = 0;\n", ot);
+		rd = pf(e, "%s[order_[k_] * row_ + j_]", X);
+		for (j = 0; j < 3; j++) {
+			wopen(e->w, "for (int64_t k_ = rowptr_[r_]; k_ < rowptr_[r_ + 1]; k_++)");
+			out(e, "const %s s_ = %s;\n", ot, rd);
+			if (j == 0)
+				esmaxstep(e, "k_ == rowptr_[r_]", "s_", "mx_");
+			else if (j == 1)
+				essumstep(e, o.dtype, "s_", "mx_", "sum_");
+			else
+				out(e, "%s[order_[k_] * row_ + j_] = %s;\n", O, esweight(e, o.dtype, "s_", "mx_", "sum_"));
+			wclose(e->w, "");
+		}
 		kerneltail(e);
-		snprintf(T, sizeof T, "%s * %s", cdim(e, ty(e, in->arg[0]).dim[0]), row);
+		T = pf(e, "%s * %s", cdim(e, ty(e, in->arg[0]).dim[0]), row);
 		break;
 	}
 	case Omatmul: {
 		if (e->sched.tile > 1 || e->sched.axpy) {
-			emitdense(e, i, device, dev, &a, T, sizeof T);
+			T = emitdense(e, i, device, dev, a);
 			break;
 		}
 		/* a as [batch.., M, K], b as [batch.., K, P]; vectors as 1-row
 		 * or 1-column matrices, which keeps the offsets uniform */
 		Type ab = src[0], bb = src[1], ob = o;
 		Dim one = 1;
-		const char *K = cdim(e, src[0].dim[src[0].rank - 1]);
-		const char *M = src[0].rank >= 2 ? cdim(e, src[0].dim[src[0].rank - 2]) : cdim(e, one);
-		const char *P = src[1].rank >= 2 ? cdim(e, src[1].dim[src[1].rank - 1]) : cdim(e, one);
 		ab.rank = src[0].rank > 2 ? src[0].rank - 2 : 0;
 		bb.rank = src[1].rank > 2 ? src[1].rank - 2 : 0;
 		ob.rank = ab.rank > bb.rank ? ab.rank : bb.rank;
-		ptrarg(e, &a, "o", in->to, true, dev);
-		ptrarg(e, &a, "A", in->arg[0], false, dev);
-		ptrarg(e, &a, "B", in->arg[1], false, dev);
-		arg(&a, "int64_t M", "%s", M);
-		arg(&a, "int64_t K", "%s", K);
-		arg(&a, "int64_t P", "%s", P);
+		O = ptrarg(e, a, NULL, in->to, true, dev);
+		X = ptrarg(e, a, NULL, in->arg[0], false, dev);
+		Y = ptrarg(e, a, NULL, in->arg[1], false, dev);
+		arg(a, "int64_t M_", "%s", src[0].rank >= 2 ? cdim(e, src[0].dim[src[0].rank - 2]) : cdim(e, one));
+		arg(a, "int64_t K_", "%s", cdim(e, src[0].dim[src[0].rank - 1]));
+		arg(a, "int64_t P_", "%s", src[1].rank >= 2 ? cdim(e, src[1].dim[src[1].rank - 1]) : cdim(e, one));
 		{
 			Type bs[2] = {ab, bb};
-			stridedsrc(e, &a, &ob, 2, bs, NULL);
+			stridedsrc(e, a, &ob, 2, bs, NULL);
 		}
-		kernelhead(e, i, device, &a);
-		out(e, "\t\tint64_t p_ = t %% P, m_ = (t / P) %% M;\n");
-		stridedbody(e, ob.rank, 2, "t / (P * M)");
-		out(e, "\t\tconst %s *a_ = A + i0 * M * K + m_ * K;\n", ot);
-		out(e, "\t\tconst %s *b_p = B + i1 * K * P + p_;\n", ot);
-		out(e, "\t\t%s acc = 0;\n\t\tfor (int64_t k_ = 0; k_ < K; k_++)\n\t\t\tacc += a_[k_] * b_p[k_ * P];\n", ot);
-		out(e, "\t\to[t] = acc;\n");
+		kernelhead(e, i, device, a);
+		out(e, "const int64_t p_ = t_ %% P_, m_ = (t_ / P_) %% M_;\n");
+		stridedbody(e, ob.rank, 2, "t_ / (P_ * M_)");
+		out(e, "const %s *ap_ = %s + i0_ * M_ * K_ + m_ * K_;\n", ot, X);
+		out(e, "const %s *bp_ = %s + i1_ * K_ * P_ + p_;\n", ot, Y);
+		dotbody(e, ot, "acc_", "ap_[k_]", "bp_[k_ * P_]", "K_");
+		out(e, "%s[t_] = acc_;\n", O);
 		kerneltail(e);
 		break;
 	}
@@ -385,37 +573,37 @@ emitkernel(E *e, int i, char *call, size_t calln)
 		const Attr *pa = findattr(in, "perm");
 		for (k = 0; k < r; k++)
 			perm[k] = (int)pa->u.is[k];
-		ptrarg(e, &a, "o", in->to, true, dev);
-		ptrarg(e, &a, "x", in->arg[0], false, dev);
-		stridedsrc(e, &a, &o, 1, src, perm);
-		kernelhead(e, i, device, &a);
-		stridedbody(e, r, 1, "t");
-		out(e, "\t\to[t] = x[i0];\n");
+		O = ptrarg(e, a, NULL, in->to, true, dev);
+		X = ptrarg(e, a, NULL, in->arg[0], false, dev);
+		stridedsrc(e, a, &o, 1, src, perm);
+		kernelhead(e, i, device, a);
+		stridedbody(e, r, 1, "t_");
+		out(e, "%s[t_] = %s[i0_];\n", O, X);
 		kerneltail(e);
 		break;
 	}
 	case Oconcat: {
 		int64_t d = attrint(in, "dim", 0);
-		char decl[64];
-		ptrarg(e, &a, "o", in->to, true, dev);
+		const char **xs = emalloc((in->narg + 1) * sizeof *xs);
+		O = ptrarg(e, a, NULL, in->to, true, dev);
 		for (k = 0; k < in->narg; k++) {
-			snprintf(decl, sizeof decl, "x%d", k);
-			ptrarg(e, &a, decl, in->arg[k], false, dev);
-			snprintf(decl, sizeof decl, "int64_t n%d", k);
-			arg(&a, decl, "%s", cdim(e, src[k].dim[d]));
+			Type t = ty(e, in->arg[k]);
+			xs[k] = ptrarg(e, a, NULL, in->arg[k], false, dev);
+			arg(a, pf(e, "int64_t n%d_", k), "%s", cdim(e, t.dim[d]));
 		}
-		arg(&a, "int64_t D", "%s", cdim(e, o.dim[d]));
-		arg(&a, "int64_t inner", "%s", cprod(e, &o, d + 1, r));
-		kernelhead(e, i, device, &a);
-		out(e, "\t\tint64_t i_ = t %% inner, c_ = (t / inner) %% D, o_ = t / (inner * D);\n");
+		arg(a, "int64_t D_", "%s", cdim(e, o.dim[d]));
+		arg(a, "int64_t inner_", "%s", cprod(e, &o, d + 1, r));
+		kernelhead(e, i, device, a);
+		out(e, "const int64_t i_ = t_ %% inner_, o_ = t_ / (inner_ * D_);\nint64_t c_ = (t_ / inner_) %% D_;\n\n");
 		/* one chain: each step takes the inputs before it off c_ */
 		for (k = 0; k < in->narg; k++) {
 			if (k == 0)
-				out(e, "\t\tif (c_ < n0)\n");
+				out(e, "if (c_ < n0_)\n");
 			else
-				out(e, "\t\telse if ((c_ -= n%d) < n%d)\n", k - 1, k);
-			out(e, "\t\t\to[t] = x%d[(o_ * n%d + c_) * inner + i_];\n", k, k);
+				out(e, "else if ((c_ -= n%d_) < n%d_)\n", k - 1, k);
+			out(e, "\t%s[t_] = %s[%s];\n", O, xs[k], concatsrc(e, pf(e, "n%d_", k), "inner_"));
 		}
+		free(xs);
 		kerneltail(e);
 		break;
 	}
@@ -426,71 +614,44 @@ emitkernel(E *e, int i, char *call, size_t calln)
 	case Olog_softmax:
 	case Ol2_normalize: {
 		int64_t d = attrint(in, "dim", 0);
-		const char *f = isf32(src[0].dtype) ? "f" : "";
-		const char *it = ctype(src[0].dtype);
-		ptrarg(e, &a, "o", in->to, true, dev);
-		ptrarg(e, &a, "x", in->arg[0], false, dev);
-		arg(&a, "int64_t D", "%s", cdim(e, src[0].dim[d]));
-		arg(&a, "int64_t inner", "%s", cprod(e, &src[0], d + 1, src[0].rank));
-		kernelhead(e, i, device, &a);
-		out(e, "\t\tint64_t i_ = t %% inner, o_ = t / inner, k_;\n");
-		out(e, "\t\tconst %s *x_ = x + o_ * D * inner + i_;\n", it);
-		if (in->op == Osum || in->op == Omean) {
-			out(e, "\t\t%s acc = 0;\n\t\tfor (k_ = 0; k_ < D; k_++)\n\t\t\tacc += x_[k_ * inner];\n", it);
-			out(e, "\t\to[t] = acc%s;\n", in->op == Omean ? " / (D ? D : 1)" : "");
-			if (in->op == Omean)
-				out(e, "\t\tif (D == 0)\n\t\t\to[t] = (%s)NAN;\n", it);
-		} else if (in->op == Omax) {
-			out(e, "\t\t%s acc = x_[0];\n\t\tfor (k_ = 1; k_ < D; k_++)\n", it);
-			out(e, "\t\t\tif (x_[k_ * inner] > acc || x_[k_ * inner] != x_[k_ * inner])\n\t\t\t\tacc = x_[k_ * inner];\n");
-			out(e, "\t\to[t] = acc;\n");
-		} else if (in->op == Ol2_normalize) {
-			out(e, "\t\t%s ss = 0;\n\t\tfor (k_ = 0; k_ < D; k_++)\n\t\t\tss += x_[k_ * inner] * x_[k_ * inner];\n", it);
-			out(e, "\t\tss = sqrt%s(ss);\n\t\tif (!(ss > (%s)%.17g))\n\t\t\tss = (%s)%.17g;\n", f, it,
-			    attrfloat(in, "eps", 1e-12), it, attrfloat(in, "eps", 1e-12));
-			out(e, "\t\tfor (k_ = 0; k_ < D; k_++)\n\t\t\to[o_ * D * inner + i_ + k_ * inner] = x_[k_ * inner] / ss;\n");
-		} else {
-			out(e, "\t\t%s mx = x_[0], sum = 0;\n\t\tfor (k_ = 1; k_ < D; k_++)\n", it);
-			out(e, "\t\t\tif (x_[k_ * inner] > mx)\n\t\t\t\tmx = x_[k_ * inner];\n");
-			out(e, "\t\tfor (k_ = 0; k_ < D; k_++)\n\t\t\tsum += exp%s(x_[k_ * inner] - mx);\n", f);
-			out(e, "\t\tfor (k_ = 0; k_ < D; k_++)\n\t\t\to[o_ * D * inner + i_ + k_ * inner] = ");
-			if (in->op == Osoftmax)
-				out(e, "exp%s(x_[k_ * inner] - mx) / sum;\n", f);
-			else
-				out(e, "x_[k_ * inner] - mx - log%s(sum);\n", f);
-		}
+		O = ptrarg(e, a, NULL, in->to, true, dev);
+		X = ptrarg(e, a, NULL, in->arg[0], false, dev);
+		arg(a, "int64_t D_", "%s", cdim(e, src[0].dim[d]));
+		arg(a, "int64_t inner_", "%s", cprod(e, &src[0], d + 1, src[0].rank));
+		kernelhead(e, i, device, a);
+		out(e, "const int64_t i_ = t_ %% inner_, o_ = t_ / inner_;\n");
+		out(e, "const %s *x0_ = %s + o_ * D_ * inner_ + i_;\n", ctype(src[0].dtype), X);
+		reducebody(e, in, src[0].dtype, "x0_[k_ * inner_]", "D_", pf(e, "%s[t_]", O), pf(e, "%s[o_ * D_ * inner_ + i_ + k_ * inner_]", O));
 		kerneltail(e);
-		snprintf(T, sizeof T, "%s * %s", cprod(e, &src[0], 0, d), cprod(e, &src[0], d + 1, src[0].rank));
+		T = pf(e, "%s * %s", cprod(e, &src[0], 0, d), cprod(e, &src[0], d + 1, src[0].rank));
 		break;
 	}
 	default:
 		if (fl & Fbin) {
-			ptrarg(e, &a, "o", in->to, true, dev);
-			ptrarg(e, &a, "A", in->arg[0], false, dev);
-			ptrarg(e, &a, "B", in->arg[1], false, dev);
-			stridedsrc(e, &a, &o, 2, src, NULL);
-			kernelhead(e, i, device, &a);
-			stridedbody(e, r, 2, "t");
-			binaryexpr(expr, sizeof expr, in->op, o.dtype);
-			out(e, "\t\t%s a = A[i0], b = B[i1];\n\t\to[t] = %s;\n", ot, expr);
+			O = ptrarg(e, a, NULL, in->to, true, dev);
+			X = ptrarg(e, a, NULL, in->arg[0], false, dev);
+			Y = ptrarg(e, a, NULL, in->arg[1], false, dev);
+			stridedsrc(e, a, &o, 2, src, NULL);
+			kernelhead(e, i, device, a);
+			stridedbody(e, r, 2, "t_");
+			elembody(e, in, pf(e, "%s[i0_]", X), pf(e, "%s[i1_]", Y), pf(e, "%s[t_]", O));
 			kerneltail(e);
 			break;
 		}
 		if (fl & Felem) {
-			ptrarg(e, &a, "o", in->to, true, dev);
-			ptrarg(e, &a, "X", in->arg[0], false, dev);
-			kernelhead(e, i, device, &a);
-			unaryexpr(expr, sizeof expr, in, src[0].dtype, o.dtype);
-			out(e, "\t\t%s x = X[t];\n\t\to[t] = %s;\n", ctype(src[0].dtype), expr);
+			O = ptrarg(e, a, NULL, in->to, true, dev);
+			X = ptrarg(e, a, NULL, in->arg[0], false, dev);
+			kernelhead(e, i, device, a);
+			elembody(e, in, pf(e, "%s[t_]", X), NULL, pf(e, "%s[t_]", O));
 			kerneltail(e);
 			break;
 		}
 		die("codegen: no kernel for %s", opinfo[in->op].name);
 	}
-	snprintf(call, calln, "%s(%s_k%d%s, %s", device ? "GNN_DLAUNCH" : "GNN_HLAUNCH", e->nm, i, e->sfx, T);
-	for (k = 0; k < a.n; k++)
-		snprintf(call + strlen(call), calln - strlen(call), ", %s", a.val[k]);
-	snprintf(call + strlen(call), calln - strlen(call), ");");
+	sput(call, "%s(" KNAME ", %s", device ? "GNN_DLAUNCH" : "GNN_HLAUNCH", T);
+	for (k = 0; k < a->n; k++)
+		sput(call, ", %s", a->val[k]);
+	sput(call, ");");
 }
 
 static bool
@@ -509,76 +670,196 @@ needskernel(E *e, const Ins *in)
 	return !(opinfo[in->op].flags & Fgraph);
 }
 
+/* ---- identical kernels once */
+
+typedef struct Kset {
+	int n, cap;
+	char **key, **name;
+} Kset;
+
+static bool
+inlist(const char *const *l, int n, const char *s, size_t len)
+{
+	int k;
+
+	for (k = 0; k < n; k++)
+		if (strlen(l[k]) == len && !strncmp(l[k], s, len))
+			return true;
+	return false;
+}
+
+/* the text with every name taken from an IR value replaced by its order
+ * of appearance: equal keys are the same kernel up to those names */
+static char *
+canonical(const char *s, const Args *a)
+{
+	Str b = {0};
+	const char **seen = NULL;   /* into s, with their lengths */
+	size_t *seenlen = NULL;
+	int nseen = 0, cap = 0, cap2 = 0, k;
+	size_t len;
+
+	while (*s) {
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) {
+			if (*s >= '0' && *s <= '9')   /* a number (or a suffix of one) */
+				for (; (*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_' || *s == '.'; s++)
+					sput(&b, "%c", *s);
+			else
+				sput(&b, "%c", *s++);
+			continue;
+		}
+		for (len = 0; (s[len] >= 'a' && s[len] <= 'z') || (s[len] >= 'A' && s[len] <= 'Z') || (s[len] >= '0' && s[len] <= '9') || s[len] == '_'; len++)
+			;
+		if (inlist(a->name, a->nname, s, len)) {
+			for (k = 0; k < nseen; k++)
+				if (seenlen[k] == len && !strncmp(seen[k], s, len))
+					break;
+			if (k == nseen) {
+				grow(&seen, &cap, nseen);
+				if (nseen >= cap2)
+					seenlen = erealloc(seenlen, (cap2 = cap) * sizeof *seenlen);
+				seenlen[nseen] = len;
+				seen[nseen++] = s;
+			}
+			sput(&b, "@%d", k);
+		} else
+			sput(&b, "%.*s", (int)len, s);
+		s += len;
+	}
+	free(seen);
+	free(seenlen);
+	return b.s ? b.s : estrdup("");
+}
+
+static char *
+replace(const char *s, const char *what, const char *with)
+{
+	Str b = {0};
+	const char *p;
+
+	while ((p = strstr(s, what))) {
+		sput(&b, "%.*s%s", (int)(p - s), s, with);
+		s = p + strlen(what);
+	}
+	sput(&b, "%s", s);
+	return b.s;
+}
+
+/*
+ * Kernel i (or fusion group grp >= 0) under e->sched, called name unless
+ * an identical kernel was written before: its text to e->w, and the
+ * statement that runs it (heap).
+ */
+static char *
+kernel(E *e, Kset *ks, int i, int grp, const char *name)
+{
+	W kw = {.bol = true}, *w = e->w;
+	Args a = {0};
+	Str call = {0};
+	const char *text, *head;
+	char *key, *c;
+	int k;
+
+	e->w = &kw;
+	if (grp >= 0)
+		emitrowkernel(e, grp, &a, &call);
+	else
+		emitkernel(e, i, &a, &call);
+	e->w = w;
+	text = sstr(&kw.s);
+	head = strstr(text, "\nGNN_");   /* the comment before it names the op */
+	head = head ? head + 1 : text;
+	key = canonical(head, &a);
+	for (k = 0; k < ks->n; k++)
+		if (!strcmp(ks->key[k], key))
+			break;
+	if (k < ks->n) {
+		out(e, "%.*s/* as %s */\n", (int)(head - text), text, ks->name[k]);
+		free(key);
+	} else {
+		char *t = replace(text, KNAME, name);
+		if (ks->n == ks->cap) {
+			ks->cap = ks->cap ? 2 * ks->cap : 16;
+			ks->key = erealloc(ks->key, ks->cap * sizeof *ks->key);
+			ks->name = erealloc(ks->name, ks->cap * sizeof *ks->name);
+		}
+		ks->key[ks->n] = key;
+		ks->name[ks->n++] = estrdup(name);
+		out(e, "%s", t);
+		free(t);
+	}
+	c = replace(sstr(&call), KNAME, ks->name[k]);
+	sfree(&call);
+	sfree(&kw.s);
+	argsfree(&a);
+	return c;
+}
+
 /* A tuning build's kernel: every candidate, and a switch that runs the
  * selected one. */
 static char *
-candidates(E *e, int i, int kk)
+candidates(E *e, Kset *ks, int i, int kk)
 {
 	const TuneCands *tc = e->tc;
-	size_t cap = 1024, len = 0, need;
-	char *sw = emalloc(cap), call[8192], sfx[16];
-	int c;
+	int c, grp = (int)attrint(&e->fn->ins[i], "group", -1);
+	Str sw = {0};
+	char *call;
 
-	len = snprintf(sw, cap, "switch (%s) {\n", tunesel(e, kk));
+	sput(&sw, "switch (%s) {\n", tunesel(e, kk));
 	for (c = 0; c < tc->ncand[kk]; c++) {
 		e->sched = tc->cand[kk][c];
-		snprintf(sfx, sizeof sfx, "_s%d", c);
-		e->sfx = sfx;
-		if (attrint(&e->fn->ins[i], "group", -1) >= 0)
-			emitrowkernel(e, (int)attrint(&e->fn->ins[i], "group", -1), call, sizeof call);
-		else
-			emitkernel(e, i, call, sizeof call);
-		need = len + strlen(call) + 64;
-		if (need > cap)
-			sw = realloc(sw, cap = 2 * need);
-		if (!sw)
-			die("out of memory");
-		len += snprintf(sw + len, cap - len, "\tcase %d:\n\t\t%s\n\t\tbreak;\n", c, call);
+		e->sfx = pf(e, "_s%d", c);
+		call = kernel(e, ks, i, grp, grp >= 0 ? pf(e, "%s_g%d%s", e->nm, grp, e->sfx) : pf(e, "%s_k%d%s", e->nm, i, e->sfx));
+		sput(&sw, "\tcase %d:\n\t\t%s\n\t\tbreak;\n", c, call);
+		free(call);
 	}
 	e->sfx = "";
-	snprintf(sw + len, cap - len, "\tdefault:\n\t\tbreak;\n\t}");
-	return sw;
+	sput(&sw, "\tdefault:\n\t\tbreak;\n\t}");
+	return sw.s;
 }
 
 void
 emitkernels(E *e)
 {
-	char call[8192];
-	int i, *kern, last = -1;
+	Kset ks = {0};
+	int i, k, *kern, last = -1, grp;
 
 	/* kernels in forward's order, as memory planning and the report
 	 * count them: a fusion group is one row kernel, run where it starts */
 	kern = emalloc((e->fn->nins + 1) * sizeof *kern);
 	forwardkernels(e->fn, e->p->phase, kern);
 	e->calls = emalloc((e->fn->nins + 1) * sizeof *e->calls);
+	for (i = 0; i <= e->fn->nins; i++)
+		e->calls[i] = NULL;
 	if (e->tc)
 		e->kstart = emalloc((e->tc->nkernels + 1) * sizeof *e->kstart);
 	for (i = 0; i < e->fn->nins; i++) {
-		if (kern[i] >= 0 && kern[i] != last)
+		bool first = kern[i] >= 0 && kern[i] != last;
+		if (first)
 			schedof(&e->fn->ins[i], &e->sched);
 		else
 			scheddefault(&e->sched);
-		if (e->tc && kern[i] >= 0 && kern[i] != last) {
+		grp = (int)attrint(&e->fn->ins[i], "group", -1);
+		if (e->tc && first) {
 			if (kern[i] >= e->tc->nkernels)
 				die("codegen: a tuning build with %d kernels, forward has more", e->tc->nkernels);
 			e->kstart[kern[i]] = i;
-			e->calls[i] = candidates(e, i, kern[i]);
-			last = kern[i];
-			continue;
-		}
-		if (kern[i] >= 0 && kern[i] != last && attrint(&e->fn->ins[i], "group", -1) >= 0) {
-			emitrowkernel(e, (int)attrint(&e->fn->ins[i], "group", -1), call, sizeof call);
-			e->calls[i] = estrdup(call);
-		} else if (kern[i] < 0 ? needskernel(e, &e->fn->ins[i]) : kern[i] != last) {
-			emitkernel(e, i, call, sizeof call);
-			e->calls[i] = estrdup(call);
-		}
+			e->calls[i] = candidates(e, &ks, i, kern[i]);
+		} else if (first && grp >= 0)
+			e->calls[i] = kernel(e, &ks, i, grp, pf(e, "%s_g%d", e->nm, grp));
+		else if (kern[i] < 0 ? needskernel(e, &e->fn->ins[i]) : first)
+			e->calls[i] = kernel(e, &ks, i, -1, pf(e, "%s_k%d", e->nm, i));
 		if (kern[i] >= 0)
 			last = kern[i];
 	}
+	for (k = 0; k < ks.n; k++) {
+		free(ks.key[k]);
+		free(ks.name[k]);
+	}
+	free(ks.key);
+	free(ks.name);
 	free(kern);
 }
-
 
 void
 freekernels(E *e)
@@ -589,4 +870,3 @@ freekernels(E *e)
 		free(e->calls[i]);
 	free(e->calls);
 }
-

@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Runs a model with gnnrun on a small graph under several engine and
+optimization settings and compares every output with the interpreter's
+(NaN where the interpreter has NaN, else 1e-5 of the largest output).
+
+usage: engines.py GNNRUN MODEL.gnn WORKDIR INPUT=D0xD1... SETTING...
+
+A SETTING is gnnrun options joined by commas (--engine=cpu,-O0).  Prints
+one line per setting: "SETTING ok" or "SETTING MISMATCH ...".
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+
+def run(gnnrun, model, work, tag, inputs, opts):
+    outs = [os.path.join(work, "%s.out%d.npy" % (tag, k)) for k in range(4)]
+    cmd = [gnnrun, model, "--graph", os.path.join(work, "edges.npy")]
+    for name, path in inputs:
+        cmd += ["--input", "%s=%s" % (name, path)]
+    n = 1
+    while True:   # as many --output as the model has outputs
+        r = subprocess.run(cmd + sum((["--output", o] for o in outs[:n]), []) + opts, capture_output=True, text=True)
+        if r.returncode == 0:
+            return [np.load(o) for o in outs[:n]]
+        if n == len(outs) or "output" not in r.stderr:
+            sys.exit("engines.py: %s failed:\n%s" % (" ".join(cmd + opts), r.stderr))
+        n += 1
+
+
+def main():
+    gnnrun, model, work, spec = sys.argv[1:5]
+    os.makedirs(work, exist_ok=True)
+    rng = np.random.default_rng(7)
+    nodes = 6
+    # a small graph: a node without in-edges, one with several
+    edges = np.array([[0, 1, 2, 3, 4, 0, 2], [1, 2, 3, 1, 1, 4, 4]], dtype=np.int64)
+    np.save(os.path.join(work, "edges.npy"), edges)
+    name, dims = spec.split("=")
+    shape = [nodes] + [int(d) for d in dims.split("x")]
+    path = os.path.join(work, "%s.npy" % name)
+    np.save(path, rng.uniform(0.5, 1.0, size=shape).astype(np.float32))
+    inputs = [(name, path)]
+    ref = run(gnnrun, model, work, "ref", inputs, ["--engine=interp"])
+    for k, setting in enumerate(sys.argv[5:]):
+        got = run(gnnrun, model, work, "s%d" % k, inputs, setting.split(","))
+        bad = []
+        for j, (a, b) in enumerate(zip(ref, got)):
+            a = a.astype(np.float64)
+            b = b.astype(np.float64)
+            tol = 1e-5 * max(1.0, float(np.nanmax(np.abs(a))) if a.size and not np.all(np.isnan(a)) else 1.0)
+            if a.shape != b.shape or not np.array_equal(np.isnan(a), np.isnan(b)) or \
+                    np.any(np.abs(np.nan_to_num(a) - np.nan_to_num(b)) > tol):
+                bad.append("output %d: %s vs %s" % (j, a.ravel()[:6], b.ravel()[:6]))
+        print("%s %s" % (setting, "ok" if not bad else "MISMATCH " + "; ".join(bad)))
+
+
+main()
