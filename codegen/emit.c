@@ -132,23 +132,6 @@ tunesel(E *e, int k)
 	return pf(e, "m->sel[%d]", k);
 }
 
-/* provisional: the IR name as a C identifier */
-const char *
-valname(E *e, Ref v)
-{
-	const char *n = e->fn->val[v].name;
-	Str b = {0};
-	const char *r;
-
-	if (!n)
-		return pf(e, "v%d", v);
-	for (; *n; n++)
-		sput(&b, "%c", (*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z') || (*n >= '0' && *n <= '9') ? *n : '_');
-	r = pf(e, "%s%s", b.s[0] >= '0' && b.s[0] <= '9' ? "v" : "", sstr(&b));
-	sfree(&b);
-	return r;
-}
-
 Type
 ty(E *e, Ref v)
 {

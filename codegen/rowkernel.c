@@ -529,7 +529,8 @@ emitmatmul(R *r, const Ins *in)
 {
 	Ref v = in->to, a = in->arg[0], b = in->arg[1];
 	Type bt = ty(r->e, b);
-	int64_t K = dimconstval(bt.dim[0]), P = dimconstval(bt.dim[1]), B = width(r, a) / (K ? K : 1);
+	/* rows of the product: the result's (a's are empty when K is 0) */
+	int64_t K = dimconstval(bt.dim[0]), P = dimconstval(bt.dim[1]), B = P ? width(r, v) / P : width(r, a) / (K ? K : 1);
 	const char *T = ctype(ty(r->e, v).dtype), *V = rowname(r, v);
 
 	declrow(r, v);
