@@ -138,9 +138,9 @@ ty(E *e, Ref v)
 	return e->fn->val[v].type;
 }
 
-/* the element count of v as a C expression */
-const char *
-cnumel(E *e, Ref v)
+/* the element count of v */
+static Dim
+numel(E *e, Ref v)
 {
 	Type t = ty(e, v);
 	bool ok = true;
@@ -148,7 +148,14 @@ cnumel(E *e, Ref v)
 
 	if (!ok)
 		die("codegen: element count overflows");
-	return cdim(e, n);
+	return n;
+}
+
+/* ... as a C expression */
+const char *
+cnumel(E *e, Ref v)
+{
+	return cdim(e, numel(e, v));
 }
 
 /* product of dims [from, to) */
@@ -251,13 +258,7 @@ polyof(E *e, Dim d)
 static int
 numelpoly(E *e, Ref v)
 {
-	Type t = ty(e, v);
-	bool ok = true;
-	Dim n = dimprod(e->m, t.dim, t.rank, &ok);
-
-	if (!ok)
-		die("codegen: element count overflows");
-	return polyof(e, n);
+	return polyof(e, numel(e, v));
 }
 
 static int
