@@ -67,14 +67,25 @@ deverr(const gnn_instance *m, const char *what, int err)
 	return gnn_error(GNN_ERR_CUDA, "%s: %s: %s", m->prog->name, what, m->prog->dev->errstr(err));
 }
 
+/* zeroed memory through the runtime's allocator (gnn_malloc); n > 0 */
 static void *
 zalloc(size_t n)
 {
-	void *p = gnn_malloc(n ? n : 1);
+	void *p = gnn_malloc(n);
 
 	if (p)
-		memset(p, 0, n ? n : 1);
+		memset(p, 0, n);
 	return p;
+}
+
+/* the bytes of an instance's arrays, one block (8-byte slots, then sel) */
+static size_t
+arraybytes(const gnn_program *p)
+{
+	size_t slots = (size_t)p->nsym + 3 * (size_t)p->nbuf + (size_t)p->ngraph + 3 * (size_t)p->nseg +
+	               (size_t)(p->ninput + p->noutput);
+
+	return slots * 8 + ((size_t)p->ntune + 1) * sizeof(int);
 }
 
 /* ---- create, load, destroy ------------------------------------------- */
@@ -105,8 +116,7 @@ gnn_prog_destroy(void *mv)
 	if (!m)
 		return;
 	p = m->prog;
-	if (m->g && m->h && m->nb && m->b && m->seg && m->hseg && m->segnb)
-		gnn_prog_unbind_(m);
+	gnn_prog_unbind_(m);
 	for (i = 0; m->h && i < p->nbuf; i++) {
 		if (m->b && m->b[i] && p->dev->separate && (p->buf[i].kind == GNN_BUF_PARAM || p->buf[i].kind == GNN_BUF_LOAD) &&
 		    devcopy(m, i))
@@ -118,16 +128,7 @@ gnn_prog_destroy(void *mv)
 	else
 		gnn_free(m->arena, m->arenasize);
 	p->dev->stream_destroy(m->stream);
-	free(m->sym);
-	free(m->b);
-	free(m->h);
-	free(m->nb);
-	free(m->g);
-	free(m->seg);
-	free(m->hseg);
-	free(m->segnb);
-	free(m->stage);
-	free(m->sel);
+	gnn_free(m->sym, arraybytes(p));
 	gnn_free(m, m->size_);
 }
 
@@ -135,6 +136,7 @@ gnn_status
 gnn_prog_create(const gnn_program *p, size_t size, gnn_instance **out)
 {
 	gnn_instance *m;
+	unsigned char *arr;
 	int i, err;
 	size_t k, n;
 	const gnn_buffer *d;
@@ -146,20 +148,20 @@ gnn_prog_create(const gnn_program *p, size_t size, gnn_instance **out)
 		return gnn_error(GNN_ERR_MEM, "%s_create: out of memory", p->name);
 	m->prog = p;
 	m->size_ = size;
-	m->sym = (int64_t *)calloc((size_t)p->nsym + 1, sizeof *m->sym);
-	m->b = (void **)calloc((size_t)p->nbuf + 1, sizeof *m->b);
-	m->h = (void **)calloc((size_t)p->nbuf + 1, sizeof *m->h);
-	m->nb = (size_t *)calloc((size_t)p->nbuf + 1, sizeof *m->nb);
-	m->g = (gnn_graph **)calloc((size_t)p->ngraph + 1, sizeof *m->g);
-	m->seg = (void **)calloc((size_t)p->nseg + 1, sizeof *m->seg);
-	m->hseg = (void **)calloc((size_t)p->nseg + 1, sizeof *m->hseg);
-	m->segnb = (size_t *)calloc((size_t)p->nseg + 1, sizeof *m->segnb);
-	m->stage = (void **)calloc((size_t)(p->ninput + p->noutput) + 1, sizeof *m->stage);
-	m->sel = (int *)calloc((size_t)p->ntune + 1, sizeof *m->sel);
-	if (!m->sym || !m->b || !m->h || !m->nb || !m->g || !m->seg || !m->hseg || !m->segnb || !m->stage || !m->sel) {
-		gnn_prog_destroy(m);
+	if (!(arr = (unsigned char *)zalloc(arraybytes(p)))) {
+		gnn_free(m, size);
 		return gnn_error(GNN_ERR_MEM, "%s_create: out of memory", p->name);
 	}
+	m->sym = (int64_t *)arr;
+	m->b = (void **)(m->sym + p->nsym);
+	m->h = m->b + p->nbuf;
+	m->nb = (size_t *)(m->h + p->nbuf);
+	m->g = (gnn_graph **)(m->nb + p->nbuf);
+	m->seg = (void **)(m->g + p->ngraph);
+	m->hseg = m->seg + p->nseg;
+	m->segnb = (size_t *)(m->hseg + p->nseg);
+	m->stage = (void **)(m->segnb + p->nseg);
+	m->sel = (int *)(m->stage + p->ninput + p->noutput);
 	if ((err = p->dev->stream_create(&m->stream))) {
 		gnn_prog_destroy(m);
 		return gnn_error(GNN_ERR_CUDA, "%s_create: no %s device or stream: %s", p->name, p->dev->name,
@@ -211,12 +213,12 @@ gnn_prog_load(void *mv, const char *path)
 	if (!m || !path)
 		return gnn_error(GNN_ERR_ARG, "%s_load_weights: NULL argument", m ? m->prog->name : "model");
 	p = m->prog;
-	if (!(dst = (void **)calloc((size_t)p->nparam + 1, sizeof *dst)))
+	if (!(dst = (void **)zalloc(((size_t)p->nparam + 1) * sizeof *dst)))
 		return gnn_error(GNN_ERR_MEM, "%s_load_weights: out of memory", p->name);
 	for (i = 0; i < p->nparam; i++)
 		dst[i] = m->h[p->param[i]];
 	s = gnn_load_params(path, p->params, p->nparam, dst);
-	free(dst);
+	gnn_free(dst, ((size_t)p->nparam + 1) * sizeof *dst);
 	if (s != GNN_OK)
 		return s;
 	/* queued forwards read the parameters being replaced */
@@ -347,10 +349,11 @@ layout(gnn_instance *m)
 {
 	const gnn_program *p = m->prog;
 	const gnn_device *dev = p->dev;
-	size_t off = 0, *at;
+	size_t off = 0, *at, nat;
 	int i, err = 0;
 
-	if (!(at = (size_t *)calloc((size_t)(p->nbuf + p->nseg + p->ninput + p->noutput) + 1, sizeof *at)))
+	nat = ((size_t)(p->nbuf + p->nseg + p->ninput + p->noutput) + 1) * sizeof *at;
+	if (!(at = (size_t *)zalloc(nat)))
 		return gnn_error(GNN_ERR_MEM, "%s_bind: out of memory", p->name);
 	for (i = 0; i < p->nbuf; i++)
 		if ((p->buf[i].kind == GNN_BUF_FWD && p->buf[i].share < 0) ||
@@ -375,7 +378,7 @@ layout(gnn_instance *m)
 		m->arena = NULL;
 		m->arenasize = 0;
 		if (dev->separate ? (err = dev->alloc((void **)&m->arena, off)) != 0 : !(m->arena = (unsigned char *)gnn_malloc(off))) {
-			free(at);
+			gnn_free(at, nat);
 			if (dev->separate)
 				return gnn_error(GNN_ERR_CUDA, "%s_bind: cannot allocate %zu bytes on the device: %s", p->name, off,
 				                 dev->errstr(err));
@@ -389,7 +392,7 @@ layout(gnn_instance *m)
 		else if (dev->separate && p->buf[i].kind == GNN_BUF_BIND && devcopy(m, i)) {
 			m->b[i] = m->arena + at[i];
 			if ((err = dev->copy(m->b[i], m->h[i], m->nb[i], GNN_H2D, m->stream, 0))) {
-				free(at);
+				gnn_free(at, nat);
 				return deverr(m, "bind: upload failed", err);
 			}
 		}
@@ -402,14 +405,14 @@ layout(gnn_instance *m)
 		if (dev->separate && p->segdev[i]) {
 			m->seg[i] = m->arena + at[p->nbuf + i];
 			if ((err = dev->copy(m->seg[i], m->hseg[i], m->segnb[i], GNN_H2D, m->stream, 0))) {
-				free(at);
+				gnn_free(at, nat);
 				return deverr(m, "bind: upload failed", err);
 			}
 		}
 	}
 	for (i = 0; dev->separate && i < p->ninput + p->noutput; i++)
 		m->stage[i] = m->arena + at[p->nbuf + p->nseg + i];
-	free(at);
+	gnn_free(at, nat);
 	return GNN_OK;
 }
 
@@ -501,7 +504,7 @@ gnn_prog_run_host(void *mv, const void *const *in, void *const *out)
 	void **dout;
 	gnn_status s;
 	int i, err;
-	size_t n;
+	size_t n, nio;
 
 	if (!m || !in || !out)
 		return gnn_error(GNN_ERR_ARG, "%s_forward_host: NULL argument", p ? p->name : "model");
@@ -509,13 +512,10 @@ gnn_prog_run_host(void *mv, const void *const *in, void *const *out)
 		return p->run(m, in, out);
 	if (!m->bound)
 		return gnn_error(GNN_ERR_STATE, "%s_forward_host: no graph is bound (call %s_bind first)", p->name, p->name);
-	din = (const void **)calloc((size_t)p->ninput + 1, sizeof *din);
-	dout = (void **)calloc((size_t)p->noutput + 1, sizeof *dout);
-	if (!din || !dout) {
-		free(din);
-		free(dout);
+	nio = ((size_t)(p->ninput + p->noutput) + 1) * sizeof(void *);
+	if (!(din = (const void **)zalloc(nio)))
 		return gnn_error(GNN_ERR_MEM, "%s_forward_host: out of memory", p->name);
-	}
+	dout = (void **)(din + p->ninput);
 	s = GNN_OK;
 	for (i = 0; s == GNN_OK && i < p->ninput; i++) {
 		n = bufbytes(m, p->input[i]);
@@ -534,8 +534,7 @@ gnn_prog_run_host(void *mv, const void *const *in, void *const *out)
 			s = deverr(m, "forward_host: download failed", err);
 	if (s == GNN_OK && (err = p->dev->sync(m->stream)))
 		s = deverr(m, "forward_host", err);
-	free(din);
-	free(dout);
+	gnn_free((void *)din, nio);
 	return s;
 }
 
