@@ -63,10 +63,16 @@ lname(E *e, Args *a, const char *fmt, ...)
 	Str b = {0};
 	va_list ap;
 	const char *s;
+	int k;
 
 	va_start(ap, fmt);
 	vsput(&b, fmt, ap);
 	va_end(ap);
+	for (k = 0; k < a->nname; k++)   /* each name once: canonical() walks the list */
+		if (!strcmp(a->name[k], sstr(&b))) {
+			sfree(&b);
+			return a->name[k];
+		}
 	s = pf(e, "%s", sstr(&b));
 	sfree(&b);
 	grow(&a->name, &a->capname, a->nname);

@@ -378,19 +378,23 @@ static void
 needstats(R *r, Ref v)
 {
 	const Ins *in;
-	int k, i = r->fn->val[base(r, v)].def, dt;
+	int k, i, dt;
 	int64_t w;
-	const char *T, *mx, *sm, *first = pf(r->e, "k_ == %s[r_]", segname(r, i)), *s;
+	const char *T, *mx, *sm, *first, *s;
 
 	v = base(r, v);
-	if (!r->ingroup[v])
+	/* each value is walked once: a chain that reuses its values would
+	 * otherwise be walked once per path, exponentially many */
+	if (!r->ingroup[v] || r->esdone[v])
 		return;
+	r->esdone[v] = 1;
 	in = defins(r, v);
 	for (k = 0; k < in->narg; k++)
 		needstats(r, in->arg[k]);
-	if (in->op != Oedge_softmax || r->esdone[v])
+	if (in->op != Oedge_softmax)
 		return;
-	r->esdone[v] = 1;
+	i = r->fn->val[v].def;
+	first = pf(r->e, "k_ == %s[r_]", segname(r, i));
 	w = width(r, v);
 	dt = ty(r->e, v).dtype;
 	T = ctype(dt);
