@@ -211,6 +211,20 @@ hasseg(E *e, int i)
 	return (opinfo[op].flags & Fscatter) || op == Oedge_softmax;
 }
 
+/* t as the model spells it ("f32[N, 16]"), whole */
+const char *
+typetext(E *e, Type t)
+{
+	size_t n = (size_t)snprinttype(NULL, 0, e->m, t) + 1;
+	char *b = emalloc(n);
+	const char *r;
+
+	snprinttype(b, n, e->m, t);
+	r = pf(e, "%s", b);
+	free(b);
+	return r;
+}
+
 /* ---- the host half: the model as tables ------------------------------- */
 
 /* The offset of dim d's polynomial in the size table. */
@@ -344,18 +358,14 @@ static void
 emitinfo(E *e, Ref v, const char *name)
 {
 	Type t = ty(e, v);
-	size_t n = (size_t)snprinttype(NULL, 0, e->m, t) + 1;
-	char *dims = emalloc(n);
 	int k;
 
-	snprinttype(dims, n, e->m, t);
 	out(e, "{\"%s\", %s, %d, {", name, gnndtype(t.dtype), t.rank);
 	for (k = 0; k < t.rank; k++)
 		out(e, "%s%lld", k ? ", " : "", dimisconst(t.dim[k]) ? (long long)dimconstval(t.dim[k]) : -1LL);
 	if (t.rank == 0)
 		out(e, "0");
-	out(e, "}, \"%s\"},\n", strchr(dims, '['));
-	free(dims);
+	out(e, "}, \"%s\"},\n", strchr(typetext(e, t), '['));
 }
 
 static const char *const bufkinds[] = {"", "GNN_BUF_PARAM", "GNN_BUF_LOAD", "GNN_BUF_BIND", "GNN_BUF_FWD", "GNN_BUF_INPUT"};
@@ -747,10 +757,10 @@ emitheader(FILE *f, Mod *m, const CodegenOpts *o)
 	Fn *fn;
 	W w = {.bol = true};
 	E e = {.f = f, .w = &w, .m = m, .cuda = o->target == TargetCUDA};
-	char guard[128], buf[512];
+	char *guard;
 	int i, k;
 
-	snprintf(guard, sizeof guard, "GNNCC_MODEL_%s", o->header ? o->header : "MODEL_H");
+	guard = estrdup(pf(&e, "GNNCC_MODEL_%s", o->header ? o->header : "MODEL_H"));
 	for (k = 0; guard[k]; k++)
 		if (!(guard[k] >= 'A' && guard[k] <= 'Z') && !(guard[k] >= '0' && guard[k] <= '9'))
 			guard[k] = guard[k] >= 'a' && guard[k] <= 'z' ? guard[k] - 'a' + 'A' : '_';
@@ -763,12 +773,10 @@ emitheader(FILE *f, Mod *m, const CodegenOpts *o)
 		e.nm = fn->name;
 		out(&e, "\n/* model %s", fn->name);
 		for (i = 0; i < fn->narg; i++) {
-			snprinttype(buf, sizeof buf, m, fn->val[fn->arg[i]].type);
-			out(&e, "%s %s: %s", i ? "," : "\n *   inputs:", fn->val[fn->arg[i]].name, buf);
+			out(&e, "%s %s: %s", i ? "," : "\n *   inputs:", fn->val[fn->arg[i]].name, typetext(&e, fn->val[fn->arg[i]].type));
 		}
 		for (i = 0; i < fn->nret; i++) {
-			snprinttype(buf, sizeof buf, m, fn->val[fn->ret[i]].type);
-			out(&e, "%s out%d: %s", i ? "," : "\n *   outputs:", i, buf);
+			out(&e, "%s out%d: %s", i ? "," : "\n *   outputs:", i, typetext(&e, fn->val[fn->ret[i]].type));
 		}
 		out(&e, "\n */\n#define %s_TARGET %s\ntypedef struct %s %s;\n", fn->name, e.cuda ? "GNN_TARGET_CUDA" : "GNN_TARGET_CPU", fn->name, fn->name);
 		out(&e, "gnn_status %s_create(%s **model);\n", fn->name, fn->name);
@@ -782,6 +790,7 @@ emitheader(FILE *f, Mod *m, const CodegenOpts *o)
 		out(&e, "void %s_destroy(%s *model);\nextern const gnn_model_desc %s_desc;\n", fn->name, fn->name, fn->name);
 	}
 	out(&e, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
+	free(guard);
 	fputs(sstr(&w.s), f);
 	sfree(&w.s);
 	poolfree(&e);

@@ -80,6 +80,8 @@ Type ty(E *e, Ref v);
 const char *cdim(E *e, Dim d);
 const char *cnumel(E *e, Ref v);
 const char *cprod(E *e, const Type *t, int from, int to);
+/* t as the model spells it ("f32[N, 16]") */
+const char *typetext(E *e, Type t);
 /* v's storage as a void * expression: on the side forward reads (dev) or
  * the host's (bind- and load-time work) */
 const char *storage(E *e, Ref v, bool dev);

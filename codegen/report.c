@@ -49,22 +49,19 @@ isalias(const Ins *in)
 
 /* ---- kernels --------------------------------------------------------------- */
 
-/* "file:line" of in, appended to the list in buf unless it is there */
+/* "file:line" of in, appended to the list (k of them so far) unless it
+ * is there: the list is the instructions themselves, so nothing is cut */
 static void
-addloc(char *buf, size_t n, const Ins *in)
+addloc(const Ins **locs, int *k, const Ins *in)
 {
-	char one[300], *p;
-	size_t len, k;
+	int j;
 
 	if (!in->loc.file)
 		return;
-	snprintf(one, sizeof one, "%s:%d", in->loc.file, in->loc.line);
-	k = strlen(one);
-	for (p = buf; (p = strstr(p, one)); p += k)
-		if ((p == buf || p[-1] == ' ') && (p[k] == ',' || p[k] == 0))
+	for (j = 0; j < *k; j++)
+		if (locs[j]->loc.line == in->loc.line && strcmp(locs[j]->loc.file, in->loc.file) == 0)
 			return;
-	len = strlen(buf);
-	snprintf(buf + len, n - len, "%s%s", len ? ", " : "", one);
+	locs[(*k)++] = in;
 }
 
 /* Does instruction i need a segment plan built at bind? */
@@ -105,23 +102,24 @@ static void
 reportkernels(R *r)
 {
 	Fn *fn = r->fn;
-	const Ins *in;
-	char locs[4096];
-	int k, i, n;
+	const Ins *in, **locs = emalloc((fn->nins + 1) * sizeof *locs);
+	int k, i, n, nloc;
 
 	fprintf(r->f, "kernels: %d per forward\n", r->nkern);
 	for (k = 0; k < r->nkern; k++) {
 		fprintf(r->f, "  kernel %d:", k);
-		locs[0] = 0;
-		for (i = 0, n = 0; i < fn->nins; i++) {
+		for (i = 0, n = 0, nloc = 0; i < fn->nins; i++) {
 			in = &fn->ins[i];
 			if (r->kern[i] != k || isalias(in))
 				continue;
 			fprintf(r->f, "%s %s", n++ ? "," : "", opinfo[in->op].name);
-			addloc(locs, sizeof locs, in);
+			addloc(locs, &nloc, in);
 		}
-		fprintf(r->f, "%s%s%s\n", *locs ? "  (" : "", locs, *locs ? ")" : "");
+		for (i = 0; i < nloc; i++)
+			fprintf(r->f, "%s%s:%d", i ? ", " : "  (", locs[i]->loc.file, locs[i]->loc.line);
+		fprintf(r->f, "%s\n", nloc ? ")" : "");
 	}
+	free(locs);
 	worklist(r, PhaseLoad, "load", "once per weights");
 	worklist(r, PhaseBind, "bind", "once per graph");
 }
@@ -331,7 +329,6 @@ reportmemory(R *r)
 	Ref *rep, v;
 	Dim bytes;
 	bool ok;
-	char dim[512];
 
 	buf = emalloc((fn->nval + 1) * sizeof *buf);
 	rep = emalloc((fn->nval + 1) * sizeof *rep);
@@ -385,11 +382,12 @@ reportmemory(R *r)
 	}
 	for (b = 0; b < nbuf; b++) {
 		ok = valbytes(r, rep[b], &bytes);
+		fprintf(r->f, "    %s %d: ", attrint(&fn->ins[fn->val[rep[b]].def], "slot", -1) >= 0 ? "slot" : "buffer", b);
 		if (ok)
-			snprintdim(dim, sizeof dim, r->m, bytes);
+			fprintdim(r->f, r->m, bytes);
 		else
-			snprintf(dim, sizeof dim, "(too large)");
-		fprintf(r->f, "    %s %d: %s bytes:", attrint(&fn->ins[fn->val[rep[b]].def], "slot", -1) >= 0 ? "slot" : "buffer", b, dim);
+			fprintf(r->f, "(too large)");
+		fprintf(r->f, " bytes:");
 		for (v = 0, k = 0; v < fn->nval; v++)
 			if (buf[v] == b)
 				fprintf(r->f, "%s %%%s", k++ ? "," : "", r->name[v]);

@@ -7,6 +7,7 @@
  */
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir.h"
@@ -22,6 +23,8 @@ typedef struct Ctx {
 	Type *out;
 	char *err;
 	size_t errlen;
+	char *text[8];   /* ty() and dm() strings, freed when the op is checked */
+	int ntext;
 } Ctx;
 
 static bool
@@ -36,26 +39,33 @@ fail(Ctx *c, const char *fmt, ...)
 }
 
 /* Up to 4 type strings live at once in one message. */
+/* a message's text, sized to fit; a message holds a few at most */
+static const char *
+keep(Ctx *c, char *s)
+{
+	if (c->ntext == 8)
+		die("typecheck: more than 8 types in one message");
+	return c->text[c->ntext++] = s;
+}
+
 static const char *
 ty(Ctx *c, Type t)
 {
-	static char buf[4][256];
-	static int k;
+	size_t n = (size_t)snprinttype(NULL, 0, c->m, t) + 1;
+	char *s = emalloc(n);
 
-	k = (k + 1) % 4;
-	snprinttype(buf[k], sizeof buf[k], c->m, t);
-	return buf[k];
+	snprinttype(s, n, c->m, t);
+	return keep(c, s);
 }
 
 static const char *
 dm(Ctx *c, Dim d)
 {
-	static char buf[4][128];
-	static int k;
+	size_t n = (size_t)snprintdim(NULL, 0, c->m, d) + 1;
+	char *s = emalloc(n);
 
-	k = (k + 1) % 4;
-	snprintdim(buf[k], sizeof buf[k], c->m, d);
-	return buf[k];
+	snprintdim(s, n, c->m, d);
+	return keep(c, s);
 }
 
 static const char *
@@ -595,28 +605,42 @@ check(Ctx *c)
 	die("typecheck: op %s has no rule", opinfo[c->op].name);
 }
 
+static bool
+typecheck1(Ctx *c);
+
 bool
 typecheckop(Mod *m, int op, const Type *at, int n,
             const Attr *attr, int nattr, const Type *decl,
             Type *out, char *err, size_t errlen)
 {
-	Ctx c = {m, op, at, n, attr, nattr, decl, out, err, errlen};
+	Ctx c = {m, op, at, n, attr, nattr, decl, out, err, errlen, {0}, 0};
+	bool ok = typecheck1(&c);
+	int k;
+
+	for (k = 0; k < c.ntext; k++)
+		free(c.text[k]);
+	return ok;
+}
+
+static bool
+typecheck1(Ctx *c)
+{
 	const OpInfo *oi;
 
-	if (op <= Oxxx || op >= NOp)
-		die("typecheck: bad op %d", op);
-	oi = &opinfo[op];
-	if (n < oi->minargs || (oi->maxargs >= 0 && n > oi->maxargs)) {
+	if (c->op <= Oxxx || c->op >= NOp)
+		die("typecheck: bad op %d", c->op);
+	oi = &opinfo[c->op];
+	if (c->n < oi->minargs || (oi->maxargs >= 0 && c->n > oi->maxargs)) {
 		if (oi->minargs == oi->maxargs)
-			return fail(&c, "%s takes %d operand%s, got %d", oi->name, oi->minargs, oi->minargs == 1 ? "" : "s", n);
-		return fail(&c, "%s takes at least %d operands, got %d", oi->name, oi->minargs, n);
+			return fail(c, "%s takes %d operand%s, got %d", oi->name, oi->minargs, oi->minargs == 1 ? "" : "s", c->n);
+		return fail(c, "%s takes at least %d operands, got %d", oi->name, oi->minargs, c->n);
 	}
-	memset(out, 0, sizeof *out);
-	if (!check(&c))
+	memset(c->out, 0, sizeof *c->out);
+	if (!check(c))
 		return false;
 	/* the code generator sizes every value by its element count */
-	if (!typenumelok(m, *out))
-		return fail(&c, "%s: %s is too large: its element count overflows or has "
-		            "degree above %d", opname(op), ty(&c, *out), MaxDeg);
+	if (!typenumelok(c->m, *c->out))
+		return fail(c, "%s: %s is too large: its element count overflows or has "
+		            "degree above %d", opname(c->op), ty(c, *c->out), MaxDeg);
 	return true;
 }
