@@ -58,7 +58,12 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "ref"))
 from compare import compare  # noqa: E402
 from matrix import weights as random_weights  # noqa: E402
 
-RTOL = 1e-5
+# The engines compute in float32 with the C library's float functions
+# (tanhf, expf), the interpreter in double rounded to float32 per value:
+# a few ulps per op, which the generator's deep chains (14 ops, with
+# cancelling differences like max(a, b) - a * b) can amplify past 1e-5 of
+# the output's scale; a wrong kernel is off by far more.
+RTOL = 1e-4
 ENGINES = {
     "cpu-O0": ["--engine=cpu", "-O0"],
     "cpu-O2": ["--engine=cpu", "-O2"],
