@@ -10,7 +10,7 @@
 #
 # <name> is a STATIC library holding the model's object.  Linking it gives
 # the directory of the generated header (<file>.h, as in #include "gcn.h")
-# and the link dependencies: gnncc::gnnrt, and for cuda CUDA::cudart_static
+# and the link dependencies: gnncc::gnnrt, and for cuda gnncc::gnnrt_cuda and CUDA::cudart_static
 # (find_package(CUDAToolkit)) and the C++ runtime that nvcc's host code
 # needs.  The output is ${CMAKE_CURRENT_BINARY_DIR}/gnncc-models/<name>/<file>.o.
 #
@@ -107,8 +107,8 @@ function(gnncc_add_model name)
   target_include_directories(${name} INTERFACE "${dir}")
   target_link_libraries(${name} INTERFACE gnncc::gnnrt)
   if(arg_TARGET STREQUAL "cuda")
-    # nvcc's host code needs the C++ runtime (static guards)
-    target_link_libraries(${name} INTERFACE CUDA::cudart_static)
+    # the runtime's CUDA device layer, then CUDA's own runtime
+    target_link_libraries(${name} INTERFACE gnncc::gnnrt_cuda CUDA::cudart_static)
   elseif(arg_OPENMP)
     find_package(OpenMP REQUIRED COMPONENTS C)
     target_link_libraries(${name} INTERFACE OpenMP::OpenMP_C)
