@@ -215,12 +215,9 @@ hasseg(E *e, int i)
 const char *
 typetext(E *e, Type t)
 {
-	size_t n = (size_t)snprinttype(NULL, 0, e->m, t) + 1;
-	char *b = emalloc(n);
-	const char *r;
+	char *b = typestr(NULL, e->m, t);
+	const char *r = pf(e, "%s", b);
 
-	snprinttype(b, n, e->m, t);
-	r = pf(e, "%s", b);
 	free(b);
 	return r;
 }
@@ -261,8 +258,7 @@ polyof(E *e, Dim d)
 	}
 	h->npoly++;
 	{
-		char *text = emalloc((size_t)snprintdim(NULL, 0, e->m, d) + 1);
-		snprintdim(text, (size_t)snprintdim(NULL, 0, e->m, d) + 1, e->m, d);
+		char *text = dimstr(NULL, e->m, d);
 		sput(&h->poly, "   /* %d: %s */\n", at, text);
 		free(text);
 	}

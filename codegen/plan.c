@@ -101,8 +101,7 @@ plan(Plan *p, Fn *fn, int target)
 		nerr += !checkdtype(fn, fn->arg[i], fn->loc);
 		for (k = 0; t.kind == TTensor && k < t.rank; k++)
 			if (!dimbound(p, t.dim[k])) {
-				char *buf = emalloc((size_t)snprinttype(NULL, 0, m, t) + 1);
-				snprinttype(buf, (size_t)snprinttype(NULL, 0, m, t) + 1, m, t);
+				char *buf = typestr(NULL, m, t);
 				errorat(fn->loc, "model %s: input '%s' is %s, whose size is not determined by the graph",
 				        fn->name, fn->val[fn->arg[i]].name, buf);
 				free(buf);

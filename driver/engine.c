@@ -44,7 +44,7 @@ engineload(Engine *en, Mod *m, Fn *fn, int target, int emu, const char *source)
 
 	if (enginebuild(en, m, &o, false, emu, "gnnrun") < 0)
 		return -1;
-	sym = strfmt("%s_desc", fn->name);
+	sym = astrfmt(NULL, "%s_desc", fn->name);
 	en->desc = (const gnn_model_desc *)dlsym(en->handle, sym);
 	if (!en->desc) {
 		fprintf(stderr, "gnnrun: error: the compiled model has no %s\n", sym);
@@ -107,15 +107,15 @@ cachedobject(const Cmd *c, const Layout *l, const char *src, const char *hdr, co
 			h = hashstr(h, c->argv[i]);
 	h = hashfile(h, src, true);
 	h = hashfile(h, hdr, true);
-	p = strfmt("%s/gnnrt.h", l->includedir);
+	p = astrfmt(NULL, "%s/gnnrt.h", l->includedir);
 	h = hashfile(h, p, false);
 	free(p);
-	p = strfmt("%s/cuda_runtime.h", l->emuincludedir);
+	p = astrfmt(NULL, "%s/cuda_runtime.h", l->emuincludedir);
 	h = hashfile(h, p, false);
 	free(p);
 	if (emulib)
 		h = hashfile(h, emulib, false);
-	return strfmt("%s/%016llx.so", dir, (unsigned long long)h);
+	return astrfmt(NULL, "%s/%016llx.so", dir, (unsigned long long)h);
 }
 
 int
@@ -148,7 +148,7 @@ enginebuild(Engine *en, Mod *m, const CodegenOpts *co, bool openmp, int emu, con
 			fprintf(stderr, "%s: error: %s\n", who, why);
 			goto out;
 		}
-		emulib = strfmt("%s/libgnnemu.a", l.libdir);
+		emulib = astrfmt(NULL, "%s/libgnnemu.a", l.libdir);
 		cmdadd(&c, "-shared");
 		cmdadd(&c, src);
 		cmdadd(&c, "-x");
@@ -188,7 +188,7 @@ enginebuild(Engine *en, Mod *m, const CodegenOpts *co, bool openmp, int emu, con
 		if (openmp)
 			cmdadd(&c, "-fopenmp");
 	}
-	cmdadd(&c, inc = strfmt("-I%s", l.includedir));
+	cmdadd(&c, inc = astrfmt(NULL, "-I%s", l.includedir));
 	free(inc);
 	cmdadd(&c, src);
 	if (cuda) {

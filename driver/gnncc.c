@@ -273,7 +273,7 @@ withsuffix(const char *path, const char *suffix)
 	const char *base = basename_(path), *dot = strrchr(base, '.');
 	size_t n = dot && dot > base ? (size_t)(dot - path) : strlen(path);
 
-	return strfmt("%.*s%s", (int)n, path, suffix);
+	return astrfmt(NULL, "%.*s%s", (int)n, path, suffix);
 }
 
 /* ----------------------------------------------------------- architecture */
@@ -359,9 +359,9 @@ addgencode(Cmd *c, const Opts *o)
 	for (i = 0; i < o->narch; i++) {
 		n = o->archs[i] + 3;
 		if (i < o->narch - 1)
-			flag = strfmt("arch=compute_%s,code=sm_%s", n, n);
+			flag = astrfmt(NULL, "arch=compute_%s,code=sm_%s", n, n);
 		else
-			flag = strfmt("arch=compute_%s,code=[sm_%s,compute_%s]", n, n, n);
+			flag = astrfmt(NULL, "arch=compute_%s,code=[sm_%s,compute_%s]", n, n, n);
 		cmdadd(c, "-gencode");
 		cmdadd(c, flag);
 		free(flag);

@@ -141,17 +141,6 @@ shapestr(char *buf, size_t n, const int64_t *shape, int rank)
 		snprintf(buf + len, n - len, "]");
 }
 
-/* a type as "f32[N, 16]", its symbols' names however long (malloc'd) */
-static char *
-typestr(const Mod *m, Type t)
-{
-	int n = snprinttype(NULL, 0, m, t);
-	char *s = emalloc((size_t)n + 1);
-
-	snprinttype(s, (size_t)n + 1, m, t);
-	return s;
-}
-
 /* --- weights ---------------------------------------------------------------- */
 
 typedef struct Weights {
@@ -200,7 +189,7 @@ checkweights(Weights *w)
 			opterror("parameter '%s': %s", name, gnn_errmsg());
 			continue;
 		}
-		want = typestr(fn->mod, t);
+		want = typestr(NULL, fn->mod, t);
 		bad = a.rank != t.rank;
 		for (j = 0; !bad && j < t.rank; j++)
 			bad = a.shape[j] != dimconstval(t.dim[j]);
@@ -458,7 +447,7 @@ writeoutputs(const Opts *o, const IValue *outs, int n)
 	int i, done = 0;
 
 	for (i = 0; i < n && ok; i++) {
-		tmp[i] = strfmt("%s.gnnrun%ld.tmp", o->out[i], (long)getpid());
+		tmp[i] = astrfmt(NULL, "%s.gnnrun%ld.tmp", o->out[i], (long)getpid());
 		ok = writeone(o, &outs[i].t, tmp[i], o->out[i]);
 		done = ok ? i + 1 : i;
 	}
@@ -626,7 +615,7 @@ emuprepare(const Opts *o, char **argv)
 		return false;
 	}
 	/* the compiler's answer, however long: getline sizes the buffer */
-	cmd = strfmt("%s -print-file-name=%s", emucxx(), lib);
+	cmd = astrfmt(NULL, "%s -print-file-name=%s", emucxx(), lib);
 	p = popen(cmd, "r");
 	free(cmd);
 	if (!p || (n = getline(&path, &cap, p)) < 0) {
@@ -747,7 +736,7 @@ main(int argc, char **argv)
 		if (!dtypeok(v->type.dtype, a.dtype)) {
 			opterror("input '%s': %s holds %s, the model takes %s", v->name, o.infile[k], gnn_dtype_name(a.dtype), dtypename(v->type.dtype));
 		} else if (a.rank != v->type.rank) {
-			char s[ShapeLen], *t = typestr(m, v->type);
+			char s[ShapeLen], *t = typestr(NULL, m, v->type);
 			shapestr(s, sizeof s, a.shape, a.rank);
 			opterror("input '%s': %s has shape %s, the model takes %s", v->name, o.infile[k], s, t);
 			free(t);
@@ -783,11 +772,11 @@ main(int argc, char **argv)
 		bool ok;
 		nnode = o.numnodes >= 0 ? o.numnodes : nodecount(fn, fn->arg[i], args, have, &from);
 		if (o.numnodes >= 0)
-			why = strfmt("from --num-nodes");
+			why = astrfmt(NULL, "from --num-nodes");
 		else if (from)
-			why = strfmt("the node count of input '%s'", from);
+			why = astrfmt(NULL, "the node count of input '%s'", from);
 		else
-			why = strfmt("no input gives the node count: the largest index + 1");
+			why = astrfmt(NULL, "no input gives the node count: the largest index + 1");
 		args[i].kind = TGraph;
 		have[i] = true;
 		ok = loadgraph(&o, nnode, why, &args[i].g);

@@ -43,25 +43,6 @@ extern char **environ;
 
 /* --------------------------------------------------------------- strings */
 
-char *
-strfmt(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		die("strfmt: bad format '%s'", fmt);
-	s = emalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	return s;
-}
-
 void
 strpush(const char ***v, int *n, const char *s)
 {
@@ -87,7 +68,7 @@ selfexe(void)
 static char *
 resolve(const char *dir, const char *rel)
 {
-	char *p = strfmt("%s/%s", dir, rel), *r;
+	char *p = astrfmt(NULL, "%s/%s", dir, rel), *r;
 
 	r = realpath(p, NULL);
 	free(p);
@@ -97,7 +78,7 @@ resolve(const char *dir, const char *rel)
 static bool
 hasfile(const char *dir, const char *name)
 {
-	char *p = strfmt("%s/%s", dir, name);
+	char *p = astrfmt(NULL, "%s/%s", dir, name);
 	bool ok;
 
 	ok = access(p, R_OK) == 0;
@@ -139,13 +120,13 @@ locate(Layout *l)
 		free(exedir);
 		l->libdir = lib;
 		l->includedir = inc;
-		l->emuincludedir = strfmt("%s/gnnemu", inc);
+		l->emuincludedir = astrfmt(NULL, "%s/gnnemu", inc);
 		return true;
 	}
 	free(lib);
 	free(inc);
 	/* kept for the message: found once per process */
-	l->where = strfmt("looked for %s/%s/libgnnrt.a and %s/%s/gnnrt.h",
+	l->where = astrfmt(NULL, "looked for %s/%s/libgnnrt.a and %s/%s/gnnrt.h",
 	                  exedir, GNNCC_BIN_TO_LIB, exedir, GNNCC_BIN_TO_INCLUDE);
 	free(exedir);
 	return false;
@@ -255,7 +236,7 @@ tempdir(void)
 		return tdir;
 	if (!base || !*base)
 		base = "/tmp";
-	t = strfmt("%s/gnncc-XXXXXX", base);
+	t = astrfmt(NULL, "%s/gnncc-XXXXXX", base);
 	setup();
 	if (!mkdtemp(t)) {
 		fprintf(stderr, "gnncc: error: cannot make a temporary directory in '%s': %s\n",
@@ -269,7 +250,7 @@ tempdir(void)
 char *
 tempname(const char *base)
 {
-	char *p = strfmt("%s/%s", tempdir(), base);
+	char *p = astrfmt(NULL, "%s/%s", tempdir(), base);
 
 	tempreg(p);
 	return p;
@@ -291,7 +272,7 @@ tempbeside(const char *path)
 	char *tmp;
 	int fd;
 
-	tmp = strfmt("%s.tmpXXXXXX", path);
+	tmp = astrfmt(NULL, "%s.tmpXXXXXX", path);
 	setup();
 	if ((fd = mkstemp(tmp)) < 0) {
 		int err = errno;
@@ -557,7 +538,7 @@ findprogram(const char *name)
 		q = p + strcspn(p, ":");
 		n = q - p;
 		/* an empty entry is the current directory, as in execvp */
-		cand = strfmt("%.*s/%s", (int)n, n ? p : ".", name);
+		cand = astrfmt(NULL, "%.*s/%s", (int)n, n ? p : ".", name);
 		if (isexec(cand))
 			return cand;
 		free(cand);
@@ -576,13 +557,13 @@ runcmd(const Cmd *c, char **why)
 	fflush(stdout);
 	fflush(stderr);
 	if ((err = posix_spawn(&pid, c->argv[0], NULL, NULL, c->argv, environ)) != 0) {
-		*why = strfmt("cannot run '%s': %s", c->argv[0], strerror(err));
+		*why = astrfmt(NULL, "cannot run '%s': %s", c->argv[0], strerror(err));
 		return -1;
 	}
 	child = pid;
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR) {
-			*why = strfmt("cannot wait for '%s': %s", c->argv[0], strerror(errno));
+			*why = astrfmt(NULL, "cannot wait for '%s': %s", c->argv[0], strerror(errno));
 			child = 0;
 			return -1;
 		}
@@ -590,9 +571,9 @@ runcmd(const Cmd *c, char **why)
 	if (WIFEXITED(st))
 		return WEXITSTATUS(st);
 	if (WIFSIGNALED(st))
-		*why = strfmt("'%s' was killed by signal %d", c->argv[0], WTERMSIG(st));
+		*why = astrfmt(NULL, "'%s' was killed by signal %d", c->argv[0], WTERMSIG(st));
 	else
-		*why = strfmt("'%s' stopped abnormally", c->argv[0]);
+		*why = astrfmt(NULL, "'%s' stopped abnormally", c->argv[0]);
 	return -1;
 }
 
@@ -611,7 +592,7 @@ cudalibdir(const char *nvcc)
 		for (up = 0; up < 2 && root[k] && (s = strrchr(root[k], '/')); up++)
 			*s = '\0';
 		for (i = 0; !dir && root[k] && i < sizeof sub / sizeof sub[0]; i++) {
-			dir = strfmt("%s/%s/libcudart_static.a", root[k], sub[i]);
+			dir = astrfmt(NULL, "%s/%s/libcudart_static.a", root[k], sub[i]);
 			if (access(dir, R_OK) == 0)
 				*strrchr(dir, '/') = '\0';
 			else {
@@ -659,13 +640,13 @@ emucommand(Cmd *c, int mode, const Layout *l, char **why)
 	/* this tool's sanitizers come with what it builds: ASan, which
 	 * ThreadSanitizer cannot share a process with */
 	if (mode == EmuRacecheck) {
-		*why = strfmt("racecheck (ThreadSanitizer) needs a gnncc built without sanitizers");
+		*why = astrfmt(NULL, "racecheck (ThreadSanitizer) needs a gnncc built without sanitizers");
 		return false;
 	}
 #endif
 	cmdwords(c, emucxx());
 	if (c->argc == 0 || !(prog = findprogram(c->argv[0]))) {
-		*why = strfmt("the C++ compiler '%s'%s is not found (the emulated device needs one)",
+		*why = astrfmt(NULL, "the C++ compiler '%s'%s is not found (the emulated device needs one)",
 		              c->argc ? c->argv[0] : "", cxx && *cxx ? " (from $CXX)" : "");
 		cmdfree(c);
 		return false;
@@ -685,9 +666,9 @@ emucommand(Cmd *c, int mode, const Layout *l, char **why)
 	cmdwords(c, GNNCC_SANITIZE_CFLAGS);
 #endif
 	/* the emulated device's cuda_runtime.h before any real one */
-	cmdadd(c, inc = strfmt("-I%s", l->emuincludedir));
+	cmdadd(c, inc = astrfmt(NULL, "-I%s", l->emuincludedir));
 	free(inc);
-	cmdadd(c, inc = strfmt("-I%s", l->includedir));
+	cmdadd(c, inc = astrfmt(NULL, "-I%s", l->includedir));
 	free(inc);
 	return true;
 }

@@ -12,7 +12,6 @@
 /* Strings ---------------------------------------------------------------- */
 
 /* printf into a string on the heap, as long as it needs (emalloc'd). */
-char *strfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Append s to the array *v of *n strings (grown with erealloc). */
 void strpush(const char ***v, int *n, const char *s);
 

@@ -286,9 +286,9 @@ tune(Mod *m, const SchedOpts *o, Choices *cs, gnn_graph *g)
 
 		for (base = 0; base < cs->n && strcmp(cs->c[base].model, fn->name) != 0; base++)
 			;
-		d = (const gnn_model_desc *)dlsym(en.handle, sym = strfmt("%s_desc", fn->name));
+		d = (const gnn_model_desc *)dlsym(en.handle, sym = astrfmt(NULL, "%s_desc", fn->name));
 		free(sym);
-		td = (const gnn_tune_desc *)dlsym(en.handle, sym = strfmt("%s_tune", fn->name));
+		td = (const gnn_tune_desc *)dlsym(en.handle, sym = astrfmt(NULL, "%s_tune", fn->name));
 		free(sym);
 		if (!d || !td || td->nkernels != tc[f].nkernels)
 			die("tune: the tuning build of %s lacks its descriptors", fn->name);

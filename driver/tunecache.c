@@ -52,9 +52,9 @@ defaultcache(void)
 	if (p && *p)
 		return estrdup(p);
 	if (x && *x)
-		return strfmt("%s/gnncc/tune.jsonl", x);
+		return astrfmt(NULL, "%s/gnncc/tune.jsonl", x);
 	if (h && *h)
-		return strfmt("%s/.cache/gnncc/tune.jsonl", h);
+		return astrfmt(NULL, "%s/.cache/gnncc/tune.jsonl", h);
 	return NULL;
 }
 

@@ -71,7 +71,7 @@ static void
 pushframe(const char *fmt, const char *name, Loc l)
 {
 	if (S.nframe < (int)(sizeof S.frame / sizeof S.frame[0])) {
-		S.frame[S.nframe].what = aprintf(S.arena, fmt, name);
+		S.frame[S.nframe].what = astrfmt(S.arena, fmt, name);
 		S.frame[S.nframe].loc = l;
 	}
 	S.nframe++;
@@ -85,26 +85,7 @@ popframe(void)
 
 /* Names are user text of any length and paths nest them (conv1.lin.weight
  * under layers of layers), so every string built from them is sized to
- * fit, never put in a fixed buffer. */
-char *
-aprintf(Arena *a, const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		die("aprintf: cannot format '%s'", fmt);
-	s = arena_alloc(a, (size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	return s;
-}
-
+ * fit (astrfmt), never put in a fixed buffer. */
 const char *
 tystr(Type t)
 {
@@ -625,7 +606,7 @@ instantiate(Ctx *c, Spec *sp, const char *path, Loc at)
 	in->loc = at;
 	in->scope.parent = NULL;
 	ic = (Ctx){.sc = &in->scope, .self = in, .inlayerbody = true};
-	ic.prefix = path[0] ? aprintf(S.arena, "%s.", path) : "";
+	ic.prefix = path[0] ? astrfmt(S.arena, "%s.", path) : "";
 	if (S.depth >= MaxDepth) {
 		serror(at, "layers nested too deeply (is '%s' recursive?)", def->name);
 		return NULL;
@@ -713,7 +694,7 @@ instantiate(Ctx *c, Spec *sp, const char *path, Loc at)
 			v = coerce(f, v);
 			/* a layer argument becomes a sublayer named after the formal */
 			if (v.kind == CSpec) {
-				Inst *sl = instantiate(&ic, v.spec, aprintf(S.arena, "%s%s", ic.prefix, f->name), v.spec->call->loc);
+				Inst *sl = instantiate(&ic, v.spec, astrfmt(S.arena, "%s%s", ic.prefix, f->name), v.spec->call->loc);
 				if (!sl)
 					goto fail;
 				bind(&in->scope, f->name, (CVal){.kind = CInst, .inst = sl}, BDecl, f->loc);
@@ -845,14 +826,14 @@ callinst(Ctx *c, Inst *in, Node *call)
 	}
 	for (k = 0; k < fn->params.n; k++)
 		names[k] = fn->params.v[k]->name;
-	what = aprintf(S.arena, "%s (%s)", in->path, in->def->name);
+	what = astrfmt(S.arena, "%s (%s)", in->path, in->def->name);
 	if (!bindargs(c, call, what, names, fn->params.n, fn->params.n, args, given))
 		return none;
 	if (S.depth >= MaxDepth) {
 		serror(call->loc, "calls nested too deeply");
 		return none;
 	}
-	fc.prefix = aprintf(S.arena, "%s.", in->path);
+	fc.prefix = astrfmt(S.arena, "%s.", in->path);
 	for (k = 0; k < fn->params.n; k++) {
 		f = fn->params.v[k];
 		if (args[k].kind == CNone)
@@ -868,7 +849,7 @@ callinst(Ctx *c, Inst *in, Node *call)
 	for (k = 0; k < fn->params.n; k++) {
 		const char *w;
 		f = fn->params.v[k];
-		w = aprintf(S.arena, "argument '%s' of %s", f->name, what);
+		w = astrfmt(S.arena, "argument '%s' of %s", f->name, what);
 		npos = k < call->args.n ? k : 0;
 		if (!matchtype(&fc, f->type, vtype(args[k]), w, call->args.n ? call->args.v[npos]->loc : call->loc))
 			goto fail;
@@ -888,7 +869,7 @@ callinst(Ctx *c, Inst *in, Node *call)
 	for (i = 0; i < nret; i++) {
 		if (ret[i].kind == CNone)
 			goto fail;
-		what = aprintf(S.arena, "the return value of %s.forward", in->def->name);
+		what = astrfmt(S.arena, "the return value of %s.forward", in->def->name);
 		if (!matchtype(&fc, fn->rets.v[i], vtype(ret[i]), what, fn->rets.v[i]->loc))
 			goto fail;
 	}
@@ -1034,7 +1015,7 @@ declname(Ctx *c, Node *n, CVal *idx)
 			serror(n->index->loc, "a layer or param index must be a non-negative int");
 		return NULL;
 	}
-	return aprintf(S.arena, "%s.%lld", n->name, (long long)idx->i);
+	return astrfmt(S.arena, "%s.%lld", n->name, (long long)idx->i);
 }
 
 /* A declaration may not reuse the name of another declaration. */
@@ -1092,7 +1073,7 @@ layerdecl1(Ctx *c, Node *n)
 		spec = evalcall(c, n->init);
 	if (spec.kind == CNone)
 		return false;
-	path = aprintf(S.arena, "%s%s", c->prefix, name);
+	path = astrfmt(S.arena, "%s%s", c->prefix, name);
 	if (spec.kind == CInst)
 		in = spec.inst;
 	else if (!(in = instantiate(c, spec.spec, path, n->loc)))
@@ -1159,7 +1140,7 @@ paramdecl1(Ctx *c, Node *n)
 		}
 	}
 	t = tensortype((int)ty->ival, ty->args.n, d);
-	path = aprintf(S.mod->arena, "%s%s", c->prefix, name);
+	path = astrfmt(S.mod->arena, "%s%s", c->prefix, name);
 	at[0] = mkattrstr(S.mod->arena, "name", path);
 	if (n->init) {
 		init = eval(c, n->init);
@@ -1210,7 +1191,7 @@ assign(Ctx *c, Node *n)
 		return;
 	}
 	if ((v.kind == CTensor || v.kind == CGraph) && !S.fn->val[v.ref].name) {
-		S.fn->val[v.ref].name = aprintf(S.mod->arena, "%s%s", c->prefix ? c->prefix : "", n->name);
+		S.fn->val[v.ref].name = astrfmt(S.mod->arena, "%s%s", c->prefix ? c->prefix : "", n->name);
 	}
 	bind(c->sc, n->name, v, BLocal, n->loc);
 }

@@ -125,7 +125,6 @@ Type vtype(CVal v);
 void lowermodel(Node *model);
 const char *tystr(Type t);                    /* in S.arena: for messages */
 /* A formatted string sized to fit, in a: names nest without limit. */
-char *aprintf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* builtins.c */
 bool isbuiltin(const char *name);

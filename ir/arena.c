@@ -87,3 +87,32 @@ arena_free(Arena *a)
 	}
 	free(a);
 }
+
+char *
+vastrfmt(Arena *a, const char *fmt, va_list ap)
+{
+	va_list aq;
+	char *s;
+	int n;
+
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0)
+		die("astrfmt: cannot format '%s'", fmt);
+	s = a ? arena_alloc(a, (size_t)n + 1) : emalloc((size_t)n + 1);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	return s;
+}
+
+char *
+astrfmt(Arena *a, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = vastrfmt(a, fmt, ap);
+	va_end(ap);
+	return s;
+}

@@ -133,13 +133,13 @@ shapestr(char *buf, size_t n, int rank, const int64_t *shape)
 }
 
 static const char *
-typestr(R *r, char *buf, size_t n, Type t)
+rtypestr(R *r, char *buf, size_t n, Type t)
 {
 	return cut(buf, n, snprinttype(buf, n, r->m, t));
 }
 
 static const char *
-dimstr(R *r, char *buf, size_t n, Dim d)
+rdimstr(R *r, char *buf, size_t n, Dim d)
 {
 	return cut(buf, n, snprintdim(buf, n, r->m, d));
 }
@@ -724,7 +724,7 @@ scatter(R *r, IValue *o)
 	if (!attrdim(r->ins, "n", &d))
 		return fail(r, "%s: missing attribute 'n'", opinfo[op].name);
 	if ((n = dimeval(r->m, d, r->symval)) < 0)
-		return fail(r, "%s: n = %s is not bound", opinfo[op].name, dimstr(r, ds, sizeof ds, d));
+		return fail(r, "%s: n = %s is not bound", opinfo[op].name, rdimstr(r, ds, sizeof ds, d));
 	memcpy(shape, msg->shape, sizeof shape);
 	shape[0] = n;
 	if (newtensor(r, &o->t, msg->rank, shape) < 0)
@@ -897,7 +897,7 @@ reshape(R *r, IValue *o)
 		return fail(r, "reshape: missing or bad attribute 'shape'");
 	for (k = 0; k < rank; k++)
 		if ((shape[k] = dimeval(r->m, d[k], r->symval)) < 0)
-			return fail(r, "reshape: %s is not bound", dimstr(r, ds, sizeof ds, d[k]));
+			return fail(r, "reshape: %s is not bound", rdimstr(r, ds, sizeof ds, d[k]));
 	if (checkednumel(r, rank, shape) != numel(x->rank, x->shape))
 		return fail(r, "reshape: %s and %s have different element counts",
 		            shapestr(s1, sizeof s1, x->rank, x->shape), shapestr(s2, sizeof s2, rank, shape));
@@ -1287,7 +1287,7 @@ checkresult(R *r, const IValue *o)
 
 	if (o->kind != t.kind)
 		return fail(r, "internal: %s computed a %s, but its type is %s", opinfo[r->ins->op].name,
-		            o->kind == TGraph ? "graph" : "tensor", typestr(r, ts, sizeof ts, t));
+		            o->kind == TGraph ? "graph" : "tensor", rtypestr(r, ts, sizeof ts, t));
 	n = extents(o, x);
 	if (t.kind == TGraph)
 		n = t.rank;
@@ -1298,7 +1298,7 @@ checkresult(R *r, const IValue *o)
 			continue;
 		if (unboundsyms(r, t.dim[k], sym, 4) != 1 || !dimbind(r->m, t.dim[k], x[k], r->symval))
 			return fail(r, "%s: the computed size %lld does not fit %s",
-			            opinfo[r->ins->op].name, (long long)x[k], dimstr(r, ds, sizeof ds, t.dim[k]));
+			            opinfo[r->ins->op].name, (long long)x[k], rdimstr(r, ds, sizeof ds, t.dim[k]));
 	}
 	for (k = 0; k < n; k++) {
 		v = dimeval(r->m, t.dim[k], r->symval);
@@ -1310,7 +1310,7 @@ checkresult(R *r, const IValue *o)
 mismatch:
 	return fail(r, "internal: %s computed %s %s, but its type %s is %s", opinfo[r->ins->op].name,
 	            o->kind == TGraph ? "graph" : "shape", shapestr(s1, sizeof s1, n, x),
-	            typestr(r, ts, sizeof ts, t), shapestr(s2, sizeof s2, t.rank, r->want));
+	            rtypestr(r, ts, sizeof ts, t), shapestr(s2, sizeof s2, t.rank, r->want));
 }
 
 static int
@@ -1343,9 +1343,9 @@ step(R *r, const Ins *ins)
 		if (r->want[k] >= 0 || (fl & Fdyn))
 			continue;
 		if (unboundsyms(r, r->rty.dim[k], sym, 4) == 0)
-			return fail(r, "dim %d of the result type %s is negative", k, typestr(r, ts, sizeof ts, r->rty));
+			return fail(r, "dim %d of the result type %s is negative", k, rtypestr(r, ts, sizeof ts, r->rty));
 		return fail(r, "symbol %s in the result type %s is not bound by the inputs",
-		            r->m->sym[sym[0]].name, typestr(r, ts, sizeof ts, r->rty));
+		            r->m->sym[sym[0]].name, rtypestr(r, ts, sizeof ts, r->rty));
 	}
 	/* graph -> graph ops make graphs, every other op a tensor */
 	out = (IValue){.kind = ins->op == Oadd_self_loops || ins->op == Oremove_self_loops
@@ -1414,7 +1414,7 @@ checkinput(R *r, int a)
 	int k;
 
 	argname(r, a, an, sizeof an);
-	typestr(r, ts, sizeof ts, t);
+	rtypestr(r, ts, sizeof ts, t);
 	if (iv.kind != t.kind)
 		return fail(r, "%s: expected %s, got a %s", an, ts, iv.kind == TGraph ? "graph" : "tensor");
 	if (t.kind == TGraph) {
@@ -1479,7 +1479,7 @@ bindinputs(R *r)
 				if (done[a * (MaxRank + 3) + k])
 					continue;
 				dimlabel(t, k, dl, sizeof dl);
-				dimstr(r, ds, sizeof ds, t.dim[k]);
+				rdimstr(r, ds, sizeof ds, t.dim[k]);
 				v = dimeval(r->m, t.dim[k], r->symval);
 				nu = unboundsyms(r, t.dim[k], sym, 4);
 				if (nu > 1) {
@@ -1519,7 +1519,7 @@ bindinputs(R *r)
 				free(done);
 				return fail(r, "%s: %s (%s) cannot be bound: no other input fixes its symbols",
 				            argname(r, a, an, sizeof an), dimlabel(t, k, dl, sizeof dl),
-				            dimstr(r, ds, sizeof ds, t.dim[k]));
+				            rdimstr(r, ds, sizeof ds, t.dim[k]));
 			}
 	}
 	free(done);

@@ -67,6 +67,11 @@ char *readfile(const char *path, size_t *len);
 
 Arena *arena_new(void);
 void *arena_alloc(Arena *a, size_t n);   /* zeroed, 16-byte aligned */
+/* printf into memory sized to fit: a's, or with a NULL the heap's (the
+ * caller frees it).  Text built from names (any length) goes here, never
+ * into a fixed buffer. */
+char *astrfmt(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+char *vastrfmt(Arena *a, const char *fmt, va_list ap);
 char *arena_strdup(Arena *a, const char *s);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 void arena_free(Arena *a);
@@ -170,6 +175,9 @@ bool typeeq(Type a, Type b);
  * true. */
 bool typenumelok(Mod *m, Type t);
 int snprinttype(char *buf, size_t n, const Mod *m, Type t); /* "f32[N, 16]", "graph[N, E]" */
+/* the same, whole, in a's memory (a NULL: the heap's, which the caller frees) */
+char *typestr(Arena *a, const Mod *m, Type t);
+char *dimstr(Arena *a, const Mod *m, Dim d);
 void fprinttype(FILE *f, const Mod *m, Type t);
 
 /* ir.c: module, functions, builder -------------------------------------- */

@@ -107,21 +107,13 @@ err(Parser *P, const Tok *t, const char *fmt, ...)
 static const char *
 typetext(Parser *P, Type t)
 {
-	int n = snprinttype(NULL, 0, P->m, t);
-	char *s = arena_alloc(P->m->arena, (size_t)n + 1);
-
-	snprinttype(s, (size_t)n + 1, P->m, t);
-	return s;
+	return typestr(P->m->arena, P->m, t);
 }
 
 static const char *
 dimtext(Parser *P, Dim d)
 {
-	int n = snprintdim(NULL, 0, P->m, d);
-	char *s = arena_alloc(P->m->arena, (size_t)n + 1);
-
-	snprintdim(s, (size_t)n + 1, P->m, d);
-	return s;
+	return dimstr(P->m->arena, P->m, d);
 }
 
 /* The text of t, NUL-terminated, valid until the next call. */

@@ -144,3 +144,23 @@ typenumelok(Mod *m, Type t)
 			n = dimmul(m, n, t.dim[i], &ok);
 	return ok;
 }
+
+char *
+typestr(Arena *a, const Mod *m, Type t)
+{
+	size_t n = (size_t)snprinttype(NULL, 0, m, t) + 1;
+	char *s = a ? arena_alloc(a, n) : emalloc(n);
+
+	snprinttype(s, n, m, t);
+	return s;
+}
+
+char *
+dimstr(Arena *a, const Mod *m, Dim d)
+{
+	size_t n = (size_t)snprintdim(NULL, 0, m, d) + 1;
+	char *s = a ? arena_alloc(a, n) : emalloc(n);
+
+	snprintdim(s, n, m, d);
+	return s;
+}

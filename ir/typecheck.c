@@ -51,21 +51,13 @@ keep(Ctx *c, char *s)
 static const char *
 ty(Ctx *c, Type t)
 {
-	size_t n = (size_t)snprinttype(NULL, 0, c->m, t) + 1;
-	char *s = emalloc(n);
-
-	snprinttype(s, n, c->m, t);
-	return keep(c, s);
+	return keep(c, typestr(NULL, c->m, t));
 }
 
 static const char *
 dm(Ctx *c, Dim d)
 {
-	size_t n = (size_t)snprintdim(NULL, 0, c->m, d) + 1;
-	char *s = emalloc(n);
-
-	snprintdim(s, n, c->m, d);
-	return keep(c, s);
+	return keep(c, dimstr(NULL, c->m, d));
 }
 
 static const char *
