@@ -18,8 +18,10 @@ applies nothing (the control: every check passes).
              the weight matrix (memcheck)
   divergent  GCN_g0's first __syncwarp() only where the row is live: the
              last warp's idle lanes skip it (synccheck)
-  uninit     bind skips one upload of a bind-time value: kernels read
-             device memory nothing wrote (initcheck)
+  uninit     a bind-time value that forward reads gets its device copy in
+             the arena but is never uploaded (its buffer-table row says
+             forward makes it): kernels read device memory nothing wrote
+             (initcheck)
 
 A mutation whose site is not found in the generated code is an error, so
 that a change in code generation cannot make a test pass vacuously.
@@ -61,12 +63,12 @@ def mutate(src, what):
             sys.exit("mutate.py: GCN_k10 has no k_ < K_ loop")
         return src[:a] + body.replace("k_ < K_;", "k_ <= K_;", 1) + src[b:]
     if what == "uninit":
-        bind = src.find("\nGCN_bind(")
-        pat = re.compile(r"cudaMemcpy\((m->d\[\d+\]), (m->h\[\d+\]), (m->nb\[\d+\]), cudaMemcpyHostToDevice\) != cudaSuccess")
-        m = pat.search(src, bind)
-        if bind < 0 or not m:
-            sys.exit("mutate.py: no upload in GCN_bind")
-        return src[:m.start()] + "0 /* upload removed */" + src[m.end():]
+        table = src.find("GCN_buffers[] = {")
+        pat = re.compile(r'(\{"[^"]*", )GNN_BUF_BIND(, GNN_F32, GNN_BUF_DEVICE,)')
+        m = pat.search(src, table)
+        if table < 0 or not m:
+            sys.exit("mutate.py: no bind-time buffer that forward reads in GCN_buffers")
+        return src[:m.start()] + m.group(1) + "GNN_BUF_FWD" + m.group(2) + src[m.end():]
     sys.exit(f"mutate.py: unknown mutation {what}")
 
 
