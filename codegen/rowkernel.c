@@ -167,7 +167,8 @@ coordsof(R *r, const Type *t, const char *idx, const char **coord)
 	int k;
 
 	for (k = t->rank - 1; k >= 1; k--) {
-		coord[k] = pf(r->e, "((%s) / %lld %% %lld)", idx, (long long)st, (long long)dimconstval(t->dim[k]));
+		/* a 0-wide dim has no elements: any divisor but 0 will do */
+		coord[k] = pf(r->e, "((%s) / %lld %% %lld)", idx, (long long)(st ? st : 1), (long long)(dimconstval(t->dim[k]) ? dimconstval(t->dim[k]) : 1));
 		st *= dimconstval(t->dim[k]);
 	}
 }
@@ -266,7 +267,8 @@ loopsopen(R *r, const Type *t, int nops, const Ref *ops, const char **offs)
 	if (r->lane) {
 		wopen(r->e->w, "for (int64_t j_ = lane_; j_ < %lld; j_ += %d)", (long long)w, r->L);
 		for (k = t->rank - 1; k >= 1; k--) {
-			out(r->e, "const int64_t c%d_ = j_ / %lld %% %lld;\n(void)c%d_;\n", k, (long long)rs, (long long)dimconstval(t->dim[k]), k);
+			out(r->e, "const int64_t c%d_ = j_ / %lld %% %lld;\n(void)c%d_;\n", k, (long long)(rs ? rs : 1),
+			    (long long)(dimconstval(t->dim[k]) ? dimconstval(t->dim[k]) : 1), k);
 			rs *= dimconstval(t->dim[k]);
 		}
 	} else {

@@ -65,7 +65,7 @@ static int have_tsan, have_asan;
 #define REDZONE 256u
 #define SHARED_LIMIT (48u * 1024u)
 #define SHARED_RZ 64u
-#define SHARED_SITES 64u
+#define SHARED_SITES 1024u   /* declarations per kernel: CUDA bounds only their bytes */
 #define SHARED_ARENA (SHARED_LIMIT + SHARED_SITES * (SHARED_RZ + 64u) + 4096u)
 #define MAX_THREADS 1024u
 

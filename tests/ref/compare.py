@@ -17,7 +17,7 @@ import sys
 import numpy as np
 
 
-def compare(a, b, rtol):
+def compare(a, b, rtol, atol=0.0):
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     if a.shape != b.shape:
@@ -37,7 +37,7 @@ def compare(a, b, rtol):
     max_abs = float(d.max())
     scaled = max_abs / scale if scale > 0 else (0.0 if max_abs == 0 else float("inf"))
     max_rel = float(np.max(d / np.maximum(np.abs(b_f), 1e-300)))
-    ok = bool(np.allclose(a_f, b_f, rtol=rtol, atol=rtol * scale))
+    ok = bool(np.allclose(a_f, b_f, rtol=rtol, atol=max(rtol * scale, atol)))
     worst = int(np.argmax(d))
     msg = (f"max_abs={max_abs:.3e} scaled={scaled:.3e} (max|b|={scale:.3e}) "
            f"max_rel={max_rel:.3e} worst_flat_index={worst} "
