@@ -487,7 +487,7 @@ emittables(E *e)
 		const Ins *in;
 		v = h->bufval[b];
 		in = fn->val[v].def >= 0 ? &fn->ins[fn->val[v].def] : NULL;
-		sput(&bufs, "\t{\"%s\", %s, %s, %s%s, %d, %d, %.17g},   /* %d */\n", fn->val[v].name ? fn->val[v].name : valname(e, v),
+		sput(&bufs, "\t{\"%s\", %s, %s, %s%s, %d, %d, %.17g},   /* %d */\n", irname(e, v),
 		     bufkinds[bufkind(e, v)], gnndtype(ty(e, v).dtype),
 		     usedinforward(e, v) ? "GNN_BUF_DEVICE" : "0", in && findattr(in, "init") ? " | GNN_BUF_FILL" : "",
 		     numelpoly(e, v), sharedwith(e, v, slot, rep), in && findattr(in, "init") ? attrfloat(in, "init", 0) : 0.0, b);

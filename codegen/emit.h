@@ -94,6 +94,8 @@ const char *tunesel(E *e, int k);
 /* v's name as a C identifier, unique in its function: the IR name, or
  * "v" and the number where it has none */
 const char *valname(E *e, Ref v);
+/* v's name as --dump-ir prints it (without the '%') */
+const char *irname(E *e, Ref v);
 
 /* ---- the kernel half (kernels.c) */
 

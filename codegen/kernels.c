@@ -352,7 +352,7 @@ kernelhead(E *e, int i, bool device, const Args *a)
 	int k;
 	const Ins *in = &e->fn->ins[i];
 
-	out(e, "\n/* %%%s = %s", valname(e, in->to), opinfo[in->op].name);
+	out(e, "\n/* %%%s = %s", irname(e, in->to), opinfo[in->op].name);
 	if (in->loc.file)
 		out(e, " (%s:%d)", in->loc.file, in->loc.line);
 	out(e, " */\n%s(" KNAME ")(int64_t T_", device ? "GNN_DKERNEL" : "GNN_HKERNEL");
@@ -429,7 +429,7 @@ serialscatter(E *e, int i, bool dev, Args *a, Str *call)
 	arg(a, "int64_t row_", "%s", cprod(e, &mt, 1, mt.rank));
 	arg(a, "int64_t n_", "%s", cdim(e, n));
 	arg(a, "int64_t *cnt_", "(int64_t *)%s", segment(e, i, false));
-	out(e, "\n/* %%%s = %s, in message order */\nGNN_HKERNEL(" KNAME ")(int64_t T_", valname(e, in->to), opinfo[in->op].name);
+	out(e, "\n/* %%%s = %s, in message order */\nGNN_HKERNEL(" KNAME ")(int64_t T_", irname(e, in->to), opinfo[in->op].name);
 	for (k = 0; k < a->n; k++)
 		out(e, ", %s", a->decl[k]);
 	out(e, ")\n");

@@ -1,11 +1,12 @@
 /*
  * The C names of IR values in generated kernels: a value is called what
  * the model calls it (conv1_lin_y), so --dump-ir and --emit=cuda read side
- * by side.  The IR's name becomes an identifier (other characters '_', a
- * leading non-letter prefixed "v"); a name taken already, a C or C++
- * keyword, a name the kernels call (expf) or a name ending in '_' gets
- * "_<id>", and a value without a name is "v<id>".  Kernel-internal
- * names all end in '_', so they never meet a value's.
+ * by side.  The name --dump-ir prints (valnames(): "conv1.lin.y", "x.1",
+ * "12" for a value the model did not name) becomes an identifier (other
+ * characters '_', a leading non-letter prefixed "v": %12 is v12); a name
+ * taken already, a C or C++ keyword, a name the kernels call (expf) or a
+ * name ending in '_' gets "_<id>".  Kernel-internal names all end in '_',
+ * so they never meet a value's.
  *
  * The names of a function are made once, in value order, and cached: the
  * same (fn, v) gives the same text on every call.
@@ -48,6 +49,7 @@ static Fn *cfn;
 static const void *cval;   /* fn->val when made: another function at fn's address differs */
 static int cnval;
 static char **cname;
+static char **cir;         /* the names --dump-ir prints */
 
 static void
 dropcache(void)
@@ -58,6 +60,9 @@ dropcache(void)
 		free(cname[i]);
 	free(cname);
 	cname = NULL;
+	if (cir)
+		freevalnames(cir);
+	cir = NULL;
 	cfn = NULL;
 	cnval = 0;
 }
@@ -85,9 +90,10 @@ makenames(E *e, Fn *fn)
 	cval = fn->val;
 	cnval = fn->nval;
 	cname = emalloc((cnval + 1) * sizeof *cname);
+	cir = valnames(fn);
 	for (v = 0; v < cnval; v++) {
 		cname[v] = NULL;
-		p = fn->val[v].name;
+		p = cir[v];   /* "conv1.lin.y", "x.1", "12": as --dump-ir prints it */
 		if (p && *p) {
 			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
 				sput(&b, "v");
@@ -109,12 +115,25 @@ makenames(E *e, Fn *fn)
 	}
 }
 
-const char *
-valname(E *e, Ref v)
+static void
+cached(E *e, Ref v)
 {
 	if (cfn != e->fn || cval != (const void *)e->fn->val || cnval != e->fn->nval)
 		makenames(e, e->fn);
 	if (v < 0 || v >= cnval)
-		die("codegen: valname of %d, which is not a value", v);
+		die("codegen: the name of %d, which is not a value", v);
+}
+
+const char *
+valname(E *e, Ref v)
+{
+	cached(e, v);
 	return pf(e, "%s", cname[v]);
+}
+
+const char *
+irname(E *e, Ref v)
+{
+	cached(e, v);
+	return pf(e, "%s", cir[v]);
 }
