@@ -373,7 +373,7 @@ bindstep(E *e, Str *s, int i)
 	Host *h = e->host;
 	const Ins *in = &e->fn->ins[i];
 	Ref v = in->to, g = in->narg ? in->arg[0] : RNone;
-	const char *name = valname(e, v);
+	const char *name = pf(e, "%%%s", irname(e, v));
 	int sy, k;
 	bool ok = true;
 	Dim rest = 0;
@@ -433,15 +433,15 @@ segstep(E *e, Str *s, int i)
 
 	if (in->op == Oedge_softmax) {
 		sput(s, "\t{GNN_STEP_EDGEPLAN, %d, %d, 0, 0, 0},   /* edges of %s by target */\n", h->seg[i],
-		     h->graph[in->arg[0]], valname(e, in->arg[0]));
+		     h->graph[in->arg[0]], pf(e, "%%%s", irname(e, in->arg[0])));
 		return;
 	}
 	attrdim(in, "n", &n);
 	if (phaseof(e, in->arg[1]) != PhaseBind)   /* a serial scatter's counts */
-		sput(s, "\t{GNN_STEP_COUNTS, %d, -1, 0, %d, 0},   /* for %s */\n", h->seg[i], polyof(e, n), valname(e, in->to));
+		sput(s, "\t{GNN_STEP_COUNTS, %d, -1, 0, %d, 0},   /* for %s */\n", h->seg[i], polyof(e, n), pf(e, "%%%s", irname(e, in->to)));
 	else
 		sput(s, "\t{GNN_STEP_SEGPLAN, %d, %d, 0, %d, 0},   /* %s grouped */\n", h->seg[i],
-		     h->buf[storageof(e->p, in->arg[1])], polyof(e, n), valname(e, in->arg[1]));
+		     h->buf[storageof(e->p, in->arg[1])], polyof(e, n), pf(e, "%%%s", irname(e, in->arg[1])));
 }
 
 static void
@@ -489,7 +489,8 @@ emittables(E *e)
 		in = fn->val[v].def >= 0 ? &fn->ins[fn->val[v].def] : NULL;
 		sput(&bufs, "\t{\"%s\", %s, %s, %s%s, %d, %d, %.17g},   /* %d */\n", irname(e, v),
 		     bufkinds[bufkind(e, v)], gnndtype(ty(e, v).dtype),
-		     usedinforward(e, v) ? "GNN_BUF_DEVICE" : "0", in && findattr(in, "init") ? " | GNN_BUF_FILL" : "",
+		     usedinforward(e, v) ? "GNN_BUF_DEVICE" : in && findattr(in, "init") ? "" : "0",
+		     in && findattr(in, "init") ? (usedinforward(e, v) ? " | GNN_BUF_FILL" : "GNN_BUF_FILL") : "",
 		     numelpoly(e, v), sharedwith(e, v, slot, rep), in && findattr(in, "init") ? attrfloat(in, "init", 0) : 0.0, b);
 	}
 	free(slot);
@@ -509,7 +510,7 @@ emittables(E *e)
 	for (i = 0; i < fn->nins; i++) {
 		v = fn->ins[i].to;
 		if (phaseof(e, v) == PhaseLoad && e->calls[i])
-			sput(&load, "\t{GNN_STEP_KERNEL, %d, -1, %d, 0, 0},   /* %s = %s */\n", h->buf[v], i, valname(e, v),
+			sput(&load, "\t{GNN_STEP_KERNEL, %d, -1, %d, 0, 0},   /* %s = %s */\n", h->buf[v], i, pf(e, "%%%s", irname(e, v)),
 			     opinfo[fn->ins[i].op].name);
 	}
 	for (const char *p = sstr(&bind); (p = strchr(p, '\n')); p++)
