@@ -525,7 +525,9 @@ def main():
     ap.add_argument("--check", default=None, help="run one model file (with its cgfuzz-spec line)")
     ap.add_argument("--input-seed", type=int, default=0)
     ap.add_argument("--rtol", type=float, default=RTOL)
-    ap.add_argument("--timeout", type=float, default=20, help="seconds for one gnnrun (a longer one is a hang)")
+    ap.add_argument("--timeout", type=float, default=None,
+                    help="seconds for one gnnrun (a longer one is a hang); default 20, or 120 with "
+                         "--check, whose regression tests also run in the slower sanitizer build")
     ap.add_argument("--min-seconds", type=float, default=20, help="most seconds spent minimizing one find")
     a = ap.parse_args()
     a.engines = [e for e in a.engines.split(",") if e]
@@ -543,6 +545,8 @@ def main():
         a.work = tmp = tempfile.mkdtemp(prefix="cgfuzz-")
     a.work = os.path.abspath(a.work)
     os.makedirs(a.work, exist_ok=True)
+    if a.timeout is None:
+        a.timeout = 120 if a.check else 20
     runner = Runner(a.build, a.work, a.rtol, a.timeout)
     try:
         if a.check:
