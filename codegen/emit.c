@@ -92,6 +92,7 @@ cdim(E *e, Dim d)
 typedef struct Host {
 	int *buf;          /* per value: its buffer, or -1 */
 	Ref *bufval;       /* per buffer: its value */
+	int *share;        /* per buffer: the buffer whose memory it reuses (memplan's slots), or -1 */
 	int nbuf;
 	int *graph;        /* per value: its graph slot, or -1 */
 	int ngraph;
@@ -188,18 +189,7 @@ phaseof(E *e, Ref v)
 static bool
 usedinforward(E *e, Ref v)
 {
-	Fn *fn = e->fn;
-	int i, k;
-
-	for (i = 0; i < fn->nret; i++)
-		if (storageof(e->p, fn->ret[i]) == v)
-			return true;
-	for (i = 0; i < fn->nins; i++)
-		if (phaseof(e, fn->ins[i].to) == PhaseForward && !isaliasins(&fn->ins[i]))
-			for (k = 0; k < fn->ins[i].narg; k++)
-				if (storageof(e->p, fn->ins[i].arg[k]) == v)
-					return true;
-	return false;
+	return readinforward(e->fn, e->p->phase, v);
 }
 
 /* Needs instruction i a segment plan (or, for a serial scatter, counts)? */
@@ -325,6 +315,12 @@ hostlayout(E *e, Host *h)
 			continue;   /* internal to its fusion group */
 		h->bufval[h->buf[v] = h->nbuf++] = v;
 	}
+	/* a slot's first value (rep) owns its memory; the others reuse it */
+	h->share = emalloc((h->nbuf + 1) * sizeof *h->share);
+	for (i = 0; i < h->nbuf; i++) {
+		v = h->bufval[i];
+		h->share[i] = phaseof(e, v) == PhaseForward && slot[v] >= 0 && rep[slot[v]] != v ? h->buf[rep[slot[v]]] : -1;
+	}
 	free(slot);
 	free(rep);
 }
@@ -334,20 +330,12 @@ hostfree(Host *h)
 {
 	free(h->buf);
 	free(h->bufval);
+	free(h->share);
 	free(h->graph);
 	free(h->seg);
 	free(h->pdim);
 	free(h->pat);
 	sfree(&h->poly);
-}
-
-/* the buffer whose memory forward value v reuses (memplan's slots), or -1 */
-static int
-sharedwith(E *e, Ref v, const int *slot, const Ref *rep)
-{
-	if (phaseof(e, v) != PhaseForward || slot[v] < 0 || rep[slot[v]] == v)
-		return -1;
-	return e->host->buf[rep[slot[v]]];
 }
 
 static void
@@ -450,8 +438,8 @@ emittables(E *e)
 	Fn *fn = e->fn;
 	Host *h = e->host;
 	Str bind = {0}, load = {0}, bufs = {0};
-	int i, k, b, nparam = 0, nbind = 0, nload = 0, *slot;
-	Ref v, *rep;
+	int i, k, b, nparam = 0, nbind = 0, nload = 0;
+	Ref v;
 	Type gt = ty(e, e->p->graph);
 	const char *nm = e->nm;
 
@@ -480,9 +468,6 @@ emittables(E *e)
 	out(e, "};\n");
 
 	/* buffers */
-	slot = emalloc((fn->nval + 1) * sizeof *slot);
-	rep = emalloc((fn->nval + 1) * sizeof *rep);
-	arenabuffers(fn, e->p->phase, slot, rep);
 	for (b = 0; b < h->nbuf; b++) {
 		const Ins *in;
 		v = h->bufval[b];
@@ -491,10 +476,8 @@ emittables(E *e)
 		     bufkinds[bufkind(e, v)], gnndtype(ty(e, v).dtype),
 		     usedinforward(e, v) ? "GNN_BUF_DEVICE" : in && findattr(in, "init") ? "" : "0",
 		     in && findattr(in, "init") ? (usedinforward(e, v) ? " | GNN_BUF_FILL" : "GNN_BUF_FILL") : "",
-		     numelpoly(e, v), sharedwith(e, v, slot, rep), in && findattr(in, "init") ? attrfloat(in, "init", 0) : 0.0, b);
+		     numelpoly(e, v), h->share[b], in && findattr(in, "init") ? attrfloat(in, "init", 0) : 0.0, b);
 	}
-	free(slot);
-	free(rep);
 	/* bind: the graph ops and bind-time values in order, each plan
 	 * before the kernel that walks it; then forward's plans */
 	for (i = 0; i < fn->nins; i++) {

@@ -663,7 +663,7 @@ emitkernel(E *e, int i, Args *a, Str *call)
 static bool
 isaliasins(const Ins *in)
 {
-	return in->op == Oreshape || in->op == Odropout;
+	return opinfo[in->op].flags & Falias;
 }
 
 /* Graph ops and graph-only tensors come from the runtime at bind; every

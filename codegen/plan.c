@@ -199,3 +199,19 @@ codegencheck(Mod *m, const CodegenOpts *o)
 	}
 	return nerr;
 }
+
+bool
+readinforward(const Fn *fn, const unsigned char *phase, Ref v)
+{
+	int i, k;
+
+	for (i = 0; i < fn->nret; i++)
+		if (storageroot(fn, fn->ret[i]) == v)
+			return true;
+	for (i = 0; i < fn->nins; i++)
+		if (phase[fn->ins[i].to] == PhaseForward && !(opinfo[fn->ins[i].op].flags & Falias))
+			for (k = 0; k < fn->ins[i].narg; k++)
+				if (storageroot(fn, fn->ins[i].arg[k]) == v)
+					return true;
+	return false;
+}

@@ -24,5 +24,7 @@ int plan(Plan *p, Fn *fn, int target);   /* returns the number of errors */
 void planfree(Plan *p);
 /* storageroot(p->fn, v), for emit.c */
 Ref storageof(const Plan *p, Ref v);
+/* Does forward read storage root v (or return it)?  phase: per value. */
+bool readinforward(const Fn *fn, const unsigned char *phase, Ref v);
 
 #endif

@@ -281,25 +281,7 @@ printsum(R *r, const char *what, const Sum *s, const char *unit)
 	fputc('\n', r->f);
 }
 
-/* Does forward read v (or return it)?  As emit.c's usedinforward. */
-static bool
-usedinforward(R *r, Ref v)
-{
-	Fn *fn = r->fn;
-	int i, k;
-
-	for (i = 0; i < fn->nret; i++)
-		if (storageroot(fn, fn->ret[i]) == v)
-			return true;
-	for (i = 0; i < fn->nins; i++)
-		if (r->phase[fn->ins[i].to] == PhaseForward && !isalias(&fn->ins[i]))
-			for (k = 0; k < fn->ins[i].narg; k++)
-				if (storageroot(fn, fn->ins[i].arg[k]) == v)
-					return true;
-	return false;
-}
-
-/* The bytes of instruction i's segment plan, as emitseg sizes it. */
+/* The bytes of instruction i's segment plan, as runtime/program.c's bind sizes it. */
 static void
 addplan(R *r, Sum *s, int i)
 {
@@ -342,7 +324,7 @@ reportmemory(R *r)
 		for (i = 0; i < fn->nins; i++) {
 			v = fn->ins[i].to;
 			if (r->phase[v] == PhaseBind && !isalias(&fn->ins[i]) &&
-			    fn->val[v].type.kind == TTensor && usedinforward(r, v))
+			    fn->val[v].type.kind == TTensor && readinforward(r->fn, r->phase, v))
 				addval(r, &copies, v);
 		}
 		for (i = 0; i < fn->nins; i++)

@@ -62,7 +62,7 @@ defins(R *r, Ref v)
 static bool
 isalias(const Ins *in)
 {
-	return in && (in->op == Oreshape || in->op == Odropout);
+	return in && (opinfo[in->op].flags & Falias);
 }
 
 /* width of a row: the product of the dims after the first */
