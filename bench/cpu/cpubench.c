@@ -1,0 +1,347 @@
+/*
+** cpubench.c: times gnncc-compiled cpu models on one graph, through their
+** descriptors (bench/cpu/cpubench.py builds and runs it).
+**
+**   cpubench --graph=EDGE_INDEX.npy --x=X.npy --weights=W.safetensors
+**            [--out=OUT.npy] [options] MODEL
+**
+** Design.  The cpu twin of bench/gnnbench.cu: the models linked in are
+** named at compile time by -DCPUBENCH_MODELS='X(GCN_O2) X(GCN_O0)', an
+** X-macro list of NAME for each NAME_desc, so one executable per graph
+** holds all of that graph's models; the driver runs one model per process
+** so that the process's peak RSS is that model's.  x must be float32
+** [N, F] (the driver writes it, normalized as PyG's NormalizeFeatures,
+** from the same array PyG gets); the weights come from the safetensors
+** file the driver wrote for PyG too.  Steps: create, load_weights, bind
+** (gnn_graph_read_npy, then bind: reported, not timed with forward), warm-up
+** forwards, timed forwards on host pointers (a monotonic clock around
+** each call; the cpu target's forward returns when its work is done), and
+** the last output written as .npy for the driver to compare with PyG's.
+** The number of timed forwards: at least --runs, more (up to --max-runs)
+** while they fit in --target-seconds; but when --runs of them would take
+** longer than --cap-seconds, as many as fit in it, at least --floor-runs
+** (the result's "runs" says how many).  One JSON line per model on stdout.
+*/
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "../benchutil.h"
+#include "gnnrt.h"
+
+#ifndef CPUBENCH_MODELS
+#error "define CPUBENCH_MODELS as X(NAME) X(NAME) ..., one per NAME_desc linked in"
+#endif
+
+#define X(name) extern const gnn_model_desc name##_desc;
+CPUBENCH_MODELS
+#undef X
+
+static const gnn_model_desc *const models[] = {
+#define X(name) &name##_desc,
+	CPUBENCH_MODELS
+#undef X
+};
+static const int nmodels = (int)(sizeof models / sizeof models[0]);
+
+typedef struct Opts {
+	const char *graph, *x, *weights, *out, *label, *model;
+	int warmup, runs, max_runs, floor_runs;
+	double target_s, cap_s;
+} Opts;
+
+static void
+usage(FILE *f, const char *argv0)
+{
+	fprintf(f,
+		"usage: %s --graph=EDGE_INDEX.npy --x=X.npy --weights=W.safetensors [options] MODEL\n"
+		"  --graph=FILE          edge_index, int32 or int64 [2, E]\n"
+		"  --x=FILE              node features, float32 [N, F]\n"
+		"  --weights=FILE        the model's parameters (safetensors, PyG's names)\n"
+		"  --out=FILE            write the last forward's output here (.npy)\n"
+		"  --label=NAME          the graph's name in the JSON output\n"
+		"  --warmup=K            untimed forwards first (default 3; fewer when slow)\n"
+		"  --runs=R              at least R timed forwards (default 20)\n"
+		"  --max-runs=R          at most R timed forwards (default 200)\n"
+		"  --target-seconds=T    time spent on timed forwards, within those bounds (default 0.5)\n"
+		"  --cap-seconds=C       if R forwards take longer than C, as many as fit (default 1e9)\n"
+		"  --floor-runs=F        but at least F (default 3)\n"
+		"  --list                print the linked models and exit\n",
+		argv0);
+}
+
+static int
+intopt(const char *arg, const char *name, int lo, int *v)
+{
+	char *end;
+	long x = strtol(arg, &end, 10);
+
+	if (*end || end == arg || x < lo || x > 1000000) {
+		fprintf(stderr, "cpubench: bad %s '%s'\n", name, arg);
+		return -1;
+	}
+	*v = (int)x;
+	return 0;
+}
+
+static int
+parseopts(int argc, char **argv, Opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->label = "graph";
+	o->warmup = 3;
+	o->runs = 20;
+	o->max_runs = 200;
+	o->floor_runs = 3;
+	o->target_s = 0.5;
+	o->cap_s = 1e9;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+#define VAL(pfx) (!strncmp(a, pfx "=", sizeof pfx) ? a + sizeof pfx : NULL)
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout, argv[0]);
+			exit(0);
+		} else if (!strcmp(a, "--list")) {
+			for (int k = 0; k < nmodels; k++)
+				printf("%s\n", models[k]->name);
+			exit(0);
+		} else if ((v = VAL("--graph")))
+			o->graph = v;
+		else if ((v = VAL("--x")))
+			o->x = v;
+		else if ((v = VAL("--weights")))
+			o->weights = v;
+		else if ((v = VAL("--out")))
+			o->out = v;
+		else if ((v = VAL("--label")))
+			o->label = v;
+		else if ((v = VAL("--warmup"))) {
+			if (intopt(v, "--warmup", 1, &o->warmup) < 0)
+				return -1;
+		} else if ((v = VAL("--runs"))) {
+			if (intopt(v, "--runs", 1, &o->runs) < 0)
+				return -1;
+		} else if ((v = VAL("--max-runs"))) {
+			if (intopt(v, "--max-runs", 1, &o->max_runs) < 0)
+				return -1;
+		} else if ((v = VAL("--floor-runs"))) {
+			if (intopt(v, "--floor-runs", 1, &o->floor_runs) < 0)
+				return -1;
+		} else if ((v = VAL("--target-seconds")))
+			o->target_s = atof(v);
+		else if ((v = VAL("--cap-seconds")))
+			o->cap_s = atof(v);
+		else if (a[0] == '-') {
+			fprintf(stderr, "cpubench: unknown option '%s'\n", a);
+			usage(stderr, argv[0]);
+			return -1;
+		} else
+			o->model = a;
+#undef VAL
+	}
+	if (o->max_runs < o->runs)
+		o->max_runs = o->runs;
+	if (!o->graph || !o->x || !o->weights || !o->model) {
+		fprintf(stderr, "cpubench: --graph, --x, --weights and a MODEL are required\n");
+		usage(stderr, argv[0]);
+		return -1;
+	}
+	return 0;
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static long
+maxrss_kb(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
+}
+
+static void
+jresult(const Opts *o, const char *status)
+{
+	printf("{\"tool\": \"cpubench\", \"event\": \"result\", \"model\": ");
+	jstr(o->model);
+	printf(", \"graph\": ");
+	jstr(o->label);
+	printf(", \"status\": \"%s\"", status);
+}
+
+static int
+fail(const Opts *o, const char *stage, const char *msg)
+{
+	jresult(o, "error");
+	printf(", \"stage\": \"%s\", \"message\": ", stage);
+	jstr(msg);
+	printf("}\n");
+	fflush(stdout);
+	return 1;
+}
+
+/* how many timed forwards, from the estimate of one */
+static int
+nruns(const Opts *o, double est)
+{
+	int runs = o->runs;
+
+	if (est <= 0)
+		return runs;
+	if (o->target_s / est > runs)
+		runs = o->target_s / est > o->max_runs ? o->max_runs : (int)(o->target_s / est);
+	if (est * o->runs > o->cap_s) {
+		runs = (int)(o->cap_s / est);
+		if (runs < o->floor_runs)
+			runs = o->floor_runs;
+	}
+	return runs;
+}
+
+int
+main(int argc, char **argv)
+{
+	Opts o;
+	const gnn_model_desc *d = NULL;
+	gnn_array x, out;
+	gnn_graph *g = NULL;
+	void *m = NULL;
+	double t0, create_s, load_s, bind_s, *warm = NULL, *t = NULL;
+	int rc = 1, warmup = 0, runs;
+	gnn_status s;
+
+	if (parseopts(argc, argv, &o) < 0)
+		return 2;
+	for (int k = 0; k < nmodels; k++)
+		if (!strcmp(models[k]->name, o.model))
+			d = models[k];
+	if (!d) {
+		fprintf(stderr, "cpubench: no model %s linked in (--list)\n", o.model);
+		return 2;
+	}
+	memset(&x, 0, sizeof x);
+	memset(&out, 0, sizeof out);
+	if (d->target != GNN_TARGET_CPU || d->ninputs != 1 || d->noutputs != 1 ||
+	    d->inputs[0].dtype != GNN_F32 || d->inputs[0].rank != 2)
+		return fail(&o, "model", "cpubench runs cpu models with one f32 input [N, F] "
+			"and one output");
+	if (gnn_npy_read(o.x, &x) != GNN_OK)
+		return fail(&o, "input", gnn_errmsg());
+	if (x.dtype != GNN_F32 || x.rank != 2 || x.shape[1] != d->inputs[0].shape[1]) {
+		char msg[256];
+		snprintf(msg, sizeof msg, "%s: want float32 [N, %lld]", o.x,
+			(long long)d->inputs[0].shape[1]);
+		rc = fail(&o, "input", msg);
+		goto done;
+	}
+	if (gnn_graph_read_npy(&g, o.graph, x.shape[0]) != GNN_OK) {
+		rc = fail(&o, "graph", gnn_errmsg());
+		goto done;
+	}
+
+	t0 = now_s();
+	if ((s = d->create(&m)) != GNN_OK) {
+		m = NULL;
+		rc = fail(&o, "create", gnn_errmsg());
+		goto done;
+	}
+	create_s = now_s() - t0;
+	t0 = now_s();
+	if ((s = d->load_weights(m, o.weights)) != GNN_OK) {
+		rc = fail(&o, "load_weights", gnn_errmsg());
+		goto done;
+	}
+	load_s = now_s() - t0;
+	t0 = now_s();
+	if ((s = d->bind(m, g)) != GNN_OK) {
+		rc = fail(&o, "bind", gnn_errmsg());
+		goto done;
+	}
+	bind_s = now_s() - t0;
+
+	out.dtype = d->outputs[0].dtype;
+	out.rank = d->outputs[0].rank;
+	if (d->output_shape(m, 0, out.shape) != GNN_OK) {
+		rc = fail(&o, "output_shape", gnn_errmsg());
+		goto done;
+	}
+	out.nbytes = gnn_dtype_size(out.dtype);
+	for (int k = 0; k < out.rank; k++)
+		out.nbytes *= (size_t)out.shape[k];
+	if (!(out.data = malloc(out.nbytes ? out.nbytes : 1)) ||
+	    !(warm = calloc((size_t)o.warmup, sizeof *warm))) {
+		rc = fail(&o, "output", "out of memory");
+		goto done;
+	}
+
+	{
+		const void *in[1] = {x.data};
+		void *outs[1] = {out.data};
+		/* warm-up: stop early when one forward alone uses up a quarter of the cap */
+		for (warmup = 0; warmup < o.warmup; warmup++) {
+			t0 = now_s();
+			if (d->forward(m, in, outs) != GNN_OK) {
+				rc = fail(&o, "forward", gnn_errmsg());
+				goto done;
+			}
+			warm[warmup] = now_s() - t0;
+			if (warm[warmup] * 4 > o.cap_s) {
+				warmup++;
+				break;
+			}
+		}
+		runs = nruns(&o, warm[warmup - 1]);
+		if (!(t = calloc((size_t)runs, sizeof *t))) {
+			rc = fail(&o, "time", "out of memory");
+			goto done;
+		}
+		for (int i = 0; i < runs; i++) {
+			t0 = now_s();
+			if (d->forward(m, in, outs) != GNN_OK) {
+				rc = fail(&o, "forward", gnn_errmsg());
+				goto done;
+			}
+			t[i] = (now_s() - t0) * 1e3;
+		}
+	}
+	if (o.out && gnn_npy_write(o.out, &out) != GNN_OK) {
+		rc = fail(&o, "write", gnn_errmsg());
+		goto done;
+	}
+	{
+		double mn = t[0], mean = 0, first = warm[0] * 1e3;
+		for (int i = 0; i < runs; i++) {
+			mean += t[i] / runs;
+			mn = t[i] < mn ? t[i] : mn;
+		}
+		jresult(&o, "ok");
+		printf(", \"median_ms\": %.6g, \"min_ms\": %.6g, \"mean_ms\": %.6g, \"first_ms\": %.6g, "
+			"\"runs\": %d, \"warmup\": %d, \"create_s\": %.4g, \"load_s\": %.4g, "
+			"\"bind_s\": %.4g, \"self_maxrss_kb\": %ld}\n",
+			median(t, runs), mn, mean, first, runs, warmup, create_s, load_s, bind_s,
+			maxrss_kb());
+		fflush(stdout);
+	}
+	rc = 0;
+done:
+	if (m)
+		d->destroy(m);
+	gnn_graph_destroy(g);   /* after the model: a bound model uses the graph */
+	gnn_array_free(&x);
+	free(out.data);
+	free(warm);
+	free(t);
+	return rc;
+}

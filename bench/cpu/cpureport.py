@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+"""The CPU benchmark's raw results as Markdown tables and a plot.
+
+usage: cpureport.py RESULTS.json [--md OUT.md] [--png OUT.png]
+
+RESULTS.json is what cpubench.py writes: {"meta": {...}, "records": [...]},
+one record per (system, model, graph, threads) with "status" ok, skipped
+(with a "reason") or error (with a "message"), and for those that ran
+"agree" (the output within 1e-4 of the largest |value| of PyG eager's).
+The Markdown: the machine and versions, the quiet check, one table of
+median times per thread count (rows model x graph; gnncc -O2's speedup
+over the best of PyG eager and both torch.compile modes; a geometric
+mean), the compile times, the peak RSS, and how long each part of the run
+took.  A cell that did not run says why; a time whose output disagrees
+with PyG eager's is marked ✗, one from fewer than the minimum number of
+timed runs (slow cells under the time cap) carries its count as (n=3).
+The plot needs matplotlib; without it the report says so.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from report import cell, esc, num   # noqa: E402  (bench/report.py's cell formatting)
+
+SYSTEMS = [("gnncc-O2", "gnncc -O2"), ("gnncc-O0", "gnncc -O0"), ("pyg-eager", "PyG eager"),
+           ("pyg-compile-dynamic", "compile dynamic"), ("pyg-compile-static", "compile static")]
+BASELINES = ["pyg-eager", "pyg-compile-dynamic", "pyg-compile-static"]
+MODELS = [("gcn", "GCN"), ("sage", "SAGE"), ("gat", "GAT"), ("gin", "GIN")]
+GRAPH_ORDER = ["cora", "citeseer", "pubmed", "arxiv"]
+
+
+def index(records):
+    return {(r["system"], r["model"], r["graph"], r.get("threads")): r for r in records}
+
+
+def rows(records):
+    graphs = {r["graph"] for r in records}
+    gs = [g for g in GRAPH_ORDER if g in graphs] + sorted(graphs - set(GRAPH_ORDER))
+    ms = {r["model"] for r in records}
+    return [(m, label, g) for m, label in MODELS if m in ms for g in gs]
+
+
+def ok(r):
+    return r is not None and r.get("status") == "ok"
+
+
+def timecell(r, min_runs):
+    def v(r):
+        s = num(r["median_ms"])
+        if r.get("runs", min_runs) < min_runs:
+            s += f" (n={r['runs']})"
+        if r.get("agree") is False:
+            s += " ✗"
+        return s
+    return cell(r, v)
+
+
+def best_baseline(idx, m, g, t):
+    c = [idx.get((s, m, g, t)) for s in BASELINES]
+    c = [r for r in c if ok(r)]
+    return min(c, key=lambda r: r["median_ms"]) if c else None
+
+
+def speedup(idx, m, g, t):
+    a, b = idx.get(("gnncc-O2", m, g, t)), best_baseline(idx, m, g, t)
+    if not ok(a) or b is None:
+        return None, None
+    return b["median_ms"] / a["median_ms"], b["system"]
+
+
+def agreement(idx, m, g, t):
+    rs = [idx.get((s, m, g, t)) for s, _ in SYSTEMS]
+    bad = [r for r in rs if ok(r) and r.get("agree") is False]
+    if bad:
+        return "✗ " + ", ".join(f"{r['system']} ({num(r.get('rel_diff'), 2)} rel)"
+                                if r.get("rel_diff") is not None else
+                                f"{r['system']} ({esc(r.get('agree_note', '?'))})" for r in bad)
+    checked = [r for r in rs if ok(r) and r.get("agree") is True]
+    if not checked:
+        return "—"
+    worst = max(r.get("rel_diff", 0) for r in checked)
+    return f"ok ({len(checked)}, ≤ {num(worst, 2)})"
+
+
+SHORT = {"pyg-eager": "eager", "pyg-compile-dynamic": "dyn", "pyg-compile-static": "static"}
+
+
+def header(meta):
+    m = meta
+    q = "yes" if m.get("quiet") else "**NO**"
+    lines = [f"# gnncc (cpu target) vs PyTorch Geometric on {m.get('cpu', '?')}", ""]
+    lines += [
+        f"- CPU: {m.get('cpu', '?')} (family {m.get('cpu_family', '?')}, model "
+        f"{m.get('cpu_model', '?')}), {m.get('cores', '?')} logical CPUs; ISA: "
+        f"{', '.join(m.get('isa', [])) or '?'}",
+        f"- compiler: {m.get('cc', '?')}; gnncc commit {m.get('gnncc_commit', '?')}",
+        f"- torch {m.get('torch', '?')}, torch_geometric {m.get('pyg', '?')}, Python "
+        f"{m.get('python', '?')}, NumPy {m.get('numpy', '?')}, Linux {m.get('kernel', '?')}",
+        f"- date: {m.get('date', '?')}; the whole run took {num(m.get('elapsed_s'))} s "
+        f"(budget {num(m.get('budget_s'))} s)",
+        f"- quiet: {q} (before: {esc(m.get('quiet_before', {}).get('details', '?'))}; after: "
+        f"{esc(m.get('quiet_after', {}).get('details', '?'))})",
+    ]
+    if not m.get("quiet"):
+        lines += ["", "**Warning: other processes were using the CPU during this run; the "
+                  "times are not fit to compare.**"]
+    tm = m.get("timing", {})
+    lines += ["", "Forward inference, float32, batch = the whole graph.  Times: the median "
+              f"of at least {tm.get('min_runs', '?')} timed calls after warm-up (fewer, at "
+              f"least {tm.get('floor_runs', '?')}, where {tm.get('min_runs', '?')} would take "
+              f"over {num(tm.get('cap_s'))} s: marked (n=…)), in ms.  Speedup: the best of "
+              "PyG eager and both torch.compile modes over gnncc -O2 (above 1: gnncc is "
+              "faster).  Agreement: every system's output against PyG eager's, within "
+              f"{m.get('tolerance', 1e-4):g} of the largest |value| (✗: outside it); the "
+              "number checked and the largest relative difference.  See bench/README.md, "
+              "\"CPU benchmark\"."]
+    return lines
+
+
+def time_table(idx, rs, t, min_runs):
+    lines = [f"## {t} thread{'s' if t != 1 else ''}", "",
+             "| model | graph | " + " | ".join(lab for _, lab in SYSTEMS) +
+             " | speedup (vs best) | agreement |",
+             "|---|---|" + "---:|" * len(SYSTEMS) + "---|---|"]
+    logs = []
+    for m, label, g in rs:
+        cells = [timecell(idx.get((s, m, g, t)), min_runs) for s, _ in SYSTEMS]
+        sp, who = speedup(idx, m, g, t)
+        if sp is not None:
+            logs.append(math.log(sp))
+        lines.append(f"| {label} | {g} | " + " | ".join(cells) + " | " +
+                     (f"{num(sp)}× (vs {SHORT[who]})" if sp is not None else "—") + " | " +
+                     agreement(idx, m, g, t) + " |")
+    if logs:
+        gm = math.exp(sum(logs) / len(logs))
+        lines.append(f"| **geometric mean** | ({len(logs)} rows) |" + " |" * len(SYSTEMS) +
+                     f" **{num(gm)}×** | |")
+    return lines
+
+
+def compile_table(idx, rs, threads):
+    cols = [("gnncc-O2", None, "gnncc -O2"), ("gnncc-O0", None, "gnncc -O0")]
+    for s in ("pyg-compile-dynamic", "pyg-compile-static"):
+        cols += [(s, t, f"{SHORT[s]}, {t} thr") for t in threads]
+    lines = ["## Compile times (s)", "",
+             "gnncc: the wall time of `gnncc --target=cpu -fopenmp` (cc included; the same "
+             "object serves every thread count).  torch.compile: the warm-up calls' time "
+             "less as many steady calls, cold Inductor cache, per thread count (Inductor "
+             "compiles for the thread count).", "",
+             "| model | graph | " + " | ".join(c[2] for c in cols) + " |",
+             "|---|---|" + "---:|" * len(cols)]
+
+    def secs(r):
+        return "—" if r.get("compile_s") is None else num(r["compile_s"])
+
+    for m, label, g in rs:
+        cs = []
+        for s, t, _ in cols:
+            if t is None:   # any thread count's record holds gnncc's compile time
+                r = next((idx[k] for k in idx if k[:3] == (s, m, g) and
+                          idx[k].get("compile_s") is not None), None)
+                cs.append("—" if r is None else num(r["compile_s"]))
+            else:
+                cs.append(cell(idx.get((s, m, g, t)), secs))
+        lines.append(f"| {label} | {g} | " + " | ".join(cs) + " |")
+    return lines
+
+
+def rss_table(idx, rs, threads):
+    lines = ["## Peak RSS (MiB)", "",
+             "ru_maxrss of the process that ran the one cell (gnncc: the cpubench "
+             "process; PyG: a child forked from a process that had imported torch and PyG, "
+             "so torch's own footprint is included).  Cells: " +
+             " / ".join(f"{t} thr" for t in threads) + ".", "",
+             "| model | graph | " + " | ".join(lab for _, lab in SYSTEMS) + " |",
+             "|---|---|" + "---:|" * len(SYSTEMS)]
+
+    def mib(r):
+        return "—" if r.get("maxrss_kb") is None else num(r["maxrss_kb"] / 1024)
+
+    for m, label, g in rs:
+        cs = [" / ".join(cell(idx.get((s, m, g, t)), mib) for t in threads) for s, _ in SYSTEMS]
+        lines.append(f"| {label} | {g} | " + " | ".join(cs) + " |")
+    return lines
+
+
+def markdown(data):
+    meta, recs = data["meta"], data["records"]
+    idx = index(recs)
+    rs = rows(recs)
+    threads = meta.get("threads") or sorted({r.get("threads") for r in recs
+                                             if r.get("threads") is not None})
+    min_runs = meta.get("timing", {}).get("min_runs", 20)
+    out = header(meta)
+    for t in threads:
+        out += [""] + time_table(idx, rs, t, min_runs)
+    out += [""] + compile_table(idx, rs, threads)
+    out += [""] + rss_table(idx, rs, threads)
+    ph = meta.get("phases_s", {})
+    if ph:
+        out += ["", "## Where the time went (s)", "", "| part | s |", "|---|---:|"]
+        out += [f"| {esc(k)} | {num(v)} |" for k, v in ph.items()]
+        out.append(f"| **total, run.sh included** | {num(meta.get('elapsed_s'))} |")
+    return "\n".join(out) + "\n"
+
+
+def plot(data, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return "matplotlib is not installed: no plot"
+    meta, recs = data["meta"], data["records"]
+    idx = index(recs)
+    rs = rows(recs)
+    threads = meta.get("threads") or [1, 2]
+    fig, axes = plt.subplots(len(threads), 1, figsize=(max(8, 0.9 * len(rs) + 2),
+                                                       3.6 * len(threads)), squeeze=False)
+    width = 0.8 / len(SYSTEMS)
+    for ax, t in zip(axes[:, 0], threads):
+        for k, (s, lab) in enumerate(SYSTEMS):
+            xs, ys = [], []
+            for i, (m, _, g) in enumerate(rs):
+                r = idx.get((s, m, g, t))
+                if ok(r):
+                    xs.append(i + (k - (len(SYSTEMS) - 1) / 2) * width)
+                    ys.append(r["median_ms"])
+            ax.bar(xs, ys, width, label=lab)
+        ax.set_yscale("log")
+        ax.set_ylabel("median forward (ms)")
+        ax.set_title(f"{meta.get('cpu', '?')}, {t} thread{'s' if t != 1 else ''}")
+        ax.set_xticks(range(len(rs)))
+        ax.set_xticklabels([f"{lab}\n{g}" for _, lab, g in rs], fontsize=8)
+        ax.grid(axis="y", which="both", alpha=0.3)
+    axes[0, 0].legend(fontsize=8, ncol=len(SYSTEMS))
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    return None
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("results")
+    ap.add_argument("--md")
+    ap.add_argument("--png")
+    a = ap.parse_args(argv)
+    with open(a.results) as f:
+        data = json.load(f)
+    md = markdown(data)
+    if a.png:
+        why = plot(data, a.png)
+        if why:
+            md += f"\n({why})\n"
+            print(f"cpureport: {why}", file=sys.stderr)
+    if a.md:
+        with open(a.md, "w") as f:
+            f.write(md)
+    else:
+        sys.stdout.write(md)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
