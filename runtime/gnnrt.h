@@ -467,6 +467,57 @@ gnn_status gnn_synth_edges(const gnn_synth_spec *s, int64_t *edge_index);
 ** alpha are. NULL only when nodes * features is 0. */
 gnn_status gnn_synth_features(const gnn_synth_spec *s, float *x);
 
+
+/* Dense kernels for generated code (gemm.c) */
+
+/*
+** Single-precision C = A @ B for the cpu target's dense transforms: A is
+** M x K (row i at A + i*lda), B is K x N, C is M x N (row i at C + i*ldc).
+** B is packed once (gnn_sgemm_pack), then the generated code's threads
+** call gnn_sgemm_rows on disjoint row ranges; the library starts no
+** threads, allocates nothing and keeps no mutable state but the chosen
+** instruction-set path, so calls from many threads at once are safe.
+**
+** Bitwise contract: each C[i][n] is one multiply-add chain over k = 0, 1,
+** ..., K-1 in increasing order, starting from +0.0 (from C's old value
+** with GNN_SGEMM_ACC). The avx512 and avx2 paths fuse each step (FMA);
+** the generic path fuses only where the compiler has a fast fmaf, and
+** otherwise multiplies then adds, in the same order. Hence, on one path,
+** the bits depend neither on kc nor on how rows are split across calls
+** or threads, and gnn_sgemm_rows_sparse gives gnn_sgemm_rows's bits when
+** B is finite (and, with GNN_SGEMM_ACC, C holds no -0.0), since a step
+** whose a is zero then adds an exact zero. K == 0 gives C = 0 (C is left
+** as it is with GNN_SGEMM_ACC); N == 0 or m1 <= m0 does nothing.
+**
+** Path: the widest of avx512, avx2 (with FMA) and generic that the CPU
+** has, chosen on first use. GNN_CPU_ISA=generic|avx2|avx512, read then,
+** forces a lower one; a value that is unknown or above the CPU's is
+** ignored. Off x86-64 the path is always generic.
+*/
+#define GNN_SGEMM_ACC 1   /* add to C instead of overwriting it */
+
+/* Size of B's packed form in floats (0 when K or N is 0): K times N
+** rounded up to 16. Bp is best aligned to 64 bytes; any float alignment
+** works. */
+int64_t gnn_sgemm_packed_floats(int64_t K, int64_t N);
+/* Packs B, element (k, n) at B[k*sk + n*sn] (sk = N, sn = 1 for a K x N
+** row-major B; sk = 1, sn = K for W^T with W N x K), into Bp. */
+void gnn_sgemm_pack(float *Bp, const float *B, int64_t K, int64_t N, int64_t sk, int64_t sn);
+/* C[i][n] (= or +=, flags GNN_SGEMM_ACC) sum_k A[i*lda + k] * B[k][n] for
+** m0 <= i < m1 and all n < N. kc: the K-block length, 0 for the library's
+** choice; every kc >= 1 gives the same bits. Serial. */
+void gnn_sgemm_rows(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
+                    const float *Bp, float *C, int64_t ldc, int64_t kc, int flags);
+/* The same product skipping A's zeros (-0.0 included; NaN is not a zero),
+** for very sparse A such as bag-of-words features. Serial. */
+void gnn_sgemm_rows_sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A,
+                           int64_t lda, const float *Bp, float *C, int64_t ldc, int flags);
+/* Whether the sparse form pays for this M x K A: counts the zeros of at
+** most 64 rows spread evenly over M (so it reads at most 64 K floats). */
+int gnn_sgemm_sparse_pays(const float *A, int64_t M, int64_t K, int64_t lda);
+/* The path gnn_sgemm_* take here: "avx512", "avx2" or "generic". */
+const char *gnn_sgemm_isa(void);
+
 #ifdef __cplusplus
 }
 #endif

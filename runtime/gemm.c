@@ -1,0 +1,640 @@
+/*
+** gemm.c: single-precision GEMM for the dense transforms of generated
+** code (C = A @ B, A tall, B small and reused), dense and zero-skipping.
+**
+** Threads. None of our own: the caller splits rows across its OpenMP
+** threads and calls gnn_sgemm_rows per range, so nothing here allocates
+** or writes shared state (the one static, the chosen path, is an atomic
+** that every thread computes to the same value).
+**
+** Dispatch. Each instruction set is a table (struct gemmisa) of a dense
+** microkernel and two sparse helpers, compiled with target attributes so
+** that one libgnnrt.a carries AVX-512, AVX2+FMA and portable C; the
+** table is picked once from __builtin_cpu_supports, lowered (never
+** raised) by GNN_CPU_ISA=generic|avx2|avx512 so tests can run each path.
+**
+** Blocking. B is packed once into panels of NR = 16 columns, each a
+** contiguous K x 16 block (the last panel zero-padded), so a microkernel
+** reads its B as one 64-byte row per k whatever B's strides were. Rows go
+** in chunks of MC; inside a chunk K goes in blocks of kc, then MR-row
+** tiles, then groups of up to four panels, each tile x group's
+** accumulators in registers. A tile's rows of A stay in L1 while it
+** sweeps the groups and B's kc x N slice stays in L2 across tiles; A is
+** read once, in place (not packed), and tails are masked loads and
+** stores, never reads past A's, B's or C's ends.
+**
+** Bits. Every C element is one multiply-add chain over k = 0, 1, ...,
+** K-1 in order, starting from +0 (or from C's old value with
+** GNN_SGEMM_ACC); between k blocks the running value waits in C itself,
+** which is exact. The FMA paths fuse each step; the generic path fuses
+** where the compiler has a fast fmaf and otherwise multiplies then adds.
+** So, on one path, neither kc, MR nor the row split changes a bit, and
+** the sparse form, which leaves out the steps whose a is zero, gives the
+** dense form's bits when B is finite: such a step adds an exact zero.
+*/
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#include "gnnrt.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define GEMM_X86 1
+#include <immintrin.h>
+#endif
+
+#define NR 16          /* columns of a packed panel */
+#define MC 256         /* rows of a chunk */
+/* columns of A scanned per pass of the sparse form: all of them for the
+** usual widths (a second pass reloads C just after the first stored it,
+** which store forwarding does not serve for masked stores); the buffers
+** take 16 KiB of stack */
+#define SPCHUNK 2048
+#define MRMAX 16       /* the most rows any microkernel takes */
+
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+/* dense microkernel: rows A[r*lda + k], r < mr, k < kc, times np panels
+** (B, B + ps) of which ncols columns are real, into C; load: continue
+** the chains from C instead of starting from zero */
+typedef void kernfn(int mr, int np, int64_t kc, const float *A, int64_t lda,
+	const float *B, int64_t ps, float *C, int64_t ldc, int64_t ncols, int load);
+/* the nonzeros of a[0..n) as k0-based indices and values; the buffers
+** have n + 16 slots (the vector forms store whole vectors) */
+typedef int64_t nzfn(const float *a, int64_t n, int64_t k0, int32_t *idx, float *val);
+/* c[0..N) (chain continued from c when load, else from zero) plus the
+** given rows of packed B scaled by val, in the given order */
+typedef void spfn(int64_t nnz, const int32_t *idx, const float *val,
+	const float *Bp, int64_t K, int64_t N, float *c, int load);
+
+struct gemmisa {
+	const char *name;
+	int np;          /* the most panels a dense tile spans */
+	int mr[5];       /* tile rows for 1, 2, ... panels (index np) */
+	kernfn *kern;
+	nzfn *nz;
+	spfn *sp;
+};
+
+#define CASES4(X)  X(1) X(2) X(3) X(4)
+#define CASES6(X)  CASES4(X) X(5) X(6)
+#define CASES8(X)  CASES6(X) X(7) X(8)
+#define CASES12(X) CASES8(X) X(9) X(10) X(11) X(12)
+#define CASES16(X) CASES12(X) X(13) X(14) X(15) X(16)
+
+/* the portable path */
+
+/* one step of a chain: fused where the target fuses cheaply, else a
+** multiply then an add (and with no FMA there is nothing to contract) */
+static ALWAYS_INLINE float
+madd(float a, float b, float acc)
+{
+#ifdef __FP_FAST_FMAF
+	return fmaf(a, b, acc);
+#else
+	return acc + a * b;
+#endif
+}
+
+static ALWAYS_INLINE void
+gen_body(const int mr, int64_t kc, const float *A, int64_t lda, const float *B,
+	float *C, int64_t ldc, int64_t ncols, int load)
+{
+	float acc[4][NR];
+
+	for (int r = 0; r < mr; r++)
+		for (int j = 0; j < NR; j++)
+			acc[r][j] = load && j < ncols ? C[r * ldc + j] : 0.0f;
+	for (int64_t k = 0; k < kc; k++) {
+		const float *b = B + k * NR;
+		for (int r = 0; r < mr; r++) {
+			float a = A[r * lda + k];
+			for (int j = 0; j < NR; j++)
+				acc[r][j] = madd(a, b[j], acc[r][j]);
+		}
+	}
+	for (int r = 0; r < mr; r++)
+		for (int j = 0; j < ncols; j++)
+			C[r * ldc + j] = acc[r][j];
+}
+
+static void
+gen_kern(int mr, int np, int64_t kc, const float *A, int64_t lda, const float *B,
+	int64_t ps, float *C, int64_t ldc, int64_t ncols, int load)
+{
+	(void)np;
+	(void)ps;
+	switch (mr) {
+#define X(r) case r: gen_body(r, kc, A, lda, B, C, ldc, ncols, load); return;
+	CASES4(X)
+#undef X
+	}
+}
+
+static int64_t
+gen_nz(const float *a, int64_t n, int64_t k0, int32_t *idx, float *val)
+{
+	int64_t m = 0;
+
+	for (int64_t k = 0; k < n; k++)
+		if (a[k] != 0.0f) {   /* NaN counts as nonzero, as in the dense form */
+			idx[m] = (int32_t)(k0 + k);
+			val[m++] = a[k];
+		}
+	return m;
+}
+
+static void
+gen_sp(int64_t nnz, const int32_t *idx, const float *val, const float *Bp,
+	int64_t K, int64_t N, float *c, int load)
+{
+	for (int64_t n0 = 0; n0 < N; n0 += NR) {
+		const float *P = Bp + n0 * K;
+		int64_t w = N - n0 < NR ? N - n0 : NR;
+		float acc[NR];
+
+		for (int j = 0; j < NR; j++)
+			acc[j] = load && j < w ? c[n0 + j] : 0.0f;
+		for (int64_t t = 0; t < nnz; t++) {
+			const float *b = P + (int64_t)idx[t] * NR;
+			for (int j = 0; j < NR; j++)
+				acc[j] = madd(val[t], b[j], acc[j]);
+		}
+		memcpy(c + n0, acc, (size_t)w * sizeof(float));
+	}
+}
+
+static const struct gemmisa isa_generic = {"generic", 1, {0, 4}, gen_kern, gen_nz, gen_sp};
+
+#ifdef GEMM_X86
+
+/* AVX2 + FMA: a panel is two ymm; 6 x 16 tiles (12 accumulators) */
+
+#define T_AVX2 __attribute__((target("avx2,fma")))
+
+/* lanes j < n of a ymm: the mask of vmaskmovps, which neither reads nor
+** writes (nor faults on) the others */
+static ALWAYS_INLINE T_AVX2 __m256i
+avx2_mask(int64_t n)
+{
+	const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+	int32_t m = n < 0 ? 0 : n > 8 ? 8 : (int32_t)n;
+
+	return _mm256_cmpgt_epi32(_mm256_set1_epi32(m), iota);
+}
+
+static ALWAYS_INLINE T_AVX2 void
+avx2_body(const int mr, int64_t kc, const float *A, int64_t lda, const float *B,
+	float *C, int64_t ldc, int64_t ncols, int load)
+{
+	__m256 acc[6][2];
+	__m256i m0 = avx2_mask(ncols), m1 = avx2_mask(ncols - 8);
+
+#pragma GCC unroll 6
+	for (int r = 0; r < mr; r++) {
+		acc[r][0] = load ? _mm256_maskload_ps(C + r * ldc, m0) : _mm256_setzero_ps();
+		acc[r][1] = load ? _mm256_maskload_ps(C + r * ldc + 8, m1) : _mm256_setzero_ps();
+	}
+	for (int64_t k = 0; k < kc; k++) {
+		__m256 b0 = _mm256_loadu_ps(B + k * NR), b1 = _mm256_loadu_ps(B + k * NR + 8);
+#pragma GCC unroll 6
+		for (int r = 0; r < mr; r++) {
+			__m256 a = _mm256_broadcast_ss(A + r * lda + k);
+			acc[r][0] = _mm256_fmadd_ps(a, b0, acc[r][0]);
+			acc[r][1] = _mm256_fmadd_ps(a, b1, acc[r][1]);
+		}
+	}
+#pragma GCC unroll 6
+	for (int r = 0; r < mr; r++) {
+		_mm256_maskstore_ps(C + r * ldc, m0, acc[r][0]);
+		_mm256_maskstore_ps(C + r * ldc + 8, m1, acc[r][1]);
+	}
+}
+
+static T_AVX2 void
+avx2_kern(int mr, int np, int64_t kc, const float *A, int64_t lda, const float *B,
+	int64_t ps, float *C, int64_t ldc, int64_t ncols, int load)
+{
+	(void)np;
+	(void)ps;
+	switch (mr) {
+#define X(r) case r: avx2_body(r, kc, A, lda, B, C, ldc, ncols, load); return;
+	CASES6(X)
+#undef X
+	}
+}
+
+static T_AVX2 int64_t
+avx2_nz(const float *a, int64_t n, int64_t k0, int32_t *idx, float *val)
+{
+	int64_t m = 0;
+
+	for (int64_t k = 0; k < n; k += 8) {
+		__m256 v = _mm256_maskload_ps(a + k, avx2_mask(n - k));
+		/* unordered: NaN is nonzero; lanes past n load as zero */
+		unsigned bits = (unsigned)_mm256_movemask_ps(
+			_mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_NEQ_UQ));
+
+		while (bits) {
+			int t = __builtin_ctz(bits);
+			idx[m] = (int32_t)(k0 + k + t);
+			val[m++] = a[k + t];
+			bits &= bits - 1;
+		}
+	}
+	return m;
+}
+
+/* four panels (eight ymm chains) at a time */
+static T_AVX2 void
+avx2_sp(int64_t nnz, const int32_t *idx, const float *val, const float *Bp,
+	int64_t K, int64_t N, float *c, int load)
+{
+	for (int64_t n0 = 0; n0 < N; n0 += 4 * NR) {
+		int nv = (int)((N - n0 + 7) / 8);
+		__m256 acc[8];
+		__m256i m[8];
+
+		if (nv > 8)
+			nv = 8;
+		for (int v = 0; v < 8; v++) {
+			m[v] = avx2_mask(N - n0 - 8 * v);
+			acc[v] = load ? _mm256_maskload_ps(c + n0 + 8 * v, m[v]) : _mm256_setzero_ps();
+		}
+		for (int64_t t = 0; t < nnz; t++) {
+			__m256 a = _mm256_set1_ps(val[t]);
+			const float *b = Bp + n0 * K + (int64_t)idx[t] * NR;
+			for (int v = 0; v < nv; v++)
+				acc[v] = _mm256_fmadd_ps(a, _mm256_loadu_ps(b + (v >> 1) * K * NR + (v & 1) * 8), acc[v]);
+		}
+		for (int v = 0; v < nv; v++)
+			_mm256_maskstore_ps(c + n0 + 8 * v, m[v], acc[v]);
+	}
+}
+
+static const struct gemmisa isa_avx2 = {"avx2", 1, {0, 6}, avx2_kern, avx2_nz, avx2_sp};
+
+/* AVX-512: a panel is one zmm; tiles of 12 rows x 2 panels (24 of the
+** 32 registers accumulate) or 16 rows x 1 panel */
+
+#define T_AVX512 __attribute__((target("avx512f")))
+
+static ALWAYS_INLINE T_AVX512 __mmask16
+avx512_mask(int64_t n)
+{
+	return n >= 16 ? (__mmask16)0xffff : n <= 0 ? 0 : (__mmask16)((1u << n) - 1);
+}
+
+static ALWAYS_INLINE T_AVX512 void
+avx512_body(const int mr, const int np, int64_t kc, const float *A, int64_t lda,
+	const float *B, int64_t ps, float *C, int64_t ldc, int64_t ncols, int load)
+{
+	__m512 acc[MRMAX][4], b[4];
+	__mmask16 m[4];
+
+	for (int p = 0; p < np; p++)
+		m[p] = avx512_mask(ncols - 16 * p);
+#pragma GCC unroll 16
+	for (int r = 0; r < mr; r++)
+#pragma GCC unroll 4
+		for (int p = 0; p < np; p++)
+			acc[r][p] = load ? _mm512_maskz_loadu_ps(m[p], C + r * ldc + p * 16)
+				: _mm512_setzero_ps();
+	for (int64_t k = 0; k < kc; k++) {
+#pragma GCC unroll 4
+		for (int p = 0; p < np; p++)
+			b[p] = _mm512_loadu_ps(B + p * ps + k * NR);
+#pragma GCC unroll 16
+		for (int r = 0; r < mr; r++) {
+			__m512 a = _mm512_set1_ps(A[r * lda + k]);
+#pragma GCC unroll 4
+			for (int p = 0; p < np; p++)
+				acc[r][p] = _mm512_fmadd_ps(a, b[p], acc[r][p]);
+		}
+	}
+#pragma GCC unroll 16
+	for (int r = 0; r < mr; r++)
+#pragma GCC unroll 4
+		for (int p = 0; p < np; p++)
+			_mm512_mask_storeu_ps(C + r * ldc + p * 16, m[p], acc[r][p]);
+}
+
+static T_AVX512 void
+avx512_kern(int mr, int np, int64_t kc, const float *A, int64_t lda, const float *B,
+	int64_t ps, float *C, int64_t ldc, int64_t ncols, int load)
+{
+#define X(r) case r: avx512_body(r, NP, kc, A, lda, B, ps, C, ldc, ncols, load); return;
+	switch (np) {
+	case 1:
+		switch (mr) {
+#define NP 1
+		CASES16(X)
+#undef NP
+		}
+		return;
+	case 2:
+		switch (mr) {
+#define NP 2
+		CASES12(X)
+#undef NP
+		}
+		return;
+	case 3:
+		switch (mr) {
+#define NP 3
+		CASES8(X)
+#undef NP
+		}
+		return;
+	default:
+		switch (mr) {
+#define NP 4
+		CASES6(X)
+#undef NP
+		}
+		return;
+	}
+#undef X
+}
+
+/* 64 columns a step: at the densities where the sparse form is used most
+** steps hold no nonzero and cost four compares and a branch */
+static T_AVX512 int64_t
+avx512_nz(const float *a, int64_t n, int64_t k0, int32_t *idx, float *val)
+{
+	const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+	int64_t m = 0;
+
+	for (int64_t k = 0; k < n; k += 64) {
+		__m512 v[4];
+		__mmask16 nz[4];
+
+		/* one stream at a time draws less from the prefetchers than
+		** the dense tiles' many, so ask 2 KiB ahead: 15% faster from
+		** memory. Past a's end near the end, harmless for a hint
+		** (integer arithmetic, so no out-of-bounds pointer either) */
+		for (int q = 0; q < 4; q++)
+			_mm_prefetch((const char *)((uintptr_t)(a + k) + 2048 + 64 * q), _MM_HINT_T0);
+#pragma GCC unroll 4
+		for (int q = 0; q < 4; q++) {
+			/* lanes past n load as zero; unordered: NaN is nonzero */
+			v[q] = _mm512_maskz_loadu_ps(avx512_mask(n - k - 16 * q), a + k + 16 * q);
+			nz[q] = _mm512_cmp_ps_mask(v[q], _mm512_setzero_ps(), _CMP_NEQ_UQ);
+		}
+		if ((nz[0] | nz[1] | nz[2] | nz[3]) == 0)
+			continue;
+#pragma GCC unroll 4
+		for (int q = 0; q < 4; q++) {
+			__m512i ix = _mm512_add_epi32(iota, _mm512_set1_epi32((int32_t)(k0 + k + 16 * q)));
+			/* whole-vector stores of the compressed lanes (the buffers
+			** have 16 floats of slack): a register compress beats
+			** vcompress to memory on most cores */
+			_mm512_storeu_si512(idx + m, _mm512_maskz_compress_epi32(nz[q], ix));
+			_mm512_storeu_ps(val + m, _mm512_maskz_compress_ps(nz[q], v[q]));
+			m += __builtin_popcount(nz[q]);
+		}
+	}
+	return m;
+}
+
+/* nv panels from column n0 on, their chains in registers */
+static ALWAYS_INLINE T_AVX512 void
+avx512_spbody(const int nv, int64_t nnz, const int32_t *idx, const float *val,
+	const float *P, int64_t K, int64_t w, float *c, int load)
+{
+	__m512 acc[4];
+	__mmask16 m[4];
+
+#pragma GCC unroll 4
+	for (int v = 0; v < nv; v++) {
+		m[v] = avx512_mask(w - 16 * v);
+		acc[v] = load ? _mm512_maskz_loadu_ps(m[v], c + 16 * v) : _mm512_setzero_ps();
+	}
+	for (int64_t t = 0; t < nnz; t++) {
+		__m512 a = _mm512_set1_ps(val[t]);
+		const float *b = P + (int64_t)idx[t] * NR;
+#pragma GCC unroll 4
+		for (int v = 0; v < nv; v++)
+			acc[v] = _mm512_fmadd_ps(a, _mm512_loadu_ps(b + v * K * NR), acc[v]);
+	}
+#pragma GCC unroll 4
+	for (int v = 0; v < nv; v++)
+		_mm512_mask_storeu_ps(c + 16 * v, m[v], acc[v]);
+}
+
+/* four panels (four zmm chains) at a time */
+static T_AVX512 void
+avx512_sp(int64_t nnz, const int32_t *idx, const float *val, const float *Bp,
+	int64_t K, int64_t N, float *c, int load)
+{
+	for (int64_t n0 = 0; n0 < N; n0 += 4 * NR) {
+		const float *P = Bp + n0 * K;
+		int64_t w = N - n0;
+
+		switch (w > 3 * NR ? 4 : (int)(w + NR - 1) / NR) {
+#define X(v) case v: avx512_spbody(v, nnz, idx, val, P, K, w, c + n0, load); break;
+		CASES4(X)
+#undef X
+		}
+	}
+}
+
+static const struct gemmisa isa_avx512 = {"avx512", 4, {0, 16, 12, 8, 6}, avx512_kern, avx512_nz, avx512_sp};
+
+#endif /* GEMM_X86 */
+
+/* dispatch */
+
+/* the paths by level; a level the build lacks is NULL */
+static const struct gemmisa *const isas[] = {
+	&isa_generic,
+#ifdef GEMM_X86
+	&isa_avx2, &isa_avx512,
+#else
+	NULL, NULL,
+#endif
+};
+
+static int
+cpu_level(void)
+{
+#ifdef GEMM_X86
+	/* libgcc's probe also checks that the OS saves the wider registers */
+	if (__builtin_cpu_supports("avx512f"))
+		return 2;
+	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+		return 1;
+#endif
+	return 0;
+}
+
+static int
+pick_level(void)
+{
+	int hw = cpu_level();
+	const char *want = getenv("GNN_CPU_ISA");
+
+	for (int l = 0; want && l <= hw; l++)
+		if (strcmp(want, isas[l]->name) == 0)
+			return l;
+	return hw;
+}
+
+/* Computed on first use by whichever thread gets there; racing threads
+** compute and store the same value, through an atomic, so it is no data
+** race. The environment is read once: GNN_CPU_ISA must be set before the
+** process's first gnn_sgemm_* call. */
+static const struct gemmisa *
+isa(void)
+{
+	static atomic_int level = -1;
+	int l = atomic_load_explicit(&level, memory_order_relaxed);
+
+	if (l < 0) {
+		l = pick_level();
+		atomic_store_explicit(&level, l, memory_order_relaxed);
+	}
+	return isas[l];
+}
+
+const char *
+gnn_sgemm_isa(void)
+{
+	return isa()->name;
+}
+
+/* packing */
+
+static int64_t
+panels(int64_t N)
+{
+	return (N + NR - 1) / NR;
+}
+
+int64_t
+gnn_sgemm_packed_floats(int64_t K, int64_t N)
+{
+	return K <= 0 || N <= 0 ? 0 : K * panels(N) * NR;
+}
+
+void
+gnn_sgemm_pack(float *Bp, const float *B, int64_t K, int64_t N, int64_t sk, int64_t sn)
+{
+	for (int64_t p = 0; p < panels(N); p++)
+		for (int64_t k = 0; k < K; k++) {
+			float *d = Bp + (p * K + k) * NR;
+			for (int64_t j = 0; j < NR; j++) {
+				int64_t n = p * NR + j;
+				d[j] = n < N ? B[k * sk + n * sn] : 0.0f;
+			}
+		}
+}
+
+/* products */
+
+/* The nothing-to-add cases: K == 0 gives zeros (or leaves C with
+** GNN_SGEMM_ACC); returns whether the caller is done. */
+static int
+trivial(int64_t m0, int64_t m1, int64_t K, int64_t N, float *C, int64_t ldc, int flags)
+{
+	if (m1 <= m0 || N <= 0)
+		return 1;
+	if (K > 0)
+		return 0;
+	if (!(flags & GNN_SGEMM_ACC))
+		for (int64_t i = m0; i < m1; i++)
+			memset(C + i * ldc, 0, (size_t)N * sizeof(float));
+	return 1;
+}
+
+/* The library's kc. A tile's rows of A stay in L1 while it runs through
+** the panel groups, and B's kc x N slice stays in L2 across tiles. For
+** the shapes of GNN layers B fits in L2 whole, and then not cutting K at
+** all is fastest (A's rows stream whole, C is written once): measured,
+** no kc < K came within 10% of kc = K on them. Else cut K to keep the
+** slice at 1 MiB and, with more than one group, a tile's rows (6 x kc
+** floats) at 24 KiB. */
+static int64_t
+default_kc(int64_t N, int several)
+{
+	int64_t kc = (1 << 18) / (panels(N) * NR);
+
+	if (several && kc > 1024)
+		kc = 1024;
+	return kc < 256 ? 256 : kc;
+}
+
+void
+gnn_sgemm_rows(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
+	const float *Bp, float *C, int64_t ldc, int64_t kc, int flags)
+{
+	const struct gemmisa *t = isa();
+	int64_t np = panels(N);
+	int g0;
+
+	if (trivial(m0, m1, K, N, C, ldc, flags))
+		return;
+	if (kc <= 0)
+		kc = default_kc(N, np > t->np);
+	/* tile rows are set by the widest group; a narrower one (the last)
+	** takes as many, having registers to spare */
+	g0 = np < t->np ? (int)np : t->np;
+	for (int64_t i0 = m0; i0 < m1; i0 += MC) {
+		int64_t i1 = m1 - i0 < MC ? m1 : i0 + MC;
+		for (int64_t k0 = 0; k0 < K; k0 += kc) {
+			int64_t kb = K - k0 < kc ? K - k0 : kc;
+			int load = k0 > 0 || (flags & GNN_SGEMM_ACC);
+			for (int64_t i = i0; i < i1; i += t->mr[g0]) {
+				int mr = i1 - i < t->mr[g0] ? (int)(i1 - i) : t->mr[g0];
+				for (int64_t p = 0; p < np; p += g0) {
+					int g = np - p < g0 ? (int)(np - p) : g0;
+					int64_t ncols = N - p * NR < g * NR ? N - p * NR : g * NR;
+					t->kern(mr, g, kb, A + i * lda + k0, lda, Bp + (p * K + k0) * NR,
+						K * NR, C + i * ldc + p * NR, ldc, ncols, load);
+				}
+			}
+		}
+	}
+}
+
+void
+gnn_sgemm_rows_sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A,
+	int64_t lda, const float *Bp, float *C, int64_t ldc, int flags)
+{
+	const struct gemmisa *t = isa();
+	int32_t idx[SPCHUNK + 16];
+	float val[SPCHUNK + 16];
+
+	if (trivial(m0, m1, K, N, C, ldc, flags))
+		return;
+	for (int64_t i = m0; i < m1; i++)
+		for (int64_t k0 = 0; k0 < K; k0 += SPCHUNK) {
+			int64_t kb = K - k0 < SPCHUNK ? K - k0 : SPCHUNK;
+			int64_t nnz = t->nz(A + i * lda + k0, kb, k0, idx, val);
+			/* a chunk with no nonzeros changes nothing, unless it must
+			** start the chains */
+			if (nnz > 0 || (k0 == 0 && !(flags & GNN_SGEMM_ACC)))
+				t->sp(nnz, idx, val, Bp, K, N, C + i * ldc, k0 > 0 || (flags & GNN_SGEMM_ACC));
+		}
+}
+
+/* The sparse form wins below this share of nonzeros in A (measured with
+** bench/cpu/gemm_speed.c; see docs/codegen.md). */
+#define SPARSE_DENSITY 0.08
+
+int
+gnn_sgemm_sparse_pays(const float *A, int64_t M, int64_t K, int64_t lda)
+{
+	int64_t rows = M < 64 ? M : 64, nz = 0;
+
+	if (rows <= 0 || K <= 0)
+		return 0;
+	for (int64_t s = 0; s < rows; s++) {
+		const float *a = A + (s * M / rows) * lda;
+		for (int64_t k = 0; k < K; k++)
+			nz += a[k] != 0.0f;
+	}
+	return (double)nz < SPARSE_DENSITY * (double)(rows * K);
+}

@@ -1,0 +1,374 @@
+/*
+** test_gemm.c: gnn_sgemm_* (runtime/gemm.c) on every instruction-set path
+** this CPU has.
+**
+** The path is chosen once per process, so the test runs itself again for
+** each of generic, avx2 and avx512 that the CPU supports, with
+** GNN_CPU_ISA set (and once with a bogus value, which must be ignored);
+** each child checks that its path is the one asked for and prints it.
+** A child compares against a double-precision reference (tolerance K
+** units in the last place of sum |a||b|), checks the bitwise contract
+** (every kc, every row split, sparse == dense on finite B, GNN_SGEMM_ACC)
+** and keeps canaries around every buffer and in C's row padding.
+** Usage: test_gemm [shared-dir] (the folder is not used)
+*/
+#include "rtcheck.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <sys/wait.h>
+
+#define GUARD 64           /* canary floats on each side of a buffer */
+#define CANARY 12345.678f
+
+static uint64_t rng = 0x9e3779b97f4a7c15u;
+
+static uint32_t
+next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)(rng >> 32);
+}
+
+/* uniform in [-1, 1) in steps of 2^-23 */
+static float
+unif(void)
+{
+	return (float)((double)(next() >> 8) / 8388608.0 - 1.0);
+}
+
+/* n floats between canaries */
+static float *
+galloc(int64_t n)
+{
+	float *p = malloc((size_t)(n + 2 * GUARD) * sizeof(float));
+
+	for (int64_t i = 0; i < n + 2 * GUARD; i++)
+		p[i] = CANARY;
+	return p + GUARD;
+}
+
+static int
+gintact(const float *p, int64_t n)
+{
+	for (int64_t i = 0; i < GUARD; i++)
+		if (p[-1 - i] != CANARY || p[n + i] != CANARY)
+			return 0;
+	return 1;
+}
+
+static void
+gfree(float *p)
+{
+	free(p - GUARD);
+}
+
+/* One product's operands. A is M x K in rows of lda (padding holds
+** canaries too), B is K x N at B[k*sk + n*sn], packed into Bp. */
+typedef struct Prob {
+	int64_t M, K, N, lda, ldc, sk, sn, nb;   /* nb: floats at B */
+	float *A, *B, *Bp;
+	double *ref, *bound;   /* M x N: the exact-ish product and sum |a||b| */
+} Prob;
+
+/* density: the share of A's entries that are nonzero (some zeros are -0) */
+static void
+mkprob(Prob *p, int64_t M, int64_t K, int64_t N, double density, int wlayout)
+{
+	p->M = M, p->K = K, p->N = N;
+	p->lda = K + (int64_t)(next() % 4);
+	p->ldc = N + (int64_t)(next() % 3);
+	/* W layout (B = W^T, W N x K) with an odd row stride, or row major */
+	p->sk = wlayout ? 1 : N;
+	p->sn = wlayout ? K + 3 : 1;
+	p->A = galloc(M * p->lda);
+	p->nb = K * N * (wlayout ? 2 : 1) + 3 * N;
+	p->B = galloc(p->nb);
+	for (int64_t i = 0; i < M; i++)
+		for (int64_t k = 0; k < K; k++) {
+			double u = (double)next() / 4294967296.0;
+			p->A[i * p->lda + k] = u < density ? unif() : (next() & 1) ? 0.0f : -0.0f;
+		}
+	for (int64_t k = 0; k < K; k++)
+		for (int64_t n = 0; n < N; n++)
+			p->B[k * p->sk + n * p->sn] = unif();
+	p->Bp = galloc(gnn_sgemm_packed_floats(K, N));
+	gnn_sgemm_pack(p->Bp, p->B, K, N, p->sk, p->sn);
+	CHECK(gintact(p->Bp, gnn_sgemm_packed_floats(K, N)));
+	p->ref = calloc((size_t)(M * N + 1), sizeof(double));
+	p->bound = calloc((size_t)(M * N + 1), sizeof(double));
+	for (int64_t i = 0; i < M; i++)
+		for (int64_t n = 0; n < N; n++)
+			for (int64_t k = 0; k < K; k++) {
+				double a = p->A[i * p->lda + k], b = p->B[k * p->sk + n * p->sn];
+				p->ref[i * N + n] += a * b;
+				p->bound[i * N + n] += fabs(a * b);
+			}
+}
+
+static void
+freeprob(Prob *p)
+{
+	CHECK(gintact(p->A, p->M * p->lda));
+	CHECK(gintact(p->B, p->nb));
+	CHECK(gintact(p->Bp, gnn_sgemm_packed_floats(p->K, p->N)));
+	gfree(p->A), gfree(p->B), gfree(p->Bp);
+	free(p->ref), free(p->bound);
+}
+
+/* a C for p with canaries around it and in its row padding; init: the
+** values C starts with (for GNN_SGEMM_ACC), NULL for canaries */
+static float *
+mkc(const Prob *p, const float *init)
+{
+	float *C = galloc(p->M * p->ldc);
+
+	for (int64_t i = 0; init && i < p->M; i++)
+		memcpy(C + i * p->ldc, init + i * p->N, (size_t)p->N * sizeof(float));
+	return C;
+}
+
+/* canaries intact, padding included */
+static int
+cintact(const Prob *p, const float *C)
+{
+	for (int64_t i = 0; i < p->M; i++)
+		for (int64_t n = p->N; n < p->ldc; n++)
+			if (C[i * p->ldc + n] != CANARY)
+				return 0;
+	return gintact(C, p->M * p->ldc);
+}
+
+static int
+sameC(const Prob *p, const float *X, const float *Y)
+{
+	for (int64_t i = 0; i < p->M; i++)
+		if (memcmp(X + i * p->ldc, Y + i * p->ldc, (size_t)p->N * sizeof(float)))
+			return 0;
+	return 1;
+}
+
+/* C against the reference (plus init with GNN_SGEMM_ACC); reports the
+** first bad element */
+static int
+nearref(const Prob *p, const float *C, const float *init, const char *what, int64_t kc)
+{
+	const double u = 1.0 / 16777216.0;
+
+	for (int64_t i = 0; i < p->M; i++)
+		for (int64_t n = 0; n < p->N; n++) {
+			double want = p->ref[i * p->N + n], got = C[i * p->ldc + n];
+			double tol = (double)(p->K + 2) * u * (p->bound[i * p->N + n] + (init ? fabs(init[i * p->N + n]) : 0));
+			if (init)
+				want += init[i * p->N + n];
+			if (!(fabs(got - want) <= tol)) {
+				printf("  %s M %lld K %lld N %lld kc %lld: C[%lld][%lld] = %.9g, want %.9g (tol %.3g)\n",
+					what, (long long)p->M, (long long)p->K, (long long)p->N, (long long)kc,
+					(long long)i, (long long)n, got, want, tol);
+				return 0;
+			}
+		}
+	return 1;
+}
+
+/* rows [0, M) in pieces of random sizes */
+static void
+rowsplit(const Prob *p, float *C, int64_t kc, int flags)
+{
+	for (int64_t m0 = 0, m1; m0 < p->M; m0 = m1) {
+		m1 = m0 + 1 + (int64_t)(next() % 20);
+		if (m1 > p->M)
+			m1 = p->M;
+		gnn_sgemm_rows(m0, m1, p->K, p->N, p->A, p->lda, p->Bp, C, p->ldc, kc, flags);
+	}
+}
+
+/*
+** One shape: the reference and every kc, bitwise equal to each other and
+** to a split run; the sparse form; and the same with GNN_SGEMM_ACC.
+*/
+static void
+shape(int64_t M, int64_t K, int64_t N, double density, int wlayout, const int64_t *kcs, int nkc)
+{
+	Prob p;
+	float *C0, *init = malloc((size_t)(M * N + 1) * sizeof(float));
+
+	mkprob(&p, M, K, N, density, wlayout);
+	for (int64_t i = 0; i < M * N; i++)
+		init[i] = unif();
+	for (int acc = 0; acc < 2; acc++) {
+		int flags = acc ? GNN_SGEMM_ACC : 0;
+		const float *in = acc ? init : NULL;
+
+		C0 = mkc(&p, in);
+		gnn_sgemm_rows(0, M, K, N, p.A, p.lda, p.Bp, C0, p.ldc, 0, flags);
+		CHECK(nearref(&p, C0, in, acc ? "acc" : "dense", 0));
+		CHECK(cintact(&p, C0));
+		for (int j = 0; j < nkc; j++) {
+			float *C = mkc(&p, in);
+			gnn_sgemm_rows(0, M, K, N, p.A, p.lda, p.Bp, C, p.ldc, kcs[j], flags);
+			if (!CHECK(sameC(&p, C, C0)))
+				printf("  kc %lld differs from kc 0: M %lld K %lld N %lld\n",
+					(long long)kcs[j], (long long)M, (long long)K, (long long)N);
+			CHECK(cintact(&p, C));
+			gfree(C);
+		}
+		float *C = mkc(&p, in);
+		rowsplit(&p, C, kcs[next() % (unsigned)nkc], flags);
+		if (!CHECK(sameC(&p, C, C0)))
+			printf("  row split differs: M %lld K %lld N %lld\n", (long long)M, (long long)K, (long long)N);
+		CHECK(cintact(&p, C));
+		gfree(C);
+		/* the sparse form, in pieces too */
+		C = mkc(&p, in);
+		for (int64_t m0 = 0, m1; m0 < M; m0 = m1) {
+			m1 = m0 + 1 + (int64_t)(next() % 9);
+			gnn_sgemm_rows_sparse(m0, m1 < M ? m1 : M, K, N, p.A, p.lda, p.Bp, C, p.ldc, flags);
+		}
+		if (!CHECK(sameC(&p, C, C0)))
+			printf("  sparse differs from dense: M %lld K %lld N %lld density %g acc %d\n",
+				(long long)M, (long long)K, (long long)N, density, acc);
+		CHECK(cintact(&p, C));
+		gfree(C);
+		gfree(C0);
+	}
+	free(init);
+	freeprob(&p);
+}
+
+static void
+test_small(void)
+{
+	static const int64_t Ms[] = {0, 1, 2, 5, 7, 12, 13, 17, 33};
+	static const int64_t Ks[] = {0, 1, 2, 3, 5, 8, 16, 17, 31, 64, 70};
+	static const int64_t Ns[] = {0, 1, 2, 7, 15, 16, 17, 31, 32, 33, 40, 47, 48, 63, 64, 65, 70};
+	int n = 0;
+
+	for (size_t a = 0; a < sizeof Ms / sizeof *Ms; a++)
+		for (size_t b = 0; b < sizeof Ks / sizeof *Ks; b++)
+			for (size_t c = 0; c < sizeof Ns / sizeof *Ns; c++) {
+				int64_t K = Ks[b];
+				int64_t kcs[] = {1, 2, 3, 7, 16, K + 1, 1000};
+				/* dense, sparse and all-zero A, both B layouts */
+				double density = n % 3 == 0 ? 1.0 : n % 3 == 1 ? 0.15 : 0.0;
+				shape(Ms[a], K, Ns[c], density, n++ & 1, kcs, 7);
+			}
+}
+
+/* the shapes of the standard models, on a few hundred rows */
+static void
+test_tall(void)
+{
+	static const int64_t KN[][2] = {
+		{1433, 16}, {3703, 16}, {1433, 64}, {500, 128}, {128, 128},
+		{128, 40}, {256, 256}, {16, 7}, {32, 32}, {300, 47},
+	};
+
+	for (size_t s = 0; s < sizeof KN / sizeof *KN; s++) {
+		int64_t K = KN[s][0], N = KN[s][1];
+		int64_t kcs[] = {1, 100, 256, K - 1, K + 5};
+		/* bag-of-words-like A for the wide-K shapes */
+		shape(200 + (int64_t)s, K, N, K > 1000 ? 0.02 : 1.0, (int)s & 1, kcs, 5);
+	}
+}
+
+static void
+test_misc(void)
+{
+	float A[6 * 40];
+
+	CHECK(gnn_sgemm_packed_floats(0, 5) == 0 && gnn_sgemm_packed_floats(3, 0) == 0);
+	CHECK(gnn_sgemm_packed_floats(3, 16) == 48 && gnn_sgemm_packed_floats(3, 17) == 96);
+	CHECK(gnn_sgemm_packed_floats(2, 1) == 32);
+	/* K == 0: zeros, or C as it was with GNN_SGEMM_ACC */
+	float C[6] = {1, 2, 3, 4, 5, 6};
+	gnn_sgemm_rows(0, 2, 0, 3, A, 0, NULL, C, 3, 0, GNN_SGEMM_ACC);
+	CHECK(C[0] == 1 && C[5] == 6);
+	gnn_sgemm_rows_sparse(0, 2, 0, 3, A, 0, NULL, C, 3, GNN_SGEMM_ACC);
+	CHECK(C[0] == 1 && C[5] == 6);
+	gnn_sgemm_rows(0, 1, 0, 3, A, 0, NULL, C, 3, 0, 0);
+	CHECK(C[0] == 0 && C[2] == 0 && C[3] == 4);
+	gnn_sgemm_rows_sparse(1, 2, 0, 3, A, 0, NULL, C, 3, 0);
+	CHECK(C[3] == 0 && C[5] == 0);
+	/* the sparse test: zeros pay, a dense A does not, nothing does not */
+	for (int i = 0; i < 6 * 40; i++)
+		A[i] = 0.0f;
+	CHECK(gnn_sgemm_sparse_pays(A, 6, 40, 40) == 1);
+	A[5] = 1.0f;
+	CHECK(gnn_sgemm_sparse_pays(A, 6, 40, 40) == 1);
+	for (int i = 0; i < 6 * 40; i++)
+		A[i] = (float)i + 1.0f;
+	CHECK(gnn_sgemm_sparse_pays(A, 6, 40, 40) == 0);
+	CHECK(gnn_sgemm_sparse_pays(A, 0, 40, 40) == 0);
+	CHECK(gnn_sgemm_sparse_pays(A, 6, 0, 40) == 0);
+}
+
+/* the paths, lowest first, and whether this CPU has each */
+static const char *const paths[] = {"generic", "avx2", "avx512"};
+
+static int
+has(int l)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (l == 2)
+		return __builtin_cpu_supports("avx512f");
+	if (l == 1)
+		return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
+	return l == 0;
+}
+
+static const char *
+best(void)
+{
+	return has(2) ? paths[2] : has(1) ? paths[1] : paths[0];
+}
+
+/* runs this program with GNN_CPU_ISA=isa, expecting path want; full:
+** run all the tests there, else only check the path */
+static void
+child(char **argv, const char *isa, const char *want, int full)
+{
+	int st;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		setenv("GNN_CPU_ISA", isa, 1);
+		setenv("GNN_TEST_GEMM_WANT", want, 1);
+		if (!full)
+			setenv("GNN_TEST_GEMM_PATHONLY", "1", 1);
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	if (!CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0))
+		printf("  the %s path failed\n", isa);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *want = getenv("GNN_TEST_GEMM_WANT");
+
+	(void)argc;
+	if (!want) {
+		for (int l = 0; l < 3; l++)
+			if (has(l))
+				child(argv, paths[l], paths[l], 1);
+			else
+				printf("path %s: not on this CPU, skipped\n", paths[l]);
+		child(argv, "sse9", best(), 0);   /* unknown: ignored */
+		return summary();
+	}
+	printf("path %s (GNN_CPU_ISA=%s)\n", gnn_sgemm_isa(), getenv("GNN_CPU_ISA"));
+	CHECK(strcmp(gnn_sgemm_isa(), want) == 0);
+	if (getenv("GNN_TEST_GEMM_PATHONLY"))
+		return summary();
+	test_misc();
+	test_small();
+	test_tall();
+	return summary();
+}
