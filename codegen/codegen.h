@@ -25,8 +25,15 @@ typedef struct TuneCands {
 	Sched **cand;
 } TuneCands;
 
+/* --cpu: the instruction set of a cpu-target object (options.c's optcpus
+ * order).  CpuPortable compiles every kernel three times (x86-64-v4, v3
+ * and baseline) and picks one when the program starts; the others are
+ * -march. */
+enum Cpu { CpuPortable, CpuNative, CpuV2, CpuV3, CpuV4 };
+
 typedef struct CodegenOpts {
 	int target;              /* TargetCPU or TargetCUDA */
+	int cpu;                 /* Cpu*, for TargetCPU */
 	const char *source;      /* the .gnn path, for the banner */
 	const char *header;      /* the header's file name as included ("gcn.h") */
 	/* a tuning build: per model, in module order, its candidates; every

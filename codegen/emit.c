@@ -671,10 +671,42 @@ emitprelude(E *e, const CodegenOpts *o)
 	if (e->cuda)
 		out(e, "#include <cuda_runtime.h>\n\n");
 	out(e, "#include \"gnnrt.h\"\n#include \"%s\"\n\n", o->header ? o->header : "model.h");
-	out(e, "#ifdef _OPENMP\n#define GNN_PARFOR _Pragma(\"omp parallel for schedule(static)\")\n#else\n#define GNN_PARFOR\n#endif\n");
-	out(e, "#define GNN_PRAGMA(x) _Pragma(#x)\n#ifdef _OPENMP\n#define GNN_PARFOR_DYN(c) GNN_PRAGMA(omp parallel for schedule(dynamic, c))\n#else\n#define GNN_PARFOR_DYN(c)\n#endif\n");
-	out(e, "#define GNN_HKERNEL(k) static void k\n#define GNN_HLOOP(t, T) GNN_PARFOR for (int64_t t = 0; t < (T); t++)\n");
-	out(e, "#define GNN_HLAUNCH(k, T, ...) k((T), __VA_ARGS__)\n");
+	out(e, "#ifdef _OPENMP\n#include <omp.h>\n#endif\n");
+	/* a host kernel runs tasks [t0_, t1_) of its T_; a launch gives each
+	 * thread one contiguous range (OpenMP's static schedule) or, with a
+	 * chunk, ranges of that many tasks handed out as threads finish.  The
+	 * threads are in the launch, outside the kernel, so that a kernel's
+	 * clones (GNN_CLONES) cover its loop: an OpenMP region's outlined
+	 * body would not inherit the clone's instruction set. */
+	out(e, "#define GNN_PRAGMA(x) _Pragma(#x)\n");
+	if (!e->cuda && o->cpu == CpuPortable)
+		out(e, "#if defined(__x86_64__) && defined(__has_attribute)\n#if __has_attribute(target_clones)\n"
+		       "#define GNN_CLONES __attribute__((target_clones(\"arch=x86-64-v4\", \"arch=x86-64-v3\", \"default\")))\n"
+		       "#endif\n#endif\n");
+	out(e, "#ifndef GNN_CLONES\n#define GNN_CLONES\n#endif\n");
+	out(e, "#define GNN_HKERNEL(k) static GNN_CLONES void k\n#define GNN_HRANGE int64_t t0_, int64_t t1_,\n"
+	       "#define GNN_HLOOP(t, T) for (int64_t t = t0_; t < t1_; t++)\n");
+	out(e, "#ifdef _OPENMP\n"
+	       "#define GNN_HLAUNCH(k, T, ...) do { \\\n"
+	       "\tconst int64_t T__ = (T); \\\n"
+	       "\tconst int n__ = T__ > 1 ? omp_get_max_threads() : 1; \\\n"
+	       "\tGNN_PRAGMA(omp parallel for schedule(static) num_threads(n__)) \\\n"
+	       "\tfor (int p__ = 0; p__ < n__; p__++) \\\n"
+	       "\t\tk(T__ * p__ / n__, T__ * (p__ + 1) / n__, T__, __VA_ARGS__); \\\n"
+	       "} while (0)\n"
+	       "#define GNN_HLAUNCH_DYN(k, c, T, ...) do { \\\n"
+	       "\tconst int64_t T__ = (T), c__ = (c); \\\n"
+	       "\tGNN_PRAGMA(omp parallel for schedule(dynamic, 1)) \\\n"
+	       "\tfor (int64_t p__ = 0; p__ < T__; p__ += c__) \\\n"
+	       "\t\tk(p__, T__ - p__ > c__ ? p__ + c__ : T__, T__, __VA_ARGS__); \\\n"
+	       "} while (0)\n"
+	       "#else\n"
+	       "#define GNN_HLAUNCH(k, T, ...) do { \\\n"
+	       "\tconst int64_t T__ = (T); \\\n"
+	       "\tk(0, T__, T__, __VA_ARGS__); \\\n"
+	       "} while (0)\n"
+	       "#define GNN_HLAUNCH_DYN(k, c, T, ...) GNN_HLAUNCH(k, T, __VA_ARGS__)\n"
+	       "#endif\n");
 	if (e->cuda) {
 		/* launches, kernel heads and shared arrays through macros, so
 		 * that the emulated device (gnnemu's cuda_runtime.h, which
@@ -688,11 +720,12 @@ emitprelude(E *e, const CodegenOpts *o)
 		out(e, "#endif\n");
 		out(e, "#define GNN_DLOOP(t, T) for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < (T); t += (int64_t)blockDim.x * gridDim.x)\n");
 		out(e, "#define GNN_DLAUNCH(k, T, ...) do { \\\n\tint64_t T_ = (T); \\\n\tif (T_ > 0) \\\n\t\tGNN_LAUNCH(k, gnn_blocks(T_, 256), 256, 0, (cudaStream_t)m->stream)(T_, __VA_ARGS__); \\\n} while (0)\n\n");
-		out(e, "#define GNN_DFN static __device__ __forceinline__\n");
+		out(e, "#define GNN_DFN static __device__ __forceinline__\n#define GNN_DRANGE\n");
 		out(e, "#define GNN_RLAUNCH(k, L, R, T, ...) do { \\\n\tint64_t T_ = (T); \\\n\tif (T_ > 0) \\\n\t\tGNN_LAUNCH(k, gnn_blocks(T_, (R)), (L) * (R), 0, (cudaStream_t)m->stream)(T_, __VA_ARGS__); \\\n} while (0)\n\n");
 		out(e, "/* blocks of per tasks for T tasks: grid-stride loops take the rest */\nstatic unsigned\ngnn_blocks(int64_t T, int64_t per)\n{\n\tint64_t b = (T + per - 1) / per;\n\n\treturn b > (1 << 20) ? (1u << 20) : (unsigned)b;\n}\n");
 	} else
-		out(e, "#define GNN_DKERNEL GNN_HKERNEL\n#define GNN_DLOOP GNN_HLOOP\n#define GNN_DLAUNCH GNN_HLAUNCH\n#define GNN_DFN static inline\n");
+		out(e, "#define GNN_DKERNEL GNN_HKERNEL\n#define GNN_DRANGE GNN_HRANGE\n#define GNN_DLOOP GNN_HLOOP\n"
+		       "#define GNN_DLAUNCH GNN_HLAUNCH\n#define GNN_DFN static inline\n");
 }
 
 void

@@ -355,7 +355,7 @@ kernelhead(E *e, int i, bool device, const Args *a)
 	out(e, "\n/* %%%s = %s", irname(e, in->to), opinfo[in->op].name);
 	if (in->loc.file)
 		out(e, " (%s:%d)", in->loc.file, in->loc.line);
-	out(e, " */\n%s(" KNAME ")(int64_t T_", device ? "GNN_DKERNEL" : "GNN_HKERNEL");
+	out(e, " */\n%s(" KNAME ")(%s int64_t T_", device ? "GNN_DKERNEL" : "GNN_HKERNEL", device ? "GNN_DRANGE" : "GNN_HRANGE");
 	for (k = 0; k < a->n; k++)
 		out(e, ", %s", a->decl[k]);
 	out(e, ")\n");
@@ -382,15 +382,31 @@ static const char *
 emitdense(E *e, int i, bool device, bool dev, Args *a)
 {
 	const Ins *in = &e->fn->ins[i];
-	const char *ot = ctype(ty(e, in->to).dtype), *M, *O, *A, *B;
+	const char *ot = ctype(ty(e, in->to).dtype), *M, *O, *A, *B, *Aval;
 	long long K = dimconstval(ty(e, in->arg[1]).dim[0]), P = dimconstval(ty(e, in->arg[1]).dim[1]);
 	int tile = e->sched.tile;
 
 	O = ptrarg(e, a, NULL, in->to, true, dev);
 	A = ptrarg(e, a, NULL, in->arg[0], false, dev);
+	Aval = a->val[a->n - 1];
 	B = ptrarg(e, a, NULL, in->arg[1], false, dev);
 	M = cdim(e, ty(e, in->arg[0]).dim[0]);
 	arg(a, "int64_t M_", "%s", M);
+	if (e->sched.gemm) {
+		/* the runtime's blocked GEMM (cpu), on this thread's rows; A's
+		 * zeros are skipped when a sample of its rows says that pays,
+		 * which gives the same bits (gnnrt.h) */
+		int R = e->sched.gemm;
+		arg(a, "int sp_", "gnn_sgemm_sparse_pays(%s, %s, %lld, %lld)", Aval, M, K, K);
+		kernelhead(e, i, device, a);
+		out(e, "const int64_t m0_ = t0_ * %d, m1_ = t1_ * %d < M_ ? t1_ * %d : M_;\n(void)t_;\n", R, R, R);
+		out(e, "if (sp_)\n\tgnn_sgemm_sparse(m0_, m1_, %lld, %lld, %s, %lld, %s, %lld, %s, %lld, 0);\n", K, P, A, K, B, P, O, P);
+		out(e, "else\n\tgnn_sgemm(m0_, m1_, %lld, %lld, %s, %lld, %s, %lld, %s, %lld, %d, 0);\n", K, P, A, K, B, P, O, P,
+		    e->sched.kc);
+		out(e, "break;   /* one call covers the range */\n");
+		kerneltail(e);
+		return pf(e, "((%s) + %d) / %d", M, R - 1, R);
+	}
 	kernelhead(e, i, device, a);
 	if (e->sched.axpy) {
 		out(e, "const int64_t r0_ = t_ * %d;\n%s acc_[%d][%lld];\n", tile, ot, tile, P);
@@ -544,7 +560,7 @@ emitkernel(E *e, int i, Args *a, Str *call)
 		break;
 	}
 	case Omatmul: {
-		if (e->sched.tile > 1 || e->sched.axpy) {
+		if (e->sched.tile > 1 || e->sched.axpy || e->sched.gemm) {
 			T = emitdense(e, i, device, dev, a);
 			break;
 		}

@@ -732,10 +732,7 @@ rowloopopen(R *r)
 		rowarrays(r, ArrBind);
 		return;
 	}
-	if (!e->cuda && e->sched.chunk)
-		wopen(e->w, "GNN_PARFOR_DYN(%d) for (int64_t r_ = 0; r_ < T_; r_++)", e->sched.chunk);
-	else
-		wopen(e->w, "GNN_DLOOP(r_, T_)");
+	wopen(e->w, "GNN_DLOOP(r_, T_)");
 	if (r->lane)
 		rowarrays(r, ArrLocal);
 }
@@ -807,7 +804,7 @@ emitrowkernel(E *e, int grp, Args *a, Str *call)
 	if (r.lane && e->cuda)
 		out(e, "GNN_DKERNEL_LB(" KNAME ", %d)(int64_t T_", r.L * e->sched.rows);
 	else
-		out(e, "GNN_DKERNEL(" KNAME ")(int64_t T_");
+		out(e, "GNN_DKERNEL(" KNAME ")(GNN_DRANGE int64_t T_");
 	for (k = 0; k < a->n; k++)
 		out(e, ", %s", a->decl[k]);
 	out(e, ")\n");
@@ -830,6 +827,8 @@ emitrowkernel(E *e, int grp, Args *a, Str *call)
 	wclose(e->w, "");
 	if (e->cuda && (r.lane || e->sched.rows > 1))
 		sput(call, "GNN_RLAUNCH(" KNAME ", %d, %d, %s", r.L, e->sched.rows, cdim(e, nodes));
+	else if (!e->cuda && e->sched.chunk)
+		sput(call, "GNN_HLAUNCH_DYN(" KNAME ", %d, %s", e->sched.chunk, cdim(e, nodes));
 	else
 		sput(call, "GNN_DLAUNCH(" KNAME ", %s", cdim(e, nodes));
 	for (k = 0; k < a->n; k++)

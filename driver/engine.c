@@ -37,9 +37,9 @@ writesources(Mod *m, const CodegenOpts *o, const char *src, const char *hdr)
 }
 
 int
-engineload(Engine *en, Mod *m, Fn *fn, int target, int emu, const char *source)
+engineload(Engine *en, Mod *m, Fn *fn, int target, int cpu, int emu, const char *source)
 {
-	CodegenOpts o = {.target = target, .source = source, .header = "model.h"};
+	CodegenOpts o = {.target = target, .cpu = cpu, .source = source, .header = "model.h"};
 	char *sym;
 
 	if (enginebuild(en, m, &o, false, emu, "gnnrun") < 0)
@@ -181,12 +181,8 @@ enginebuild(Engine *en, Mod *m, const CodegenOpts *co, bool openmp, int emu, con
 		cmdadd(&c, "-Xcompiler");
 		cmdadd(&c, "-fPIC,-fno-threadsafe-statics,-fno-exceptions");
 	} else {
-		cmdadd(&c, "-std=c11");
-		cmdadd(&c, "-O2");
-		cmdadd(&c, "-fPIC");
+		cpuflags(&c, co->cpu, openmp);
 		cmdadd(&c, "-shared");
-		if (openmp)
-			cmdadd(&c, "-fopenmp");
 	}
 	cmdadd(&c, inc = astrfmt(NULL, "-I%s", l.includedir));
 	free(inc);

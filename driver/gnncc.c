@@ -73,6 +73,7 @@ typedef struct Opts {
 	const char **mt;
 	int nmt;
 	bool keeptemps, verbose, openmp, syntaxonly;
+	int cpu;                    /* --cpu: codegen.h's Cpu* */
 	int print;
 	PassOpts po;
 	ReportOpts report;          /* --report: what == 0 when not asked */
@@ -244,6 +245,7 @@ parseargs(Opts *o, int argc, char **argv)
 		case OptNoTuneCache: o->so.cache = ""; break;
 		case OptOpenmp: o->openmp = true; break;
 		case OptNoOpenmp: o->openmp = false; break;
+		case OptCpu: o->cpu = p.choice; break;
 		case OptPrintLinkFlags: o->print = PrintLinkFlags; break;
 		case OptPrintCflags: o->print = PrintCflags; break;
 		case OptSyntaxOnly: o->syntaxonly = true; break;
@@ -395,6 +397,8 @@ checkopts(Opts *o)
 		optwarn("'--arch=%s' has no effect with --target=cpu", o->arch);
 	if (o->openmp && o->target == TargetCUDA)
 		optwarn("'-fopenmp' has no effect with --target=cuda");
+	if (o->cpu != CpuPortable && o->target == TargetCUDA)
+		optwarn("'--cpu=%s' has no effect with --target=cuda", optcpus[o->cpu]);
 	/* breaks and the report depend on where forward runs */
 	o->po.hostforward = o->target == TargetCPU;
 	o->report.target = o->target;
@@ -683,11 +687,7 @@ compileobj(const Opts *o, Mod *m, CodegenOpts *co)
 		addgencode(&c, o);
 	} else {
 		findcc(&c);
-		cmdadd(&c, "-std=c11");
-		cmdadd(&c, "-O2");
-		cmdadd(&c, "-fPIC");
-		if (o->openmp)
-			cmdadd(&c, "-fopenmp");
+		cpuflags(&c, o->cpu, o->openmp);
 	}
 	if (!o->emu) {
 		cmdadd(&c, "-I");
@@ -839,6 +839,7 @@ main(int argc, char **argv)
 	o.so.target = o.target;
 	o.so.emu = o.emu;
 	o.so.openmp = o.openmp;
+	o.so.cpu = o.cpu;
 	o.so.olevel = o.po.olevel;
 	o.so.arch = o.arch;
 	o.so.source = name;
@@ -863,6 +864,7 @@ main(int argc, char **argv)
 		/* the header's name as the source includes it: beside the output */
 		hname = strcmp(o.output, "-") != 0 ? o.output : deps.fromstdin ? "model" : o.input;
 		co.target = o.target;
+		co.cpu = o.cpu;
 		co.source = name;
 		header = withsuffix(hname, ".h");
 		co.header = basename_(header);

@@ -25,6 +25,8 @@ static const char *const emuchecks[] = {"memcheck", "racecheck", NULL};
 static const char *const emits[] = {"obj", "cuda", "c", "header", "ir", NULL};
 static const char *const engines[] = {"interp", "cpu", "cuda", "cuda-emu", NULL};
 static const char *const dtypes[] = {"f32", "f64", NULL};
+/* --cpu: the portable default first (clones dispatched at run time) */
+const char *const optcpus[6] = {"portable", "native", "x86-64-v2", "x86-64-v3", "x86-64-v4", NULL};
 static const char *const levels[] = {"0", "1", "2", "3", NULL};
 const char *const optpresets[7] = {"cora", "citeseer", "pubmed", "arxiv", "reddit", "products", NULL};
 
@@ -68,6 +70,11 @@ static const OptSpec table[] = {
 	{OptOpenmp, CC, "-fopenmp", NULL, ArgNone, NULL, NULL, NULL,
 	 "cpu: compile with OpenMP (then link with -fopenmp too)"},
 	{OptNoOpenmp, CC, "-fno-openmp", NULL, ArgNone, NULL, NULL, NULL, NULL},
+	{OptCpu, CC | RUN, "--cpu", NULL, ArgRequired, NULL, optcpus, "cpu",
+	 "cpu: the instruction set, as -march: portable (default:\n"
+	 "x86-64-v4, v3 and baseline clones of every kernel,\n"
+	 "chosen when the program starts), native (this machine),\n"
+	 "x86-64-v2, x86-64-v3 or x86-64-v4 (the object needs it)"},
 	{OptEngine, RUN, "--engine", NULL, ArgRequired, "ENGINE", engines, "engine",
 	 "interp: the reference interpreter (float64; the default);\n"
 	 "cpu: the model compiled for the cpu target (cc);\n"

@@ -46,7 +46,7 @@ typedef enum Opt {
 	/* gnncc and gnnrun */
 	OptInclude, OptLevel, OptSpecialize, OptSchedule, OptTuneCache, OptNoTuneCache,
 	/* gnncc */
-	OptLang, OptTarget, OptEmulate, OptArch, OptOpenmp, OptNoOpenmp,
+	OptLang, OptTarget, OptEmulate, OptArch, OptOpenmp, OptNoOpenmp, OptCpu,
 	OptPasses, OptVerifyEach, OptNoGraphBreaks,
 	OptTune, OptTuneGraph, OptTuneNodes, OptTuneSynthetic, OptTuneBudget,
 	OptReport, OptReportGraph, OptReportNodes,
@@ -74,6 +74,8 @@ typedef struct OptSpec {
 
 /* gnngen's presets, in the order of its sizes table (checked there) */
 extern const char *const optpresets[7];
+/* --cpu's choices, CpuPortable first (codegen.h's Cpu* order) */
+extern const char *const optcpus[6];
 
 typedef struct OptParser {
 	unsigned tool;

@@ -96,8 +96,8 @@ archkey(const SchedOpts *o, char *buf, size_t n)
 		for (k = 0; model[k]; k++)
 			if (model[k] == '"' || model[k] == '\\' || (unsigned char)model[k] < ' ')
 				model[k] = '_';
-		snprintf(buf, n, "%s/%s/%ld%s", uname(&u) == 0 ? u.machine : "?", model, sysconf(_SC_NPROCESSORS_ONLN),
-		         o->openmp ? "/omp" : "");
+		snprintf(buf, n, "%s/%s/%ld%s%s%s", uname(&u) == 0 ? u.machine : "?", model, sysconf(_SC_NPROCESSORS_ONLN),
+		         o->openmp ? "/omp" : "", o->cpu ? "/" : "", o->cpu ? optcpus[o->cpu] : "");
 		return;
 	}
 	/* the emulated device's timings are the CPU's: never a GPU's entries */
@@ -350,5 +350,9 @@ reportschedules(FILE *f, const Choices *cs)
 		default: fprintf(f, "cost model"); break;
 		}
 		fprintf(f, " [%d candidate%s]\n", c->ncand, c->ncand == 1 ? "" : "s");
+		/* why a dense transform runs apart (passes.h's rowmatmul) */
+		if (c->k.kind == KernelDense && c->k.msgwidth * c->k.width * 4 > RowWeightBytes)
+			fprintf(f, "        weights of %lld KB, above the %d KB a row kernel re-reads per row: a GEMM of its own\n",
+			        (long long)(c->k.msgwidth * c->k.width * 4 + 1023) / 1024, RowWeightBytes / 1024);
 	}
 }

@@ -32,6 +32,7 @@ typedef struct SchedOpts {
 	int target;
 	int emu;                 /* cuda on the emulated device (EmuOff: nvcc) */
 	bool openmp;
+	int cpu;                 /* --cpu (codegen.h's Cpu*): cpu timings differ by it */
 	int olevel;              /* 0: reference schedules unless forced */
 	SchedForce *force;
 	int nforce;

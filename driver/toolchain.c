@@ -37,6 +37,8 @@
 #include <unistd.h>
 
 #include "../ir/ir.h"
+#include "../codegen/codegen.h"
+#include "options.h"
 #include "toolchain.h"
 
 extern char **environ;
@@ -620,6 +622,25 @@ emumode(const char *name)
 		if (strcmp(name, emunames[i]) == 0)
 			return i;
 	return -1;
+}
+
+void
+cpuflags(Cmd *c, int cpu, bool openmp)
+{
+	char *march;
+
+	/* -O3: gcc's -O2 vectorizes only loops with no remainder.  No FMA
+	 * contraction (-std=c11 turns it off): where a compiler contracts
+	 * depends on the shape of the code, so two schedules of one kernel
+	 * would differ in the last bits; the dense transforms, where FMA pays,
+	 * use gnn_sgemm's explicit FMAs */
+	cmdwords(c, "-std=c11 -O3 -fPIC");
+	if (cpu != CpuPortable) {
+		cmdadd(c, march = astrfmt(NULL, "-march=%s", optcpus[cpu]));
+		free(march);
+	}
+	if (openmp)
+		cmdadd(c, "-fopenmp");
 }
 
 const char *

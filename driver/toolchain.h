@@ -116,6 +116,15 @@ int runcmd(const Cmd *c, char **why);
  */
 char *cudalibdir(const char *nvcc);
 
+/*
+ * The C compiler's flags for a cpu-target model (after the compiler's
+ * name): C11 (so no FMA contraction), -O3 (the vectorizer's full cost
+ * model), position-independent, the instruction set of --cpu (cpu: codegen.h's
+ * Cpu*; portable adds no -march, the source carries its clones), and
+ * OpenMP when asked.
+ */
+void cpuflags(Cmd *c, int cpu, bool openmp);
+
 /* The emulated CUDA device ------------------------------------------------ */
 
 /*

@@ -232,7 +232,7 @@ int
 tune(Mod *m, const SchedOpts *o, Choices *cs, gnn_graph *g)
 {
 	SchedTarget st = {.target = o->target, .openmp = o->openmp};
-	CodegenOpts co = {.target = o->target, .source = o->source, .header = "model.h"};
+	CodegenOpts co = {.target = o->target, .cpu = o->cpu, .source = o->source, .header = "model.h"};
 	Mod *tm;
 	TuneCands *tc;
 	Engine en = {0};

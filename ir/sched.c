@@ -7,7 +7,8 @@
  * so a misspelt field is an error where it is read, never a silent
  * default later.  A schedule never changes what a kernel computes, only
  * how: every legal schedule gives the same result, which the tuner
- * checks and the tests rely on.  No schedule is the reference schedule
+ * checks and the tests rely on (the same bits, but for gemm: its fused
+ * multiply-adds round differently from the loops').  No schedule is the reference schedule
  * (every field at its default), so -O0 and hand-written IR need none.
  *
  * The fields (which ones apply to which kernel and target is the
@@ -20,6 +21,10 @@
  *   axpy   a dense transform's loop order: 1 accumulates whole output
  *          rows (k outer), 0 takes one dot product per output
  *   chunk  rows per OpenMP chunk on the cpu (0: static partition)
+ *   gemm   a dense transform through the runtime's blocked GEMM
+ *          (gnn_sgemm, cpu), in tasks of this many rows; 0: the loops
+ *          of tile and axpy
+ *   kc     the GEMM's K-block length (0: the library's choice)
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +41,8 @@ static const struct {
 	{"tile", offsetof(Sched, tile), 1, 1, 64},
 	{"axpy", offsetof(Sched, axpy), 0, 0, 1},
 	{"chunk", offsetof(Sched, chunk), 0, 0, 1 << 20},
+	{"gemm", offsetof(Sched, gemm), 0, 0, 4096},
+	{"kc", offsetof(Sched, kc), 0, 0, 1 << 16},
 };
 enum { NField = sizeof fields / sizeof fields[0] };
 
@@ -125,6 +132,14 @@ schedvalid(const Sched *s, char *err, size_t errlen)
 			         fields[k].min, fields[k].max);
 			return -1;
 		}
+	if (s->gemm && (s->tile != 1 || s->axpy)) {
+		snprintf(err, errlen, "schedule: gemm takes neither tile nor axpy");
+		return -1;
+	}
+	if (s->kc && !s->gemm) {
+		snprintf(err, errlen, "schedule: kc needs gemm");
+		return -1;
+	}
 	if (s->lanes & (s->lanes - 1)) {
 		snprintf(err, errlen, "schedule: lanes must be a power of two, not %d", s->lanes);
 		return -1;

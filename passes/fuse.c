@@ -160,6 +160,8 @@ fusible(const Rows *r, const Ins *in, int grp, int *kind, Ref *eg)
 	case Omatmul:
 		if (t->rank < 2 || r->fn->val[in->arg[1]].type.rank != 2 || kindof(r, in->arg[1]) != KUniform)
 			return false;
+		if (!rowmatmul(r->fn, in))
+			return false;   /* its own GEMM: schedule.c says why */
 		break;
 	case Otranspose:
 		if (findattr(in, "perm")->u.is[0] != 0)

@@ -138,6 +138,17 @@ typedef struct Kernel {
 /* forward's kernels in launch order (free *out) */
 int listkernels(Fn *fn, Kernel **out);
 int64_t rowsharedbytes(const Fn *fn, int group);
+/*
+ * Whether a matmul may join a row kernel: one row at a time re-reads the
+ * whole weight matrix per row, which is cheap only while the weights
+ * stay in the nearest cache (RowWeightBytes: a core's L1 data cache, or
+ * a block's shared memory).  A larger one stays a dense transform of its
+ * own, a GEMM that reads each weight once per tile of rows.  One rule for
+ * both targets.
+ */
+enum { RowWeightBytes = 32 * 1024 };
+int64_t matmulweightbytes(const Fn *fn, const Ins *in);
+bool rowmatmul(const Fn *fn, const Ins *in);
 /* 0 if s may run kernel k on st's target; else why, and SchedNotFor (s
  * sets fields that are not this kind of kernel's on this target: lanes
  * for a dense transform, chunk on cuda) or SchedIllegal (they are its,

@@ -52,6 +52,24 @@ isdense(const Fn *fn, const Ins *in)
 	       dimconstval(b->dim[1]) >= 1 && dimconstval(b->dim[1]) <= 1024;
 }
 
+int64_t
+matmulweightbytes(const Fn *fn, const Ins *in)
+{
+	const Type *b = &fn->val[in->arg[1]].type;
+	int64_t n = 4;
+	int k;
+
+	for (k = 0; k < b->rank; k++)
+		n *= dimisconst(b->dim[k]) ? dimconstval(b->dim[k]) : INT64_C(1) << 20;
+	return n;
+}
+
+bool
+rowmatmul(const Fn *fn, const Ins *in)
+{
+	return matmulweightbytes(fn, in) <= RowWeightBytes;
+}
+
 /* canonical text of the kernel's instructions, for its signature */
 static uint64_t
 signature(Fn *fn, const int *kern, int k)
@@ -248,8 +266,12 @@ schedlegal(const Kernel *k, const SchedTarget *st, const Sched *s, char *err, si
 		snprintf(err, errlen, "kernel %s (dense): lanes and rows apply to row kernels", k->name);
 		return SchedNotFor;
 	}
-	if (k->kind == KernelRow && s->tile != 1) {
-		snprintf(err, errlen, "kernel %s (%s): tile applies to dense transforms", k->name, k->what);
+	if (k->kind == KernelRow && (s->tile != 1 || s->gemm)) {
+		snprintf(err, errlen, "kernel %s (%s): %s applies to dense transforms", k->name, k->what, s->gemm ? "gemm" : "tile");
+		return SchedNotFor;
+	}
+	if (st->target == TargetCUDA && s->gemm) {
+		snprintf(err, errlen, "kernel %s: gemm is a cpu schedule", k->name);
 		return SchedNotFor;
 	}
 	if (st->target == TargetCUDA && (s->chunk || (k->kind == KernelDense && s->axpy))) {
@@ -293,7 +315,7 @@ int
 schedspace(const Kernel *k, const SchedTarget *st, Sched *out, int max)
 {
 	static const int tiles[] = {1, 2, 4, 8, 16}, lanes[] = {1, 2, 4, 8, 16, 32}, blocks[] = {64, 128, 256},
-	                 chunks[] = {0, 16, 256};
+	                 chunks[] = {0, 16, 256}, gemmrows[] = {64, 16, 256}, kcs[] = {0, 128, 512};
 	Sched s;
 	int n = 0, a, b, c;
 
@@ -301,6 +323,14 @@ schedspace(const Kernel *k, const SchedTarget *st, Sched *out, int max)
 	n = add(out, n, max, k, st, s);   /* the reference */
 	switch (k->kind) {
 	case KernelDense:
+		if (st->target == TargetCPU)
+			for (a = 0; a < 3; a++)
+				for (b = 0; b < 3; b++) {
+					Sched g = s;
+					g.gemm = gemmrows[a];
+					g.kc = kcs[b];
+					n = add(out, n, max, k, st, g);
+				}
 		for (a = 0; a < 5; a++)
 			for (b = 0; b < (st->target == TargetCPU ? 2 : 1); b++) {
 				s.tile = tiles[a];
@@ -354,6 +384,13 @@ schedcost(const Kernel *k, const SchedTarget *st, const GraphStats *gs, const Sc
 		return N * W;
 	if (k->kind == KernelDense) {
 		double K = M, P = W, t = s->tile;
+		if (st->target == TargetCPU && s->gemm)
+			/* register-blocked vector FMAs with B's panel in cache: about
+			 * a tenth of the loops' cost per multiply (gnn_sgemm's
+			 * measured rate against theirs); the library's own K block
+			 * and 64-row tasks are the model's favourites, the tuner
+			 * measures the rest */
+			return N * K * P * 0.1 * (s->kc ? 1.05 : 1.0) * (s->gemm == 64 ? 1.0 : 1.02);
 		if (st->target == TargetCPU)
 			/* dot walks B by columns (a cache line per multiply once B
 			 * outgrows L1); axpy streams rows of B, reused tile times */

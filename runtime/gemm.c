@@ -57,17 +57,21 @@
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 
 /* dense microkernel: rows A[r*lda + k], r < mr, k < kc, times np panels
-** (B, B + ps) of which ncols columns are real, into C; load: continue
-** the chains from C instead of starting from zero */
+** (panel p's row k at B + p*ps + k*bs: packed, bs = NR and ps = K*NR; B
+** as it is, bs = its row stride and ps = NR) of which ncols columns are
+** real, into C; load: continue the chains from C instead of starting
+** from zero.  Columns past ncols are never read, so an unpacked B's last
+** row is not overrun. */
 typedef void kernfn(int mr, int np, int64_t kc, const float *A, int64_t lda,
-	const float *B, int64_t ps, float *C, int64_t ldc, int64_t ncols, int load);
+	const float *B, int64_t bs, int64_t ps, float *C, int64_t ldc, int64_t ncols, int load);
 /* the nonzeros of a[0..n) as k0-based indices and values; the buffers
 ** have n + 16 slots (the vector forms store whole vectors) */
 typedef int64_t nzfn(const float *a, int64_t n, int64_t k0, int32_t *idx, float *val);
 /* c[0..N) (chain continued from c when load, else from zero) plus the
-** given rows of packed B scaled by val, in the given order */
+** given rows of B (laid out as for kernfn) scaled by val, in the given
+** order */
 typedef void spfn(int64_t nnz, const int32_t *idx, const float *val,
-	const float *Bp, int64_t K, int64_t N, float *c, int load);
+	const float *B, int64_t bs, int64_t ps, int64_t N, float *c, int load);
 
 struct gemmisa {
 	const char *name;
@@ -100,7 +104,7 @@ madd(float a, float b, float acc)
 
 static ALWAYS_INLINE void
 gen_body(const int mr, int64_t kc, const float *A, int64_t lda, const float *B,
-	float *C, int64_t ldc, int64_t ncols, int load)
+	int64_t bs, float *C, int64_t ldc, int64_t ncols, int load)
 {
 	float acc[4][NR];
 
@@ -108,10 +112,10 @@ gen_body(const int mr, int64_t kc, const float *A, int64_t lda, const float *B,
 		for (int j = 0; j < NR; j++)
 			acc[r][j] = load && j < ncols ? C[r * ldc + j] : 0.0f;
 	for (int64_t k = 0; k < kc; k++) {
-		const float *b = B + k * NR;
+		const float *b = B + k * bs;
 		for (int r = 0; r < mr; r++) {
 			float a = A[r * lda + k];
-			for (int j = 0; j < NR; j++)
+			for (int j = 0; j < ncols; j++)
 				acc[r][j] = madd(a, b[j], acc[r][j]);
 		}
 	}
@@ -122,12 +126,12 @@ gen_body(const int mr, int64_t kc, const float *A, int64_t lda, const float *B,
 
 static void
 gen_kern(int mr, int np, int64_t kc, const float *A, int64_t lda, const float *B,
-	int64_t ps, float *C, int64_t ldc, int64_t ncols, int load)
+	int64_t bs, int64_t ps, float *C, int64_t ldc, int64_t ncols, int load)
 {
 	(void)np;
 	(void)ps;
 	switch (mr) {
-#define X(r) case r: gen_body(r, kc, A, lda, B, C, ldc, ncols, load); return;
+#define X(r) case r: gen_body(r, kc, A, lda, B, bs, C, ldc, ncols, load); return;
 	CASES4(X)
 #undef X
 	}
@@ -147,19 +151,19 @@ gen_nz(const float *a, int64_t n, int64_t k0, int32_t *idx, float *val)
 }
 
 static void
-gen_sp(int64_t nnz, const int32_t *idx, const float *val, const float *Bp,
-	int64_t K, int64_t N, float *c, int load)
+gen_sp(int64_t nnz, const int32_t *idx, const float *val, const float *B,
+	int64_t bs, int64_t ps, int64_t N, float *c, int load)
 {
 	for (int64_t n0 = 0; n0 < N; n0 += NR) {
-		const float *P = Bp + n0 * K;
+		const float *P = B + n0 / NR * ps;
 		int64_t w = N - n0 < NR ? N - n0 : NR;
 		float acc[NR];
 
 		for (int j = 0; j < NR; j++)
 			acc[j] = load && j < w ? c[n0 + j] : 0.0f;
 		for (int64_t t = 0; t < nnz; t++) {
-			const float *b = P + (int64_t)idx[t] * NR;
-			for (int j = 0; j < NR; j++)
+			const float *b = P + (int64_t)idx[t] * bs;
+			for (int j = 0; j < w; j++)
 				acc[j] = madd(val[t], b[j], acc[j]);
 		}
 		memcpy(c + n0, acc, (size_t)w * sizeof(float));
@@ -187,7 +191,7 @@ avx2_mask(int64_t n)
 
 static ALWAYS_INLINE T_AVX2 void
 avx2_body(const int mr, int64_t kc, const float *A, int64_t lda, const float *B,
-	float *C, int64_t ldc, int64_t ncols, int load)
+	int64_t bs, float *C, int64_t ldc, int64_t ncols, int load)
 {
 	__m256 acc[6][2];
 	__m256i m0 = avx2_mask(ncols), m1 = avx2_mask(ncols - 8);
@@ -198,7 +202,7 @@ avx2_body(const int mr, int64_t kc, const float *A, int64_t lda, const float *B,
 		acc[r][1] = load ? _mm256_maskload_ps(C + r * ldc + 8, m1) : _mm256_setzero_ps();
 	}
 	for (int64_t k = 0; k < kc; k++) {
-		__m256 b0 = _mm256_loadu_ps(B + k * NR), b1 = _mm256_loadu_ps(B + k * NR + 8);
+		__m256 b0 = _mm256_maskload_ps(B + k * bs, m0), b1 = _mm256_maskload_ps(B + k * bs + 8, m1);
 #pragma GCC unroll 6
 		for (int r = 0; r < mr; r++) {
 			__m256 a = _mm256_broadcast_ss(A + r * lda + k);
@@ -215,12 +219,12 @@ avx2_body(const int mr, int64_t kc, const float *A, int64_t lda, const float *B,
 
 static T_AVX2 void
 avx2_kern(int mr, int np, int64_t kc, const float *A, int64_t lda, const float *B,
-	int64_t ps, float *C, int64_t ldc, int64_t ncols, int load)
+	int64_t bs, int64_t ps, float *C, int64_t ldc, int64_t ncols, int load)
 {
 	(void)np;
 	(void)ps;
 	switch (mr) {
-#define X(r) case r: avx2_body(r, kc, A, lda, B, C, ldc, ncols, load); return;
+#define X(r) case r: avx2_body(r, kc, A, lda, B, bs, C, ldc, ncols, load); return;
 	CASES6(X)
 #undef X
 	}
@@ -249,8 +253,8 @@ avx2_nz(const float *a, int64_t n, int64_t k0, int32_t *idx, float *val)
 
 /* four panels (eight ymm chains) at a time */
 static T_AVX2 void
-avx2_sp(int64_t nnz, const int32_t *idx, const float *val, const float *Bp,
-	int64_t K, int64_t N, float *c, int load)
+avx2_sp(int64_t nnz, const int32_t *idx, const float *val, const float *B,
+	int64_t bs, int64_t ps, int64_t N, float *c, int load)
 {
 	for (int64_t n0 = 0; n0 < N; n0 += 4 * NR) {
 		int nv = (int)((N - n0 + 7) / 8);
@@ -265,9 +269,9 @@ avx2_sp(int64_t nnz, const int32_t *idx, const float *val, const float *Bp,
 		}
 		for (int64_t t = 0; t < nnz; t++) {
 			__m256 a = _mm256_set1_ps(val[t]);
-			const float *b = Bp + n0 * K + (int64_t)idx[t] * NR;
+			const float *b = B + n0 / NR * ps + (int64_t)idx[t] * bs;
 			for (int v = 0; v < nv; v++)
-				acc[v] = _mm256_fmadd_ps(a, _mm256_loadu_ps(b + (v >> 1) * K * NR + (v & 1) * 8), acc[v]);
+				acc[v] = _mm256_fmadd_ps(a, _mm256_maskload_ps(b + (v >> 1) * ps + (v & 1) * 8, m[v]), acc[v]);
 		}
 		for (int v = 0; v < nv; v++)
 			_mm256_maskstore_ps(c + n0 + 8 * v, m[v], acc[v]);
@@ -289,7 +293,7 @@ avx512_mask(int64_t n)
 
 static ALWAYS_INLINE T_AVX512 void
 avx512_body(const int mr, const int np, int64_t kc, const float *A, int64_t lda,
-	const float *B, int64_t ps, float *C, int64_t ldc, int64_t ncols, int load)
+	const float *B, int64_t bs, int64_t ps, float *C, int64_t ldc, int64_t ncols, int load)
 {
 	__m512 acc[MRMAX][4], b[4];
 	__mmask16 m[4];
@@ -305,7 +309,7 @@ avx512_body(const int mr, const int np, int64_t kc, const float *A, int64_t lda,
 	for (int64_t k = 0; k < kc; k++) {
 #pragma GCC unroll 4
 		for (int p = 0; p < np; p++)
-			b[p] = _mm512_loadu_ps(B + p * ps + k * NR);
+			b[p] = _mm512_maskz_loadu_ps(m[p], B + p * ps + k * bs);
 #pragma GCC unroll 16
 		for (int r = 0; r < mr; r++) {
 			__m512 a = _mm512_set1_ps(A[r * lda + k]);
@@ -323,9 +327,9 @@ avx512_body(const int mr, const int np, int64_t kc, const float *A, int64_t lda,
 
 static T_AVX512 void
 avx512_kern(int mr, int np, int64_t kc, const float *A, int64_t lda, const float *B,
-	int64_t ps, float *C, int64_t ldc, int64_t ncols, int load)
+	int64_t bs, int64_t ps, float *C, int64_t ldc, int64_t ncols, int load)
 {
-#define X(r) case r: avx512_body(r, NP, kc, A, lda, B, ps, C, ldc, ncols, load); return;
+#define X(r) case r: avx512_body(r, NP, kc, A, lda, B, bs, ps, C, ldc, ncols, load); return;
 	switch (np) {
 	case 1:
 		switch (mr) {
@@ -402,7 +406,7 @@ avx512_nz(const float *a, int64_t n, int64_t k0, int32_t *idx, float *val)
 /* nv panels from column n0 on, their chains in registers */
 static ALWAYS_INLINE T_AVX512 void
 avx512_spbody(const int nv, int64_t nnz, const int32_t *idx, const float *val,
-	const float *P, int64_t K, int64_t w, float *c, int load)
+	const float *P, int64_t bs, int64_t ps, int64_t w, float *c, int load)
 {
 	__m512 acc[4];
 	__mmask16 m[4];
@@ -414,10 +418,10 @@ avx512_spbody(const int nv, int64_t nnz, const int32_t *idx, const float *val,
 	}
 	for (int64_t t = 0; t < nnz; t++) {
 		__m512 a = _mm512_set1_ps(val[t]);
-		const float *b = P + (int64_t)idx[t] * NR;
+		const float *b = P + (int64_t)idx[t] * bs;
 #pragma GCC unroll 4
 		for (int v = 0; v < nv; v++)
-			acc[v] = _mm512_fmadd_ps(a, _mm512_loadu_ps(b + v * K * NR), acc[v]);
+			acc[v] = _mm512_fmadd_ps(a, _mm512_maskz_loadu_ps(m[v], b + v * ps), acc[v]);
 	}
 #pragma GCC unroll 4
 	for (int v = 0; v < nv; v++)
@@ -426,15 +430,15 @@ avx512_spbody(const int nv, int64_t nnz, const int32_t *idx, const float *val,
 
 /* four panels (four zmm chains) at a time */
 static T_AVX512 void
-avx512_sp(int64_t nnz, const int32_t *idx, const float *val, const float *Bp,
-	int64_t K, int64_t N, float *c, int load)
+avx512_sp(int64_t nnz, const int32_t *idx, const float *val, const float *B,
+	int64_t bs, int64_t ps, int64_t N, float *c, int load)
 {
 	for (int64_t n0 = 0; n0 < N; n0 += 4 * NR) {
-		const float *P = Bp + n0 * K;
+		const float *P = B + n0 / NR * ps;
 		int64_t w = N - n0;
 
 		switch (w > 3 * NR ? 4 : (int)(w + NR - 1) / NR) {
-#define X(v) case v: avx512_spbody(v, nnz, idx, val, P, K, w, c + n0, load); break;
+#define X(v) case v: avx512_spbody(v, nnz, idx, val, P, bs, ps, w, c + n0, load); break;
 		CASES4(X)
 #undef X
 		}
@@ -566,9 +570,10 @@ default_kc(int64_t N, int several)
 	return kc < 256 ? 256 : kc;
 }
 
-void
-gnn_sgemm_rows(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
-	const float *Bp, float *C, int64_t ldc, int64_t kc, int flags)
+/* The product for B laid out as kernfn says (packed or as it is). */
+static void
+dense(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
+	const float *B, int64_t bs, int64_t ps, float *C, int64_t ldc, int64_t kc, int flags)
 {
 	const struct gemmisa *t = isa();
 	int64_t np = panels(N);
@@ -591,17 +596,17 @@ gnn_sgemm_rows(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int
 				for (int64_t p = 0; p < np; p += g0) {
 					int g = np - p < g0 ? (int)(np - p) : g0;
 					int64_t ncols = N - p * NR < g * NR ? N - p * NR : g * NR;
-					t->kern(mr, g, kb, A + i * lda + k0, lda, Bp + (p * K + k0) * NR,
-						K * NR, C + i * ldc + p * NR, ldc, ncols, load);
+					t->kern(mr, g, kb, A + i * lda + k0, lda, B + p * ps + k0 * bs, bs, ps,
+						C + i * ldc + p * NR, ldc, ncols, load);
 				}
 			}
 		}
 	}
 }
 
-void
-gnn_sgemm_rows_sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A,
-	int64_t lda, const float *Bp, float *C, int64_t ldc, int flags)
+static void
+sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
+	const float *B, int64_t bs, int64_t ps, float *C, int64_t ldc, int flags)
 {
 	const struct gemmisa *t = isa();
 	int32_t idx[SPCHUNK + 16];
@@ -616,8 +621,37 @@ gnn_sgemm_rows_sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const float 
 			/* a chunk with no nonzeros changes nothing, unless it must
 			** start the chains */
 			if (nnz > 0 || (k0 == 0 && !(flags & GNN_SGEMM_ACC)))
-				t->sp(nnz, idx, val, Bp, K, N, C + i * ldc, k0 > 0 || (flags & GNN_SGEMM_ACC));
+				t->sp(nnz, idx, val, B, bs, ps, N, C + i * ldc, k0 > 0 || (flags & GNN_SGEMM_ACC));
 		}
+}
+
+void
+gnn_sgemm_rows(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
+	const float *Bp, float *C, int64_t ldc, int64_t kc, int flags)
+{
+	dense(m0, m1, K, N, A, lda, Bp, NR, K * NR, C, ldc, kc, flags);
+}
+
+void
+gnn_sgemm_rows_sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A,
+	int64_t lda, const float *Bp, float *C, int64_t ldc, int flags)
+{
+	sparse(m0, m1, K, N, A, lda, Bp, NR, K * NR, C, ldc, flags);
+}
+
+/* B as it is: panel p is the 16 columns from 16p on, its rows ldb apart */
+void
+gnn_sgemm(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
+	const float *B, int64_t ldb, float *C, int64_t ldc, int64_t kc, int flags)
+{
+	dense(m0, m1, K, N, A, lda, B, ldb, NR, C, ldc, kc, flags);
+}
+
+void
+gnn_sgemm_sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
+	const float *B, int64_t ldb, float *C, int64_t ldc, int flags)
+{
+	sparse(m0, m1, K, N, A, lda, B, ldb, NR, C, ldc, flags);
 }
 
 /* The sparse form wins below this share of nonzeros in A (measured with

@@ -517,6 +517,16 @@ void gnn_sgemm_rows_sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const f
 int gnn_sgemm_sparse_pays(const float *A, int64_t M, int64_t K, int64_t lda);
 /* The path gnn_sgemm_* take here: "avx512", "avx2" or "generic". */
 const char *gnn_sgemm_isa(void);
+/* What generated code calls: gnn_sgemm_rows and gnn_sgemm_rows_sparse
+** for B as it is in memory, row-major K x N with rows ldb floats apart
+** (ldb >= N), so a model keeps no packed copy of its weights: the
+** kernels read each 16-column panel of B in place, masked at N, and never
+** past B's last element. Same contract, and on one path the same bits as
+** the packed forms. */
+void gnn_sgemm(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
+               const float *B, int64_t ldb, float *C, int64_t ldc, int64_t kc, int flags);
+void gnn_sgemm_sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
+                      const float *B, int64_t ldb, float *C, int64_t ldc, int flags);
 
 #ifdef __cplusplus
 }

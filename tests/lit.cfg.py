@@ -2,6 +2,7 @@
 # lines and its expected output (CHECK lines), as in LLVM and MLIR.
 import os
 import shutil
+import platform
 
 import lit.formats
 
@@ -50,6 +51,9 @@ if shutil.which("nvcc", path=path) or os.path.exists("/usr/local/cuda/bin/nvcc")
 # a GPU to run the cuda target on
 if shutil.which("nvidia-smi", path=path) and os.system("nvidia-smi -L >/dev/null 2>&1") == 0:
     config.available_features.add("cuda")
+# --cpu's instruction sets are x86-64's
+if platform.machine() in ("x86_64", "AMD64"):
+    config.available_features.add("x86_64")
 if os.path.isdir(os.path.join(shared, "datasets", "cora")):
     config.available_features.add("cora")
 

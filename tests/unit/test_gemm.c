@@ -186,6 +186,42 @@ rowsplit(const Prob *p, float *C, int64_t kc, int flags)
 }
 
 /*
+** gnn_sgemm and gnn_sgemm_sparse, which read B where it is (row-major,
+** rows ldb apart; what generated code calls), give the packed forms' bits
+** C0.  B is copied into a block of exactly K rows of ldb floats from
+** malloc, so that a read past its last element (its last row's columns
+** past N) is an error under AddressSanitizer.
+*/
+static void
+inplace(const Prob *p, const float *C0, const float *in, int flags, int64_t kc)
+{
+	int64_t ldb = p->N + (int64_t)(next() % 3);
+	float *B = malloc((size_t)(p->K * ldb + 1) * sizeof(float)), *C;
+
+	for (int64_t k = 0; k < p->K; k++)
+		for (int64_t n = 0; n < ldb; n++)
+			B[k * ldb + n] = n < p->N ? p->B[k * p->sk + n * p->sn] : NAN;
+	C = mkc(p, in);
+	for (int64_t m0 = 0, m1; m0 < p->M; m0 = m1) {
+		m1 = m0 + 1 + (int64_t)(next() % 40);
+		gnn_sgemm(m0, m1 < p->M ? m1 : p->M, p->K, p->N, p->A, p->lda, B, ldb, C, p->ldc, kc, flags);
+	}
+	if (!CHECK(sameC(p, C, C0)))
+		printf("  in place differs from packed: M %lld K %lld N %lld ldb %lld kc %lld\n", (long long)p->M,
+			(long long)p->K, (long long)p->N, (long long)ldb, (long long)kc);
+	CHECK(cintact(p, C));
+	gfree(C);
+	C = mkc(p, in);
+	gnn_sgemm_sparse(0, p->M, p->K, p->N, p->A, p->lda, B, ldb, C, p->ldc, flags);
+	if (!CHECK(sameC(p, C, C0)))
+		printf("  sparse in place differs from packed: M %lld K %lld N %lld ldb %lld\n", (long long)p->M,
+			(long long)p->K, (long long)p->N, (long long)ldb);
+	CHECK(cintact(p, C));
+	gfree(C);
+	free(B);
+}
+
+/*
 ** One shape: the reference and every kc, bitwise equal to each other and
 ** to a split run; the sparse form; and the same with GNN_SGEMM_ACC.
 */
@@ -232,6 +268,7 @@ shape(int64_t M, int64_t K, int64_t N, double density, int wlayout, const int64_
 				(long long)M, (long long)K, (long long)N, density, acc);
 		CHECK(cintact(&p, C));
 		gfree(C);
+		inplace(&p, C0, in, flags, kcs[next() % (unsigned)nkc]);
 		gfree(C0);
 	}
 	free(init);
