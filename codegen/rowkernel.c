@@ -186,6 +186,8 @@ compute(R *r, Ref v, const char *idx)
 			          (long long)width(r, d->arg[0]), idx);
 		return access(r, d->arg[0], idx);   /* by dst: the target's own row */
 	}
+	if (r->ingroup[v] && d && d->op == Oedge_softmax && !r->lane)
+		return pf(r->e, "%s[%s]", rowname(r, v), idx);   /* neededge made it */
 	if (r->ingroup[v] && d && d->op == Oedge_softmax)
 		return esweight(r->e, ty(r->e, v).dtype, access(r, d->arg[1], idx), pf(r->e, "%s[%s]", statname(r, v, "max"), idx),
 		                pf(r->e, "%s[%s]", statname(r, v, "sum"), idx));
@@ -338,6 +340,19 @@ neededge(R *r, Ref v)
 	for (k = 0; k < in->narg; k++)
 		if (r->ingroup[in->arg[k]])
 			neededge(r, in->arg[k]);
+	if (in->op == Oedge_softmax && !r->lane) {
+		/* the weights once per edge and column, before the messages
+		 * that broadcast them (GAT: one per head, not per feature) */
+		int64_t w = width(r, v);
+		declrow(r, v);
+		wopen(r->e->w, "for (int64_t j_ = 0; j_ < %lld; j_++)", (long long)w);
+		out(r->e, "%s[j_] = %s;\n", rowname(r, v),
+		    esweight(r->e, ty(r->e, v).dtype, access(r, in->arg[1], "j_"), pf(r->e, "%s[j_]", statname(r, v, "max")),
+		             pf(r->e, "%s[j_]", statname(r, v, "sum"))));
+		wclose(r->e->w, "");
+		r->done[v] = true;
+		return;
+	}
 	if (in->op == Oedge_softmax || in->op == Ogather || r->lane) {
 		r->done[v] = true;   /* read through access() */
 		return;
@@ -357,14 +372,44 @@ resetedges(R *r)
 	tmpreset(r);
 }
 
+/* How many edges ahead the cpu prefetches the rows that gathers by
+ * src(g) read: a row is another node's, anywhere in a table that
+ * outgrows the caches on large graphs, and the index leading to it is
+ * itself a load, so neither the hardware prefetchers nor out-of-order
+ * execution (whose window a 128-wide row's work fills) get far ahead. */
+enum { PrefetchEdges = 8 };
+
 /* the edges of segment row r_ under plan i (rowptr, then order) */
 static void
 segopen(R *r, int i)
 {
 	const char *s = segname(r, i);
+	int j;
 
 	wopen(r->e->w, "for (int64_t k_ = %s[r_]; k_ < %s[r_ + 1]; k_++)", s, s);
 	out(r->e, "const int64_t e_ = %s[T_ + 1 + k_];\n", s);
+	if (!r->e->cuda && !r->lane) {
+		bool any = false;
+		for (j = r->a0; j < r->b; j++) {
+			const Ins *in = &r->fn->ins[j], *ix;
+			if (in->op != Ogather || !r->ingroup[in->to] || !(ix = defins(r, in->arg[1])) || ix->op != Osrc)
+				continue;
+			if (!any)
+				wopen(r->e->w, "if (k_ + %d < %s[T_])", PrefetchEdges, s);
+			if (!any)
+				out(r->e, "const int64_t ep_ = %s[T_ + 1 + k_ + %d];\n", s, PrefetchEdges);
+			/* and the index that leads to a row twice as far ahead */
+			if (!any)
+				out(r->e, "if (k_ + %d < %s[T_])\n\t__builtin_prefetch(&%s[%s[T_ + 1 + k_ + %d]]);\n", 2 * PrefetchEdges, s,
+				    r->ext[in->arg[1]], s, 2 * PrefetchEdges);
+			any = true;
+			out(r->e, "for (int64_t o_ = 0; o_ < %lld; o_ += 16)\n\t__builtin_prefetch(&%s[(int64_t)%s[ep_] * %lld + o_]);\n",
+			    (long long)width(r, in->arg[0]), r->ext[base(r, in->arg[0])], r->ext[in->arg[1]],
+			    (long long)width(r, in->arg[0]));
+		}
+		if (any)
+			wclose(r->e->w, "");
+	}
 	resetedges(r);
 }
 

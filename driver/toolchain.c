@@ -629,12 +629,15 @@ cpuflags(Cmd *c, int cpu, bool openmp)
 {
 	char *march;
 
-	/* -O3: gcc's -O2 vectorizes only loops with no remainder.  No FMA
-	 * contraction (-std=c11 turns it off): where a compiler contracts
+	/* -O2, not -O3: gcc's -O3 unrolls a segment loop into its feature
+	 * loop (unroll-and-jam), which leaves the pair scalar (a 2.5x slower
+	 * aggregation at width 128), and -O2 vectorizes the feature loops of
+	 * our constant widths all the same.  No FMA contraction (-std=c11
+	 * turns it off): where a compiler contracts
 	 * depends on the shape of the code, so two schedules of one kernel
 	 * would differ in the last bits; the dense transforms, where FMA pays,
 	 * use gnn_sgemm's explicit FMAs */
-	cmdwords(c, "-std=c11 -O3 -fPIC");
+	cmdwords(c, "-std=c11 -O2 -fPIC");
 	if (cpu != CpuPortable) {
 		cmdadd(c, march = astrfmt(NULL, "-march=%s", optcpus[cpu]));
 		free(march);

@@ -118,8 +118,7 @@ char *cudalibdir(const char *nvcc);
 
 /*
  * The C compiler's flags for a cpu-target model (after the compiler's
- * name): C11 (so no FMA contraction), -O3 (the vectorizer's full cost
- * model), position-independent, the instruction set of --cpu (cpu: codegen.h's
+ * name): C11 (so no FMA contraction), -O2, position-independent, the instruction set of --cpu (cpu: codegen.h's
  * Cpu*; portable adds no -march, the source carries its clones), and
  * OpenMP when asked.
  */
