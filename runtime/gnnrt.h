@@ -513,7 +513,7 @@ void gnn_sgemm_rows(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A
 void gnn_sgemm_rows_sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A,
                            int64_t lda, const float *Bp, float *C, int64_t ldc, int flags);
 /* Whether the sparse form pays for this M x K A: counts the zeros of at
-** most 64 rows spread evenly over M (so it reads at most 64 K floats). */
+** most 16 rows spread evenly over M (so it reads at most 16 K floats). */
 int gnn_sgemm_sparse_pays(const float *A, int64_t M, int64_t K, int64_t lda);
 /* The path gnn_sgemm_* take here: "avx512", "avx2" or "generic". */
 const char *gnn_sgemm_isa(void);
