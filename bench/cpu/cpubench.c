@@ -52,7 +52,7 @@ static const int nmodels = (int)(sizeof models / sizeof models[0]);
 typedef struct Opts {
 	const char *graph, *x, *weights, *out, *label, *model;
 	int warmup, runs, max_runs, floor_runs;
-	double target_s, cap_s;
+	double target_s, cap_s, slow_cap_s;
 } Opts;
 
 static void
@@ -71,6 +71,8 @@ usage(FILE *f, const char *argv0)
 		"  --target-seconds=T    time spent on timed forwards, within those bounds (default 0.5)\n"
 		"  --cap-seconds=C       if R forwards take longer than C, as many as fit (default 1e9)\n"
 		"  --floor-runs=F        but at least F (default 3)\n"
+		"  --slow-cap-seconds=S  unless F forwards take longer than S: as many as fit,\n"
+		"                        at least 1 (default 1e9)\n"
 		"  --list                print the linked models and exit\n",
 		argv0);
 }
@@ -100,6 +102,7 @@ parseopts(int argc, char **argv, Opts *o)
 	o->floor_runs = 3;
 	o->target_s = 0.5;
 	o->cap_s = 1e9;
+	o->slow_cap_s = 1e9;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
 #define VAL(pfx) (!strncmp(a, pfx "=", sizeof pfx) ? a + sizeof pfx : NULL)
@@ -136,6 +139,8 @@ parseopts(int argc, char **argv, Opts *o)
 			o->target_s = atof(v);
 		else if ((v = VAL("--cap-seconds")))
 			o->cap_s = atof(v);
+		else if ((v = VAL("--slow-cap-seconds")))
+			o->slow_cap_s = atof(v);
 		else if (a[0] == '-') {
 			fprintf(stderr, "cpubench: unknown option '%s'\n", a);
 			usage(stderr, argv[0]);
@@ -206,6 +211,11 @@ nruns(const Opts *o, double est)
 		runs = (int)(o->cap_s / est);
 		if (runs < o->floor_runs)
 			runs = o->floor_runs;
+		if (est * runs > o->slow_cap_s) {
+			runs = (int)(o->slow_cap_s / est);
+			if (runs < 1)
+				runs = 1;
+		}
 	}
 	return runs;
 }

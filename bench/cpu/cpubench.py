@@ -22,9 +22,13 @@ from when run.sh started (BENCH_T0):
      at a time, the command's wall time (cc included) being the compile time;
      per graph one cpubench executable (cpubench.c) linking its models;
   5. the cells, one at a time, in order of importance: on each graph PyG
-     eager (the reference) and gnncc -O2 at every thread count; both
-     torch.compile modes on the graphs below a million edges; gnncc -O0;
-     both torch.compile modes on the rest.  A gnncc cell is one cpubench
+     eager (the reference) and gnncc -O2 at every thread count; the
+     torch.compile(dynamic=True) groups; dynamic=False on the graphs below
+     a million edges; gnncc -O0; dynamic=False on the rest.  A dynamic
+     group is one (model, thread count) on every graph in turn in one
+     child (the mode exists to serve many shapes with one compile): the
+     first graph's compile time is the cold compile, a later graph's what
+     its shapes recompiled, its peak RSS the child's running peak then.  A gnncc cell is one cpubench
      process; a torch cell is a child forked by the worker of its thread
      count (one `worker` process per thread count, started at the beginning:
      OMP_NUM_THREADS set, torch imported once, Inductor warmed up on a toy),
@@ -41,8 +45,10 @@ torch.compile 3: GCNConv's cache fills on the first call and Dynamo
 recompiles on the second), fewer when one call takes over a quarter of
 --cap-s; then at least --min-runs timed calls, more (up to --max-runs)
 while they fit in --target-s, but if --min-runs calls would take longer
-than --cap-s, as many as fit in it and at least --floor-runs (the record's
-"runs" says how many; the report marks such cells).  The median is
+than --cap-s, as many as fit in it and at least --floor-runs, and if those
+would take longer than --slow-cap-s, as many as fit in that, at least 1
+(the record's "runs" says how many; the report marks and lists such cells).
+The weights are kept between runs (a stamp of specs, seed and code).  The median is
 reported.  torch.compile's compile time: the warm-up calls' time less as
 many steady calls, with a fresh TORCHINDUCTOR_CACHE_DIR per cell.
 """
@@ -151,6 +157,8 @@ def run_counts(est, a):
         runs = int(min(a.max_runs, max(a.min_runs, a.target_s / est)))
         if est * a.min_runs > a.cap_s:
             runs = max(a.floor_runs, int(a.cap_s / est))
+            if est * runs > a.slow_cap_s:
+                runs = max(1, int(a.slow_cap_s / est))
     return runs
 
 
@@ -252,20 +260,18 @@ def cmd_weights(a):
 
 # --- `worker`: the torch side, one process per thread count --------------------
 
-def torch_cell(c):
-    """Runs in a forked child: one system, model and graph.  Returns its record."""
+def torch_cell(c, g):
+    """Runs in a forked child: one system and model on graph g (a dict of
+    c["graphs"]).  Returns its record."""
     import torch
     import pyg_models
     mode = TORCH_MODES[c["system"]]
-    if mode != "eager":
-        shutil.rmtree(c["cache"], ignore_errors=True)
-        os.environ["TORCHINDUCTOR_CACHE_DIR"] = c["cache"]
     torch.set_num_threads(c["threads"])
     torch.set_float32_matmul_precision("highest")
-    x = torch.from_numpy(np.load(os.path.join(c["dir"], "x.npy")))
-    ei = torch.from_numpy(np.load(os.path.join(c["dir"], "edge_index.npy")))
-    m = pyg_models.make(c["kind"], x.shape[1], c["hidden"], c["classes"], heads=c["heads"])
-    m.load_state_dict({k: torch.from_numpy(v) for k, v in st_read(c["weights"]).items()},
+    x = torch.from_numpy(np.load(os.path.join(g["dir"], "x.npy")))
+    ei = torch.from_numpy(np.load(os.path.join(g["dir"], "edge_index.npy")))
+    m = pyg_models.make(c["kind"], x.shape[1], g["hidden"], g["classes"], heads=g["heads"])
+    m.load_state_dict({k: torch.from_numpy(v) for k, v in st_read(g["weights"]).items()},
                       strict=True)
     m.eval()
     fn = m if mode == "eager" else torch.compile(m, dynamic=mode == "dynamic")
@@ -286,14 +292,74 @@ def torch_cell(c):
             t0 = time.perf_counter()
             out = fn(x, ei)
             t.append((time.perf_counter() - t0) * 1e3)
-    np.save(c["out"], out.numpy())
+    np.save(g["out"], out.numpy())
     med = float(np.median(t))
     rec = {"status": "ok", "median_ms": med, "min_ms": float(np.min(t)),
            "mean_ms": float(np.mean(t)), "first_ms": warm[0] * 1e3, "runs": runs,
            "warmup": len(warm), "torch_threads": torch.get_num_threads()}
     if mode != "eager":
+        # the first graph's: the cold compile; a later graph's (a dynamic
+        # group): what its shapes made Dynamo and Inductor recompile
         rec["compile_s"] = max(0.0, sum(warm) - len(warm) * med / 1e3)
     return rec
+
+
+def torch_child(c, wr):
+    """The forked child: c["graphs"] one after another (one graph, or a
+    torch.compile(dynamic=True) group: every graph through the one process,
+    as that mode is meant to serve many shapes), one JSON line per graph
+    down wr as each ends, with the process's running peak RSS then."""
+    import resource
+    if TORCH_MODES[c["system"]] != "eager":
+        shutil.rmtree(c["cache"], ignore_errors=True)
+        os.environ["TORCHINDUCTOR_CACHE_DIR"] = c["cache"]
+    for g in c["graphs"]:
+        try:
+            rec = torch_cell(c, g)
+        except Exception as e:  # noqa: BLE001 -- reported as the cell's error
+            msg = f"{type(e).__name__}: {e}".strip().splitlines()
+            rec = {"status": "error", "message": msg[0][:300] if msg else "?"}
+        rec["maxrss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        os.write(wr, (json.dumps(rec) + "\n").encode())
+
+
+def wait_lines(pid, fd, n, timeout, end):
+    """wait_child for a child that writes n JSON lines: each line gives the
+    next one `timeout` seconds more (never past `end`).  Returns (exit
+    status or None if killed, rusage or None, the records read)."""
+    buf, recs, status, ru = b"", [], None, None
+    deadline = min(time.time() + max(timeout, 0.1), end)
+    while True:
+        r, _, _ = select.select([fd], [], [], 0.05) if fd is not None else ([], [], [])
+        if r:
+            chunk = os.read(fd, 1 << 16)
+            if chunk:
+                buf += chunk
+                while b"\n" in buf:
+                    ln, buf = buf.split(b"\n", 1)
+                    try:
+                        recs.append(json.loads(ln))
+                    except ValueError:
+                        recs.append(None)
+                    deadline = min(time.time() + max(timeout, 0.1), end)
+                continue
+            os.close(fd)
+            fd = None
+        elif fd is None:
+            time.sleep(0.02)
+        got, st, rusage = os.wait4(pid, os.WNOHANG)
+        if got == pid:
+            status, ru = st, rusage
+            break
+        if time.time() > deadline and len(recs) < n:
+            _killpg(pid)
+            _, st, ru = os.wait4(pid, 0)
+            status = None
+            break
+    if fd is not None:
+        os.close(fd)
+    _killpg(pid)
+    return status, ru, recs
 
 
 def prewarm(torch, cache):
@@ -329,7 +395,8 @@ def cmd_worker(a):
     if a.prewarm:
         prewarm(torch, a.prewarm)
     emit({"event": "ready", "import_s": round(t1 - t0, 2),
-          "prewarm_s": round(time.time() - t1, 2)})
+          "prewarm_s": round(time.time() - t1, 2), "torch": torch.__version__,
+          "pyg": torch_geometric.__version__})
     for line in sys.stdin:
         c = json.loads(line)
         rd, wr = os.pipe()
@@ -338,29 +405,27 @@ def cmd_worker(a):
             os.close(rd)
             os.setpgid(0, 0)
             try:
-                rec = torch_cell(c)
-            except Exception as e:  # noqa: BLE001 -- reported as the cell's error
-                msg = f"{type(e).__name__}: {e}".strip().splitlines()
-                rec = {"status": "error", "message": msg[0][:300] if msg else "?"}
-            os.write(wr, json.dumps(rec).encode())
-            os._exit(0)
+                torch_child(c, wr)
+            finally:
+                os._exit(0)
         try:
             os.setpgid(pid, pid)
         except OSError:
             pass
         os.close(wr)
-        status, ru, data = wait_child(pid, c["timeout"], rd)
-        try:
-            rec = json.loads(data.decode() or "null")
-        except ValueError:
-            rec = None
-        if status is None:
-            rec = {"status": "skipped", "reason": f"timeout ({c['timeout']:.0f} s)"}
-        elif rec is None:
-            rec = {"status": "error", "message": f"crashed ({exit_text(status)})"}
-        if ru is not None:
-            rec["maxrss_kb"] = ru.ru_maxrss
-        emit(rec)
+        n = len(c["graphs"])
+        status, ru, recs = wait_lines(pid, rd, n, c["timeout"], time.time() + c["left_s"])
+        out = []
+        for i in range(n):
+            rec = recs[i] if i < len(recs) else None
+            if rec is None and status is None:
+                rec = {"status": "skipped", "reason": f"timeout ({c['timeout']:.0f} s)"}
+            elif rec is None:
+                rec = {"status": "error", "message": f"crashed ({exit_text(status)})"}
+            elif n == 1 and ru is not None:   # a cell of its own: its process's peak
+                rec["maxrss_kb"] = ru.ru_maxrss
+            out.append(rec)
+        emit({"records": out})
     return 0
 
 
@@ -478,7 +543,8 @@ class Run:
         self.workers = {}
         self.gnncc = os.path.join(ROOT, "build", "gnncc")
         self.timing = {k: getattr(a, k) for k in
-                       ("min_runs", "max_runs", "target_s", "cap_s", "floor_runs")}
+                       ("min_runs", "max_runs", "target_s", "cap_s", "floor_runs",
+                        "slow_cap_s")}
         self.phase_s = {}
 
     def left(self):
@@ -546,11 +612,22 @@ class Run:
                 specs.append(f"{g['name']}-{m}:{m}:{g['F']}:{s['hidden']}:{s['heads']}:"
                              f"{g['classes']}")
                 g.setdefault("weights", {})[m] = os.path.join(wdir, f"{g['name']}-{m}.safetensors")
-        p = subprocess.run([self.a.python, os.path.abspath(__file__), "weights", "--out", wdir,
-                            "--seed", str(self.a.seed)] + specs, capture_output=True, text=True,
-                           timeout=300)
-        if p.returncode != 0:
-            raise SystemExit("cpubench: writing the weights failed:\n" + p.stderr)
+        # written again only when the specs, the seed or the code that makes
+        # them changed (a stamp beside them)
+        h = zlib.crc32(json.dumps([specs, self.a.seed]).encode())
+        for f in (os.path.abspath(__file__), os.path.join(BENCH, "pyg_models.py")):
+            with open(f, "rb") as fh:
+                h = zlib.crc32(fh.read(), h)
+        stamp = os.path.join(wdir, "stamp-%08x" % h)
+        if not (os.path.exists(stamp) and all(os.path.exists(w) for g in gs
+                                              for w in g["weights"].values())):
+            p = subprocess.run([self.a.python, os.path.abspath(__file__), "weights", "--out",
+                                wdir, "--seed", str(self.a.seed)] + specs, capture_output=True,
+                               text=True, timeout=300)
+            if p.returncode != 0:
+                raise SystemExit("cpubench: writing the weights failed:\n" + p.stderr)
+            with open(stamp, "w"):
+                pass
         self.phase("weights", t)
 
     # gnncc
@@ -623,7 +700,8 @@ class Run:
                f"--x={os.path.join(g['dir'], 'x.npy')}", f"--weights={g['weights'][m]}",
                f"--out={out}", f"--label={g['name']}", f"--runs={self.a.min_runs}",
                f"--max-runs={self.a.max_runs}", f"--target-seconds={self.a.target_s}",
-               f"--cap-seconds={self.a.cap_s}", f"--floor-runs={self.a.floor_runs}", name]
+               f"--cap-seconds={self.a.cap_s}", f"--floor-runs={self.a.floor_runs}",
+               f"--slow-cap-seconds={self.a.slow_cap_s}", name]
         env = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_PROC_BIND="false")
         limit = min(TIMEOUT["gnncc"], self.left())
         errpath = os.path.join(self.build, "cpubench-stderr.log")
@@ -685,6 +763,11 @@ class Run:
                 raise RuntimeError(f"the torch worker for {threads} threads did not start "
                                    f"(see build/bench/cpu/worker-t{threads}.log)")
             self.log(f"torch worker, {threads} threads: {line.strip()}")
+            try:
+                ready = json.loads(line)
+                self.torch_versions = {k: ready[k] for k in ("torch", "pyg")}
+            except (ValueError, KeyError):
+                pass
             w.ready = True
         return w
 
@@ -693,46 +776,62 @@ class Run:
         r, _, _ = select.select([w.stdout], [], [], max(timeout, 0.1))
         return w.stdout.readline() if r else ""
 
-    def cell_torch(self, system, m, g, threads):
+    def cell_torch(self, system, m, gs, threads):
+        """one torch cell, or a dynamic group (gs: the graphs it runs in
+        turn in one process); returns their records"""
         limit = min(TIMEOUT[system], self.left())
-        s = model_spec(g, m)
-        c = {"system": system, "threads": threads, "dir": g["dir"], "classes": g["classes"],
-             "weights": g["weights"][m], "out": self.out_path(system, m, g, threads),
-             "cache": os.path.join(self.build, "inductor", f"{g['name']}-{m}-{system}-t{threads}"),
-             "timing": self.timing, "timeout": limit, **s}
-        if os.path.exists(c["out"]):
-            os.unlink(c["out"])
+        name = gs[0]["name"] if len(gs) == 1 else "all"
+        c = {"system": system, "threads": threads, "kind": m, "timing": self.timing,
+             "cache": os.path.join(self.build, "inductor", f"{name}-{m}-{system}-t{threads}"),
+             "timeout": limit, "left_s": self.left(), "graphs": []}
+        for g in gs:
+            out = self.out_path(system, m, g, threads)
+            if os.path.exists(out):
+                os.unlink(out)
+            s = model_spec(g, m)
+            c["graphs"].append({"name": g["name"], "dir": g["dir"], "classes": g["classes"],
+                                "weights": g["weights"][m], "out": out,
+                                "hidden": s["hidden"], "heads": s["heads"]})
         try:
             w = self.worker(threads)
             w.stdin.write(json.dumps(c) + "\n")
             w.stdin.flush()
-            line = self._readline(w, limit + 30)
-            rec = json.loads(line) if line else None
-        except (RuntimeError, OSError, ValueError) as e:
-            rec = {"status": "error", "message": str(e)}
-        if rec is None:   # the worker itself hung: start over with a new one
+            line = self._readline(w, min(limit * len(gs), self.left()) + 30)
+            recs = json.loads(line)["records"] if line else None
+        except (RuntimeError, OSError, ValueError, KeyError, TypeError) as e:
+            recs = [{"status": "error", "message": str(e)}] * len(gs)
+        if recs is None:   # the worker itself hung: start over with a new one
             _killpg(self.workers.pop(threads).pid)
-            rec = {"status": "error", "message": "the torch worker did not answer"}
-        if rec.get("status") == "skipped" and self.left() < 1:
-            rec["reason"] = "time budget"
-        if rec.get("status") == "ok":
-            rec["out"] = c["out"]
-        rec.pop("system", None)
-        return self.add(system, m, g, threads, **rec)
+            recs = [{"status": "error", "message": "the torch worker did not answer"}] * len(gs)
+        out = []
+        for g, cg, rec in zip(gs, c["graphs"], recs):
+            rec = dict(rec)
+            if rec.get("status") == "skipped" and self.left() < 1:
+                rec["reason"] = "time budget"
+            if rec.get("status") == "ok":
+                rec["out"] = cg["out"]
+            if len(gs) > 1:
+                rec["group"] = [x["name"] for x in gs]
+            rec.pop("system", None)
+            out.append(self.add(system, m, g, threads, **rec))
+        return out
 
     def cells(self, gs):
-        """(system, model, graph, threads) in order of importance"""
+        """(system, model, graphs, threads) in order of importance; graphs
+        is one graph, or for torch.compile(dynamic=True) all of them (a
+        group: one process, in turn)"""
         T, M, S = self.a.threads, self.a.models, self.a.systems
         small = [g for g in gs if g["E"] <= BIG_EDGES]
         big = [g for g in gs if g["E"] > BIG_EDGES]
         order = []
         for g in gs:
             for t in T:
-                order += [(s, m, g, t) for s in ("pyg-eager", "gnncc-O2") for m in M]
-        compiled = ("pyg-compile-dynamic", "pyg-compile-static")
-        order += [(s, m, g, t) for g in small for t in T for s in compiled for m in M]
-        order += [("gnncc-O0", m, g, t) for g in gs for t in T for m in M]
-        order += [(s, m, g, t) for g in big for t in T for s in compiled for m in M]
+                order += [(s, m, [g], t) for s in ("pyg-eager", "gnncc-O2") for m in M]
+        if gs:
+            order += [("pyg-compile-dynamic", m, gs, t) for t in T for m in M]
+        order += [("pyg-compile-static", m, [g], t) for g in small for t in T for m in M]
+        order += [("gnncc-O0", m, [g], t) for g in gs for t in T for m in M]
+        order += [("pyg-compile-static", m, [g], t) for g in big for t in T for m in M]
         return [c for c in order if c[0] in S]
 
     def run(self):
@@ -763,22 +862,26 @@ class Run:
         self.compile_gnncc(gs)
         t = time.time()
         todo = self.cells(gs)
-        self.log(f"{len(todo)} cells")
-        for i, (system, m, g, threads) in enumerate(todo):
+        self.log(f"{sum(len(c[2]) for c in todo)} cells in {len(todo)} processes")
+        for i, (system, m, group, threads) in enumerate(todo):
             if self.left() < 3:
-                self.add(system, m, g, threads, status="skipped", reason="time budget",
-                         compile_s=g.get("compile_s", {}).get(B.model_name(m, system[-2:]))
-                         if system.startswith("gnncc") else None)
+                for g in group:
+                    self.add(system, m, g, threads, status="skipped", reason="time budget",
+                             compile_s=g.get("compile_s", {}).get(B.model_name(m, system[-2:]))
+                             if system.startswith("gnncc") else None)
                 continue
             t1 = time.time()
             if system.startswith("gnncc"):
-                r = self.cell_gnncc(system, m, g, threads)
+                rs = [self.cell_gnncc(system, m, group[0], threads)]
             else:
-                r = self.cell_torch(system, m, g, threads)
-            what = (f"{r['median_ms']:.3g} ms x{r['runs']}" if r["status"] == "ok" else
-                    r["status"] + ": " + str(r.get("reason") or r.get("message")))
-            self.log(f"[{i + 1}/{len(todo)}] {system} {m} {g['name']} t{threads}: {what} "
-                     f"({time.time() - t1:.1f} s)")
+                rs = self.cell_torch(system, m, group, threads)
+            for r in rs:
+                what = (f"{r['median_ms']:.3g} ms x{r['runs']}" if r["status"] == "ok" else
+                        r["status"] + ": " + str(r.get("reason") or r.get("message")))
+                if r.get("compile_s") is not None and not system.startswith("gnncc"):
+                    what += f", compile {r['compile_s']:.1f} s"
+                self.log(f"[{i + 1}/{len(todo)}] {system} {m} {r['graph']} t{threads}: {what}"
+                         + (f" ({time.time() - t1:.1f} s)" if r is rs[-1] else ""))
             key = "cells: " + ("gnncc" if system.startswith("gnncc") else system)
             self.phase_s[key] = round(self.phase_s.get(key, 0) + time.time() - t1, 1)
         for w in self.workers.values():
@@ -806,6 +909,8 @@ class Run:
         return self.write(meta)
 
     def versions(self):
+        if getattr(self, "torch_versions", None):   # the torch worker said
+            return self.torch_versions
         try:
             p = subprocess.run([self.a.python, os.path.join(BENCH, "pyg_bench.py"), "--info"],
                                capture_output=True, text=True, timeout=120)
@@ -898,6 +1003,9 @@ def main(argv=None):
     r.add_argument("--cap-s", type=float, default=6.0,
                    help="when --min-runs calls would take longer, as many as fit (default 6)")
     r.add_argument("--floor-runs", type=int, default=3)
+    r.add_argument("--slow-cap-s", type=float, default=12.0,
+                   help="unless --floor-runs calls would take longer: as many as fit, at "
+                   "least 1 (default 12: gnncc -O0 on the arxiv-shaped graph)")
     r.add_argument("--seed", type=int, default=1, help="the weights' seed")
     r.add_argument("--graph-seed", type=int, default=1, help="gnngen's seed (bench.py's too)")
     r.add_argument("--results-dir", default=os.path.join(BENCH, "results"))

@@ -111,13 +111,41 @@ def header(meta):
     lines += ["", "Forward inference, float32, batch = the whole graph.  Times: the median "
               f"of at least {tm.get('min_runs', '?')} timed calls after warm-up (fewer, at "
               f"least {tm.get('floor_runs', '?')}, where {tm.get('min_runs', '?')} would take "
-              f"over {num(tm.get('cap_s'))} s: marked (n=…)), in ms.  Speedup: the best of "
+              f"over {num(tm.get('cap_s'))} s, and as many as fit in "
+              f"{num(tm.get('slow_cap_s'))} s, at least 1, where "
+              f"{tm.get('floor_runs', '?')} would take longer: marked (n=…)), in ms.  Speedup: the best of "
               "PyG eager and both torch.compile modes over gnncc -O2 (above 1: gnncc is "
               "faster).  Agreement: every system's output against PyG eager's, within "
               f"{m.get('tolerance', 1e-4):g} of the largest |value| (✗: outside it); the "
               "number checked and the largest relative difference.  See bench/README.md, "
               "\"CPU benchmark\"."]
     return lines
+
+
+def few_runs(recs, tm):
+    """one line: the cells with fewer than min_runs timed calls, and why"""
+    mr, fl = tm.get("min_runs", 20), tm.get("floor_runs", 3)
+    few = [r for r in recs if ok(r) and r.get("runs", mr) < mr]
+    if not few:
+        return [f"All cells that ran had at least {mr} timed calls."]
+    def key(r):
+        return (GRAPH_ORDER.index(r["graph"]) if r["graph"] in GRAPH_ORDER else 9,
+                r["system"], r["model"], r.get("threads") or 0)
+    capped = [r for r in few if r["runs"] >= fl]
+    slow = [r for r in few if r["runs"] < fl]
+    def names(rs):
+        return ", ".join(f"{r['system'].replace('pyg-compile-', 'compile-')} {r['model']} "
+                         f"{r['graph']} t{r['threads']} (n={r['runs']})"
+                         for r in sorted(rs, key=key))
+    out = f"Fewer than {mr} timed calls ({len(few)} cells): "
+    parts = []
+    if capped:
+        parts.append(f"{mr} calls would have taken over {num(tm.get('cap_s'))} s: "
+                     + names(capped))
+    if slow:
+        parts.append(f"one call takes so long that {fl} would have taken over "
+                     f"{num(tm.get('slow_cap_s'))} s: " + names(slow))
+    return [out + "; ".join(parts) + "."]
 
 
 def time_table(idx, rs, t, min_runs):
@@ -149,7 +177,10 @@ def compile_table(idx, rs, threads):
              "gnncc: the wall time of `gnncc --target=cpu -fopenmp` (cc included; the same "
              "object serves every thread count).  torch.compile: the warm-up calls' time "
              "less as many steady calls, cold Inductor cache, per thread count (Inductor "
-             "compiles for the thread count).", "",
+             "compiles for the thread count).  compile dynamic: one process per model and "
+             "thread count runs every graph in turn (dynamic=True is meant to serve many "
+             "shapes from one compile): the first graph's number is the cold compile, a later "
+             "graph's what its shapes made Dynamo and Inductor recompile.", "",
              "| model | graph | " + " | ".join(c[2] for c in cols) + " |",
              "|---|---|" + "---:|" * len(cols)]
 
@@ -173,7 +204,8 @@ def rss_table(idx, rs, threads):
     lines = ["## Peak RSS (MiB)", "",
              "ru_maxrss of the process that ran the one cell (gnncc: the cpubench "
              "process; PyG: a child forked from a process that had imported torch and PyG, "
-             "so torch's own footprint is included).  Cells: " +
+             "so torch's own footprint is included; compile dynamic: the running peak of the "
+             "process that runs every graph in turn, after that graph).  Cells: " +
              " / ".join(f"{t} thr" for t in threads) + ".", "",
              "| model | graph | " + " | ".join(lab for _, lab in SYSTEMS) + " |",
              "|---|---|" + "---:|" * len(SYSTEMS)]
@@ -197,6 +229,7 @@ def markdown(data):
     out = header(meta)
     for t in threads:
         out += [""] + time_table(idx, rs, t, min_runs)
+    out += [""] + few_runs(recs, meta.get("timing", {}))
     out += [""] + compile_table(idx, rs, threads)
     out += [""] + rss_table(idx, rs, threads)
     ph = meta.get("phases_s", {})
