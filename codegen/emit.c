@@ -662,6 +662,49 @@ emitapi(E *e)
 	}
 }
 
+/*
+ * The cpu target's e^x for floats: libm's expf is a call the vectorizer
+ * cannot see into (and may set errno), so a loop over it runs one element
+ * at a time, and GAT's ELU over every hidden feature was a fifth of its
+ * forward.  This one is branch-free C that inlines into the loops and
+ * vectorizes: 2^n e^r with n = round(x / ln 2), e^r by Cephes's degree-6
+ * polynomial, 2^n as two powers of two so that results near overflow and
+ * in the subnormal range come out right; within 1.4 ulp of e^x on the
+ * normal range, +inf above ln(FLT_MAX), 0 below the smallest subnormal's
+ * logarithm, NaN for NaN.  e^x - 1 is taken from it (an absolute error of
+ * an ulp of 1 near 0, where expm1f is exact to the ulp of its result).
+ */
+static const char cpuexpf[] =
+	"GNN_DFN float\n"
+	"gnn_expf_(float x)\n"
+	"{\n"
+	"\tconst float big = 12582912.0f;   /* 1.5 * 2^23: adding it rounds to an integer */\n"
+	"\tconst float xc = x > 88.8f ? 88.8f : x < -104.0f ? -104.0f : x;\n"
+	"\tconst float t = xc * 1.44269504088896341f + big, n = t - big;\n"
+	"\tconst float r = xc - n * 0.693359375f - n * -2.12194440e-4f;\n"
+	"\tfloat p = 1.9875691500e-4f, y, s1, s2;\n"
+	"\tint32_t k, k1;\n"
+	"\tuint32_t b1, b2;\n"
+	"\n"
+	"\tp = p * r + 1.3981999507e-3f;\n"
+	"\tp = p * r + 8.3334519073e-3f;\n"
+	"\tp = p * r + 4.1665795894e-2f;\n"
+	"\tp = p * r + 1.6666665459e-1f;\n"
+	"\tp = p * r + 5.0000001201e-1f;\n"
+	"\ty = p * r * r + r + 1.0f;\n"
+	"\tmemcpy(&k, &t, 4);\n"
+	"\tk -= 0x4B400000;   /* n, from t's mantissa */\n"
+	"\tk1 = k / 2;\n"
+	"\tb1 = (uint32_t)(k1 + 127) << 23;\n"
+	"\tb2 = (uint32_t)(k - k1 + 127) << 23;\n"
+	"\tmemcpy(&s1, &b1, 4);\n"
+	"\tmemcpy(&s2, &b2, 4);\n"
+	"\ty = y * s1 * s2;\n"
+	"\treturn x > 88.72283935546875f ? INFINITY : x < -103.972084f ? 0.0f : y;\n"
+	"}\n"
+	"#define GNN_EXPF gnn_expf_\n"
+	"#define GNN_EXPM1F(x) (gnn_expf_(x) - 1.0f)\n";
+
 static void
 emitprelude(E *e, const CodegenOpts *o)
 {
@@ -726,6 +769,10 @@ emitprelude(E *e, const CodegenOpts *o)
 	} else
 		out(e, "#define GNN_DKERNEL GNN_HKERNEL\n#define GNN_DRANGE GNN_HRANGE\n#define GNN_DLOOP GNN_HLOOP\n"
 		       "#define GNN_DLAUNCH GNN_HLAUNCH\n#define GNN_DFN static inline\n");
+	if (e->cuda)
+		out(e, "#define GNN_EXPF expf\n#define GNN_EXPM1F expm1f\n");
+	else
+		out(e, "%s", cpuexpf);
 }
 
 void

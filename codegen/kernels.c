@@ -135,6 +135,21 @@ par(E *e, const char *x)
 	return isident(x) ? x : pf(e, "(%s)", x);
 }
 
+/* e^x and e^x - 1 in dtype dt: float goes through GNN_EXPF and
+ * GNN_EXPM1F, which the cpu target defines as an inline function that
+ * its loops vectorize (emit.c's prelude) and cuda as expf and expm1f */
+static const char *
+expname(int dt)
+{
+	return dt == DF32 ? "GNN_EXPF" : "exp";
+}
+
+static const char *
+expm1name(int dt)
+{
+	return dt == DF32 ? "GNN_EXPM1F" : "expm1";
+}
+
 const char *
 elemexpr(E *e, const Ins *in, const char *a, const char *b)
 {
@@ -165,10 +180,10 @@ elemexpr(E *e, const Ins *in, const char *a, const char *b)
 	case Oabs: return dtypeisfloat(dt) ? pf(e, "fabs%s(%s)", f, x) : pf(e, "(%s < 0 ? -%s : %s)", x, x, x);
 	case Orelu: return pf(e, "(%s > 0 || %s != %s ? %s : 0)", x, x, x, x);
 	case Oleaky_relu: return pf(e, "(%s > 0 ? %s : (%s)%.17g * %s)", x, x, T, slope, x);
-	case Oelu: return pf(e, "(%s > 0 ? %s : (%s)%.17g * expm1%s(%s))", x, x, T, alpha, f, x);
-	case Osigmoid: return pf(e, "(1 / (1 + exp%s(-%s)))", f, x);
+	case Oelu: return pf(e, "(%s > 0 ? %s : (%s)%.17g * %s(%s))", x, x, T, alpha, expm1name(dt), x);
+	case Osigmoid: return pf(e, "(1 / (1 + %s(-%s)))", expname(dt), x);
 	case Otanh: return pf(e, "tanh%s(%s)", f, x);
-	case Oexp: return pf(e, "exp%s(%s)", f, x);
+	case Oexp: return pf(e, "%s(%s)", expname(dt), x);
 	case Olog: return pf(e, "log%s(%s)", f, x);
 	case Osqrt: return pf(e, "sqrt%s(%s)", f, x);
 	case Orsqrt: return pf(e, "(1 / sqrt%s(%s))", f, x);
@@ -225,9 +240,9 @@ reducebody(E *e, const Ins *in, int dt, const char *x, const char *D, const char
 	case Olog_softmax:
 		out(e, "%s m_ = 0, a_ = 0;\nfor (int64_t k_ = 0; k_ < %s; k_++) {\n\tconst %s x_ = %s;\n", T, D, T, x);
 		out(e, "\tif (k_ == 0 || x_ > m_ || x_ != x_)\n\t\tm_ = x_;\n}\n");
-		out(e, "for (int64_t k_ = 0; k_ < %s; k_++)\n\ta_ += exp%s(%s - m_);\n", D, f, par(e, x));
+		out(e, "for (int64_t k_ = 0; k_ < %s; k_++)\n\ta_ += %s(%s - m_);\n", D, expname(dt), par(e, x));
 		if (in->op == Osoftmax)
-			out(e, "for (int64_t k_ = 0; k_ < %s; k_++)\n\t%s = exp%s(%s - m_) / a_;\n", D, ok, f, par(e, x));
+			out(e, "for (int64_t k_ = 0; k_ < %s; k_++)\n\t%s = %s(%s - m_) / a_;\n", D, ok, expname(dt), par(e, x));
 		else
 			out(e, "for (int64_t k_ = 0; k_ < %s; k_++)\n\t%s = %s - m_ - log%s(a_);\n", D, ok, par(e, x), f);
 		return;
@@ -262,13 +277,13 @@ esmaxstep(E *e, const char *first, const char *s, const char *mx)
 void
 essumstep(E *e, int dt, const char *s, const char *mx, const char *sum)
 {
-	out(e, "%s += exp%s(%s - %s);\n", sum, dt == DF32 ? "f" : "", par(e, s), mx);
+	out(e, "%s += %s(%s - %s);\n", sum, expname(dt), par(e, s), mx);
 }
 
 const char *
 esweight(E *e, int dt, const char *s, const char *mx, const char *sum)
 {
-	return pf(e, "(exp%s(%s - %s) / (%s + (%s)1e-16))", dt == DF32 ? "f" : "", par(e, s), mx, sum, ctype(dt));
+	return pf(e, "(%s(%s - %s) / (%s + (%s)1e-16))", expname(dt), par(e, s), mx, sum, ctype(dt));
 }
 
 void
