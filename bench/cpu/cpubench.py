@@ -23,9 +23,9 @@ from when run.sh started (BENCH_T0):
      per graph one cpubench executable (cpubench.c) linking its models;
   5. the cells, one at a time, in order of importance: on each graph PyG
      eager (the reference) and gnncc -O2 at every thread count; the
-     torch.compile(dynamic=True) groups; dynamic=False on the graphs below
-     a million edges; gnncc -O0 on those; dynamic=False on the rest; last
-     gnncc -O0 on the rest (15-60 s a call: as far as the budget goes).  A dynamic
+     torch.compile(dynamic=True) groups; dynamic=False; last gnncc -O0
+     (seconds a call on PubMed, 15-60 s on arxiv: as far as the budget
+     goes, one thread first).  A dynamic
      group is one (model, thread count) on every graph in turn in one
      child (the mode exists to serve many shapes with one compile): the
      first graph's compile time is the cold compile, a later graph's what
@@ -85,7 +85,6 @@ GRAPHS = [g for g in B.GRAPHS if g["name"] in ("cora", "citeseer", "pubmed", "ar
 # per-cell caps in seconds (the budget may cut them shorter)
 TIMEOUT = {"gnncc": 60, "pyg-eager": 90, "pyg-compile-dynamic": 180,
            "pyg-compile-static": 180}
-BIG_EDGES = 1_000_000   # torch.compile on graphs above this comes last
 TOL = 1e-4
 
 
@@ -822,21 +821,18 @@ class Run:
         is one graph, or for torch.compile(dynamic=True) all of them (a
         group: one process, in turn)"""
         T, M, S = self.a.threads, self.a.models, self.a.systems
-        small = [g for g in gs if g["E"] <= BIG_EDGES]
-        big = [g for g in gs if g["E"] > BIG_EDGES]
         order = []
         for g in gs:
             for t in T:
                 order += [(s, m, [g], t) for s in ("pyg-eager", "gnncc-O2") for m in M]
         if gs:
             order += [("pyg-compile-dynamic", m, gs, t) for t in T for m in M]
-        order += [("pyg-compile-static", m, [g], t) for g in small for t in T for m in M]
-        order += [("gnncc-O0", m, [g], t) for g in small for t in T for m in M]
-        order += [("pyg-compile-static", m, [g], t) for g in big for t in T for m in M]
-        # last: -O0 (one kernel per primitive, every E x F message stored,
-        # the reference loops for dense transforms) takes 15-60 s a call
-        # above a million edges; it runs there as far as the budget goes
-        order += [("gnncc-O0", m, [g], t) for g in big for t in T for m in M]
+        order += [("pyg-compile-static", m, [g], t) for g in gs for t in T for m in M]
+        # last: -O0, the debugging level (one kernel per primitive, every
+        # E x F message stored, the reference loops for dense transforms;
+        # seconds a call on PubMed, 15-60 s on arxiv), as far as the budget
+        # goes, one thread first
+        order += [("gnncc-O0", m, [g], t) for t in T for g in gs for m in M]
         return [c for c in order if c[0] in S]
 
     def run(self):
