@@ -1,11 +1,13 @@
 /*
-** benchutil.h: what the benchmark's two C programs (gnnbench.cu, spmm.cu)
-** share: JSON strings on stdout and the median of a sample.  Header-only
+** benchutil.h: what the benchmark's C programs (gnnbench.cu, spmm.cu,
+** cpu/cpubench.c) share: JSON strings on stdout, the median of a sample
+** and integer options.  Header-only
 ** (static functions), so each program stays one nvcc command.
 */
 #ifndef BENCH_BENCHUTIL_H
 #define BENCH_BENCHUTIL_H
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -33,6 +35,24 @@ cmpd(const void *a, const void *b)
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return (x > y) - (x < y);
+}
+
+/* an integer option's value, in [lo, 1000000]; else a message naming the
+** program and the option, and -1 */
+static int
+intopt(const char *prog, const char *arg, const char *name, int lo, int *v)
+{
+	char *end;
+	long x;
+
+	errno = 0;
+	x = strtol(arg, &end, 10);
+	if (errno || *end || end == arg || x < lo || x > 1000000) {
+		fprintf(stderr, "%s: bad %s '%s'\n", prog, name, arg);
+		return -1;
+	}
+	*v = (int)x;
+	return 0;
 }
 
 /* the median of v[0..n-1], n > 0 (sorts v) */

@@ -174,22 +174,6 @@ usage(FILE *f, const char *argv0)
 }
 
 static int
-intopt(const char *arg, const char *name, int lo, int *v)
-{
-	char *end;
-	long x;
-
-	errno = 0;
-	x = strtol(arg, &end, 10);
-	if (errno || *end || x < lo || x > 1000000) {
-		fprintf(stderr, "gnnbench: bad %s '%s'\n", name, arg);
-		return -1;
-	}
-	*v = (int)x;
-	return 0;
-}
-
-static int
 parseopts(int argc, char **argv, Opts *o)
 {
 	memset(o, 0, sizeof *o);
@@ -222,13 +206,13 @@ parseopts(int argc, char **argv, Opts *o)
 		else if ((v = VAL("--seed")))
 			o->seed = strtoull(v, NULL, 10);
 		else if ((v = VAL("--warmup"))) {
-			if (intopt(v, "--warmup", 0, &o->warmup) < 0)
+			if (intopt("gnnbench", v, "--warmup", 0, &o->warmup) < 0)
 				return -1;
 		} else if ((v = VAL("--runs"))) {
-			if (intopt(v, "--runs", 1, &o->runs) < 0)
+			if (intopt("gnnbench", v, "--runs", 1, &o->runs) < 0)
 				return -1;
 		} else if ((v = VAL("--max-runs"))) {
-			if (intopt(v, "--max-runs", 1, &o->max_runs) < 0)
+			if (intopt("gnnbench", v, "--max-runs", 1, &o->max_runs) < 0)
 				return -1;
 		} else if ((v = VAL("--target-seconds")))
 			o->target_s = atof(v);

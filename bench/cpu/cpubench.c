@@ -78,20 +78,6 @@ usage(FILE *f, const char *argv0)
 }
 
 static int
-intopt(const char *arg, const char *name, int lo, int *v)
-{
-	char *end;
-	long x = strtol(arg, &end, 10);
-
-	if (*end || end == arg || x < lo || x > 1000000) {
-		fprintf(stderr, "cpubench: bad %s '%s'\n", name, arg);
-		return -1;
-	}
-	*v = (int)x;
-	return 0;
-}
-
-static int
 parseopts(int argc, char **argv, Opts *o)
 {
 	memset(o, 0, sizeof *o);
@@ -124,16 +110,16 @@ parseopts(int argc, char **argv, Opts *o)
 		else if ((v = VAL("--label")))
 			o->label = v;
 		else if ((v = VAL("--warmup"))) {
-			if (intopt(v, "--warmup", 1, &o->warmup) < 0)
+			if (intopt("cpubench", v, "--warmup", 1, &o->warmup) < 0)
 				return -1;
 		} else if ((v = VAL("--runs"))) {
-			if (intopt(v, "--runs", 1, &o->runs) < 0)
+			if (intopt("cpubench", v, "--runs", 1, &o->runs) < 0)
 				return -1;
 		} else if ((v = VAL("--max-runs"))) {
-			if (intopt(v, "--max-runs", 1, &o->max_runs) < 0)
+			if (intopt("cpubench", v, "--max-runs", 1, &o->max_runs) < 0)
 				return -1;
 		} else if ((v = VAL("--floor-runs"))) {
-			if (intopt(v, "--floor-runs", 1, &o->floor_runs) < 0)
+			if (intopt("cpubench", v, "--floor-runs", 1, &o->floor_runs) < 0)
 				return -1;
 		} else if ((v = VAL("--target-seconds")))
 			o->target_s = atof(v);
