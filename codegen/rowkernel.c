@@ -394,15 +394,14 @@ segopen(R *r, int i)
 			const Ins *in = &r->fn->ins[j], *ix;
 			if (in->op != Ogather || !r->ingroup[in->to] || !(ix = defins(r, in->arg[1])) || ix->op != Osrc)
 				continue;
-			if (!any)
+			if (!any) {
 				wopen(r->e->w, "if (k_ + %d < %s[T_])", PrefetchEdges, s);
-			if (!any)
 				out(r->e, "const int64_t ep_ = %s[T_ + 1 + k_ + %d];\n", s, PrefetchEdges);
-			/* and the index that leads to a row twice as far ahead */
-			if (!any)
-				out(r->e, "if (k_ + %d < %s[T_])\n\t__builtin_prefetch(&%s[%s[T_ + 1 + k_ + %d]]);\n", 2 * PrefetchEdges, s,
-				    r->ext[in->arg[1]], s, 2 * PrefetchEdges);
-			any = true;
+				/* and the index that leads to a row twice as far ahead */
+				out(r->e, "if (k_ + %d < %s[T_])\n\t__builtin_prefetch(&%s[%s[T_ + 1 + k_ + %d]]);\n",
+				    2 * PrefetchEdges, s, r->ext[in->arg[1]], s, 2 * PrefetchEdges);
+				any = true;
+			}
 			out(r->e, "for (int64_t o_ = 0; o_ < %lld; o_ += 16)\n\t__builtin_prefetch(&%s[(int64_t)%s[ep_] * %lld + o_]);\n",
 			    (long long)width(r, in->arg[0]), r->ext[base(r, in->arg[0])], r->ext[in->arg[1]],
 			    (long long)width(r, in->arg[0]));

@@ -351,8 +351,8 @@ reportschedules(FILE *f, const Choices *cs)
 		}
 		fprintf(f, " [%d candidate%s]\n", c->ncand, c->ncand == 1 ? "" : "s");
 		/* why a dense transform runs apart (passes.h's rowmatmul) */
-		if (c->k.kind == KernelDense && c->k.msgwidth * c->k.width * 4 > RowWeightBytes)
+		if (c->k.kind == KernelDense && c->k.weightbytes > RowWeightBytes)
 			fprintf(f, "        weights of %lld KB, above the %d KB a row kernel re-reads per row: a GEMM of its own\n",
-			        (long long)(c->k.msgwidth * c->k.width * 4 + 1023) / 1024, RowWeightBytes / 1024);
+			        (long long)(c->k.weightbytes + 1023) / 1024, RowWeightBytes / 1024);
 	}
 }

@@ -133,6 +133,7 @@ typedef struct Kernel {
 	int64_t width;           /* widest node row made (dense: P) */
 	int64_t msgwidth;        /* widest aggregated row (dense: K) */
 	int64_t smem;            /* row kernels: shared bytes per row with lanes */
+	int64_t weightbytes;     /* dense: B's bytes (matmulweightbytes) */
 	bool lanable, hasmatmul;
 } Kernel;
 /* forward's kernels in launch order (free *out) */

@@ -197,6 +197,7 @@ listkernels(Fn *fn, Kernel **out)
 			const Ins *in = &fn->ins[ks[i].first];
 			ks[i].msgwidth = dimconstval(fn->val[in->arg[1]].type.dim[0]);
 			ks[i].width = dimconstval(fn->val[in->arg[1]].type.dim[1]);
+			ks[i].weightbytes = matmulweightbytes(fn, in);
 		}
 	}
 	free(phase);
