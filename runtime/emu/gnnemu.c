@@ -83,6 +83,7 @@ static unsigned grid_max;
 static size_t stack_size;
 static int initcheck = 1;
 static size_t page;
+static const char *work_path;   /* GNNEMU_WORK: where launches' work goes, or NULL */
 
 static size_t
 parse_size(const char *s, size_t dflt)
@@ -144,6 +145,8 @@ config(void)
 	stack_size = (stack_size + page - 1) / page * page;
 	if ((s = getenv("GNNEMU_INITCHECK")) && !strcmp(s, "0"))
 		initcheck = 0;
+	if ((s = getenv("GNNEMU_WORK")) && *s)
+		work_path = s;
 }
 
 void
@@ -1597,6 +1600,73 @@ check_config(const gnnemu_launch_desc *d)
 		host_fatal("kernel '%s': %zu bytes of dynamic shared memory exceed 48 KiB", d->name, d->shmem);
 }
 
+/* ---- work counters ----
+ * gnnemu_work(n) adds n to the running thread's counter.  A warp runs a
+ * divergent loop until its longest lane is done, so a warp's work is the
+ * largest of its lanes'; a launch in which some thread counted appends
+ * its warps, their total and its busiest warp to GNNEMU_WORK.  Ties go to
+ * the lowest (block, warp), so the line is the same in every run order. */
+static struct {
+	long long thread[MAX_THREADS];  /* the running block's threads */
+	int touched;                    /* some thread of the block counted */
+	int any;                        /* ... of the launch */
+	unsigned long long warps, total, busiest, busy_lin;
+	unsigned busy_warp;
+} WK;
+
+void
+gnnemu_work(long n)
+{
+	if (!gnnemu_self)
+		gnnemu_fatal(NULL, 0, "gnnemu_work called outside a kernel");
+	if (!work_path)
+		return;   /* nobody reads the counts: cheap */
+	WK.thread[((struct fiber *)(void *)gnnemu_self)->idx] += n;
+	WK.touched = 1;
+}
+
+static void
+work_block(unsigned long long lin)
+{
+	unsigned i, w, nw = (B.n + 31) / 32;
+
+	WK.warps += nw;
+	if (!WK.touched)
+		return;
+	WK.any = 1;
+	for (w = 0; w < nw; w++) {
+		long long m = 0;
+		for (i = w * 32; i < B.n && i < w * 32 + 32; i++)
+			m = WK.thread[i] > m ? WK.thread[i] : m;
+		WK.total += (unsigned long long)m;
+		if ((unsigned long long)m > WK.busiest ||
+		    ((unsigned long long)m == WK.busiest && (lin < WK.busy_lin || (lin == WK.busy_lin && w < WK.busy_warp)))) {
+			WK.busiest = (unsigned long long)m;
+			WK.busy_lin = lin;
+			WK.busy_warp = w;
+		}
+	}
+	memset(WK.thread, 0, B.n * sizeof WK.thread[0]);
+	WK.touched = 0;
+}
+
+static void
+work_launch(const gnnemu_launch_desc *d)
+{
+	FILE *f;
+
+	if (WK.any && work_path) {
+		if (!(f = fopen(work_path, "a")))
+			host_fatal("GNNEMU_WORK=%s: cannot open it: %s", work_path, strerror(errno));
+		fprintf(f, "%s warps=%llu work=%llu busiest=%llu block=(%llu,%llu,%llu) warp=%u\n", d->name, WK.warps,
+			WK.total, WK.busiest, WK.busy_lin % B.grid.x, WK.busy_lin / B.grid.x % B.grid.y,
+			WK.busy_lin / B.grid.x / B.grid.y, WK.busy_warp);
+		if (fclose(f) != 0)
+			host_fatal("GNNEMU_WORK=%s: cannot write it", work_path);
+	}
+	memset(&WK, 0, sizeof WK);
+}
+
 static void
 run_block(unsigned long long lin, unsigned long long k)
 {
@@ -1656,6 +1726,7 @@ run_block(unsigned long long lin, unsigned long long k)
 	gnnemu_self = NULL;
 	if (B.nexited < n)
 		deadlock();
+	work_block(lin);
 	check_shared();
 	if (have_tsan)
 		munmap(B.shared, SHARED_ARENA);
@@ -1736,6 +1807,7 @@ gnnemu_launch(const gnnemu_launch_desc *d)
 	if (have_tsan)
 		__tsan_acquire(&exit_sync);
 	cur_kernel = NULL;
+	work_launch(d);
 	for (r = 0; r < H.nrec; r++)
 		if (H.recs[r].live)
 			check_redzone(&H.recs[r]);

@@ -32,6 +32,9 @@
  *                       suffixes; default 16G of reserved address space)
  *   GNNEMU_INITCHECK=0  do not check copies to the host for
  *                       uninitialized device memory
+ *   GNNEMU_WORK=path    append a line per launch in which some thread
+ *                       called gnnemu_work: the kernel, its warps, their
+ *                       total work and the busiest warp's (see below)
  *
  * Memory: cudaMalloc memory is 256-byte aligned, separated by redzones of
  * at least 256 bytes, and filled with the poison word 0x7fbadbad (a
@@ -159,6 +162,15 @@ unsigned long long gnnemu_collective(int op, unsigned int mask, unsigned long lo
 				     int arg, int width, const char *file, int line);
 /* lanes of the calling warp that have not exited */
 unsigned int gnnemu_activemask(void);
+
+/* Work counters: adds n to the running thread's count (generated code's
+ * GNN_WORK).  A warp's work is the largest count among its 32 lanes (a
+ * divergent loop runs until its longest lane is done); with GNNEMU_WORK
+ * set, each launch in which some thread counted appends
+ *   NAME warps=W work=SUM busiest=MAX block=(x,y,z) warp=K
+ * to that file: W warps launched, SUM their works, MAX the largest, and
+ * where it ran (the lowest block and warp among equals). */
+void gnnemu_work(long n);
 
 /* ---- schedule perturbation (as GNNEMU_ORDER / GNNEMU_GRID_MAX) ---- */
 enum gnnemu_order { GNNEMU_FORWARD, GNNEMU_REVERSE, GNNEMU_RANDOM };
