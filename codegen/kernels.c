@@ -494,8 +494,10 @@ emitkernel(E *e, int i, Args *a, Str *call)
 {
 	const Ins *in = &e->fn->ins[i];
 	Type o = ty(e, in->to), src[2];
-	bool device = e->p->phase[in->to] == PhaseForward && e->cuda;
-	bool dev = e->p->phase[in->to] == PhaseForward;   /* operands on the device side */
+	/* forward runs on the device; so does bind for cuda (program.c's
+	 * devstep), on bind-time values that live there */
+	bool device = (e->p->phase[in->to] == PhaseForward || e->p->phase[in->to] == PhaseBind) && e->cuda;
+	bool dev = e->p->phase[in->to] == PhaseForward || device;   /* operands on the device side */
 	const char *T = cnumel(e, in->to), *ot = ctype(o.kind == TTensor ? o.dtype : DF32), *O, *X, *Y;
 	int k, r = o.rank, perm[MaxRank];
 	unsigned fl = opinfo[in->op].flags;
@@ -504,8 +506,8 @@ emitkernel(E *e, int i, Args *a, Str *call)
 		src[k] = ty(e, in->arg[k]);
 	switch (in->op) {
 	case Oconst:
-		O = ptrarg(e, a, NULL, in->to, true, false);
-		kernelhead(e, i, false, a);
+		O = ptrarg(e, a, NULL, in->to, true, device);
+		kernelhead(e, i, device, a);
 		out(e, "%s[t_] = (%s)%.17g;\n", O, ot, attrfloat(in, "value", 0));
 		kerneltail(e);
 		break;

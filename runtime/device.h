@@ -12,6 +12,7 @@
 #define GNNRT_DEVICE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "gnnrt.h"
 
@@ -32,6 +33,52 @@ struct gnn_device {
 	/* microseconds of one fn(arg, k) on s */
 	int (*elapsed)(void *s, void (*fn)(void *, int), void *arg, int k, double *us);
 	const char *(*arch)(void);               /* "sm_90", "emu"; NULL on the cpu */
+	const struct gnn_devbind *bind;          /* bind's graph work on the device, or NULL */
+};
+
+/*
+** Bind on the device (devbind.cu): the graph work of a model's bind steps
+** as kernels on the model's stream, so that bind's host work does not
+** grow with the graph.  A graph value is a gnn_dgraph: its edge index on
+** the device, and the CSR by target once a step needs it.  Every
+** function returns 0 or the device's error code; results are the host
+** runtime's (graph.c) bit for bit: the CSR and segment plans are stable
+** counting sorts (integer counts, scans, a stable radix placement), and
+** per-node sums walk a row in edge order, as graph.c does.
+*/
+typedef struct gnn_dgraph {
+	int64_t n, e;
+	int64_t *ei;           /* src[e] then dst[e] (device; NULL when e is 0) */
+	float *w;              /* weights [e] (device), or NULL: unweighted */
+	int64_t *csr;          /* rowptr[n+1] then perm[e] (device), or NULL: not built yet */
+	int weighted;          /* w is meaningful (also when e is 0) */
+	int ready;             /* made (uploaded, derived) */
+} gnn_dgraph;
+
+enum {                     /* gnn_devbind.selfloops */
+	GNN_DB_ADD_LOOPS, GNN_DB_REMOVE_LOOPS, GNN_DB_REMAINING_LOOPS,
+};
+enum {                     /* gnn_devbind.tensor: what fills out */
+	GNN_DB_SRC, GNN_DB_DST, GNN_DB_IN_DEGREE, GNN_DB_OUT_DEGREE, GNN_DB_EDGE_WEIGHT, GNN_DB_GCN_NORM,
+};
+typedef struct gnn_devbind gnn_devbind;
+struct gnn_devbind {
+	/* the bound graph's edge index (one copy) and weights */
+	int (*upload)(gnn_dgraph *d, const gnn_graph *g, void *s);
+	/* a derived graph (PyG's add_self_loops, remove_self_loops,
+	 * add_remaining_self_loops with fill), in graph.c's edge order */
+	int (*selfloops)(gnn_dgraph *out, const gnn_dgraph *in, int op, float fill, void *s);
+	/* out (device, e or n elements by what) from g */
+	int (*tensor)(void *out, int what, gnn_dgraph *g, void *s);
+	/* gnn_segment_plan: plan = rowptr[n+1] then order[k] from key[k]
+	 * (device); an entry outside [0, n) sets *bad to its position and
+	 * *badval to it (else *bad = -1) and leaves plan undefined */
+	int (*segplan)(int64_t *plan, const int64_t *key, int64_t k, int64_t n, int64_t *bad, int64_t *badval, void *s);
+	/* the CSR by target of g (g->csr), if not built yet */
+	int (*csr)(gnn_dgraph *g, void *s);
+	/* n zero bytes at p (device) */
+	int (*zero)(void *p, size_t n, void *s);
+	void (*release)(gnn_dgraph *g);
 };
 
 #endif

@@ -15,6 +15,17 @@
 #ifndef GNN_DEVICE_SYMBOL
 #define GNN_DEVICE_SYMBOL gnn_device_cuda
 #endif
+/* bind's graph work on the device (devbind.cu), where it is built beside
+ * this file; without it, bind works on the host and uploads */
+#ifdef GNN_DEVBIND_SYMBOL
+#ifdef __cplusplus
+extern "C"
+#endif
+const struct gnn_devbind GNN_DEVBIND_SYMBOL;
+#define GNN_DEVBIND (&GNN_DEVBIND_SYMBOL)
+#else
+#define GNN_DEVBIND NULL
+#endif
 
 static int
 cu_stream_create(void **s)
@@ -126,5 +137,5 @@ cu_arch(void)
 
 const gnn_device GNN_DEVICE_SYMBOL = {
 	"cuda", 1, cu_stream_create, cu_stream_destroy, cu_alloc, cu_free,
-	cu_copy, cu_sync, cu_last_error, cu_errstr, cu_elapsed, cu_arch,
+	cu_copy, cu_sync, cu_last_error, cu_errstr, cu_elapsed, cu_arch, GNN_DEVBIND,
 };

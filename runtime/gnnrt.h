@@ -358,6 +358,10 @@ typedef struct gnn_instance {
 	size_t arenasize;
 	size_t size_;             /* bytes of the model's struct */
 	int bound;
+	/* bind on the device (program.c): the graph values, then a byte per
+	 * segment plan that bind made in device memory of its own; NULL
+	 * when bind works on the host */
+	struct gnn_dgraph *dg;
 } gnn_instance;
 
 struct gnn_program {

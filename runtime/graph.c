@@ -3,19 +3,24 @@
 ** graphs PyG's utilities derive from them, and the graph-only tensors
 ** (degrees, edge weights, gcn_norm) that a bound model hoists.
 **
-** Layout. One block of 8-byte slots holds src[E], dst[E], perm[E],
-** rowptr[N+1], outdeg[N] (int64) and dis[N] (double); rowptr makes it
-** never empty, so every view is a valid pointer even when N = E = 0 and
-** a whole graph costs at most three allocations. Weights and batch are
-** separate, optional blocks of at least one element, so that NULL keeps
-** meaning "unweighted" / "no batch" on an empty graph too.
+** Layout. One block of 8-byte slots holds src[E] then dst[E] (adjacent:
+** a device bind uploads both with one copy), at least one slot. A second
+** block, the host CSR, holds perm[E], rowptr[N+1], outdeg[N] (int64)
+** and dis[N] (double); it is built on first host use (the accessors
+** below, the cpu target's bind), so that a graph only a cuda model binds
+** (whose bind works on the device, devbind.cu) never pays for it. The
+** build is guarded by a lock, as graphs are shared between models and
+** threads. Weights and batch are separate, optional blocks of at least
+** one element, so that NULL keeps meaning "unweighted" / "no batch" on
+** an empty graph too.
 **
-** Why outdeg and dis are stored: the degree and gcn_norm calls return
-** void, so they cannot allocate; out-degrees counted in float would stick
-** at 2^24, and gcn_norm needs deg^-1/2 of every node in double. Both are
-** computed when the graph is built (dis again when weights are set), in
+** Why outdeg and dis are stored: out-degrees counted in float would
+** stick at 2^24, and gcn_norm needs deg^-1/2 of every node in double.
+** Both are computed with the CSR (dis again when weights are set), in
 ** the reference interpreter's order: deg summed in double in edge order,
 ** pow(deg, -0.5), inf to 0, then dis[src] * w * dis[dst] rounded once.
+** The degree and gcn_norm calls return void: if the CSR cannot be
+** allocated they leave out as it is (gnn_errmsg says why).
 **
 ** The CSR is a counting sort over edges in increasing id, so it is
 ** stable: equal targets keep the user's order, and any reduction that
@@ -28,8 +33,9 @@
 
 struct gnn_graph {
 	int64_t n, e, ngraphs;
-	int64_t *slots;      /* the block described above */
-	size_t nslots;
+	int64_t *slots;      /* src, dst */
+	int64_t *cslots;     /* the host CSR block, or NULL: not built */
+	int ready, lock;     /* cslots is complete; the lock that builds it */
 	int64_t *src, *dst, *perm, *rowptr, *outdeg;
 	double *dis;
 	float *weight;       /* [max(E, 1)] or NULL */
@@ -106,15 +112,51 @@ setdis(gnn_graph *g)
 	}
 }
 
-/* the CSR, out-degrees and dis, once src, dst and weight are in place */
-static void
-finish(gnn_graph *g)
+/* slots of the host CSR block: perm[E], rowptr[N+1], outdeg[N], dis[N] */
+static size_t
+ncslots(const gnn_graph *g)
 {
-	countsort(g->dst, g->e, g->n, g->rowptr, g->perm);
-	memset(g->outdeg, 0, (size_t)g->n * sizeof *g->outdeg);
-	for (int64_t e = 0; e < g->e; e++)
-		g->outdeg[g->src[e]]++;
-	setdis(g);
+	return (size_t)g->e + 3 * (size_t)g->n + 1;
+}
+
+gnn_status
+gnn_graph_csr_(const gnn_graph *cg)
+{
+	gnn_graph *g = (gnn_graph *)cg;   /* a cache: the graph's value does not change */
+	gnn_status s = GNN_OK;
+	int64_t *c;
+
+	if (!g || __atomic_load_n(&g->ready, __ATOMIC_ACQUIRE))
+		return GNN_OK;
+	while (__atomic_exchange_n(&g->lock, 1, __ATOMIC_ACQUIRE))
+		;
+	if (!g->ready) {
+		if (!(c = gnn_malloc(ncslots(g) * 8)))
+			s = gnn_fail(GNN_ERR_MEM, "graph: out of memory for the CSR of %lld nodes and %lld edges",
+				(long long)g->n, (long long)g->e);
+		else {
+			g->cslots = c;
+			g->perm = c;
+			g->rowptr = c + g->e;
+			g->outdeg = g->rowptr + g->n + 1;
+			/* malloc'd memory takes the type it is stored with, so this is not aliasing */
+			g->dis = (double *)(void *)(g->outdeg + g->n);
+			countsort(g->dst, g->e, g->n, g->rowptr, g->perm);
+			memset(g->outdeg, 0, (size_t)g->n * sizeof *g->outdeg);
+			for (int64_t e = 0; e < g->e; e++)
+				g->outdeg[g->src[e]]++;
+			setdis(g);
+			__atomic_store_n(&g->ready, 1, __ATOMIC_RELEASE);
+		}
+	}
+	__atomic_store_n(&g->lock, 0, __ATOMIC_RELEASE);
+	return s;
+}
+
+int
+gnn_graph_has_csr_(const gnn_graph *g)
+{
+	return g && __atomic_load_n(&g->ready, __ATOMIC_ACQUIRE);
 }
 
 void
@@ -122,7 +164,9 @@ gnn_graph_destroy(gnn_graph *g)
 {
 	if (!g)
 		return;
-	gnn_free(g->slots, g->nslots * 8);
+	gnn_free(g->slots, (2 * (size_t)g->e + 1) * 8);
+	if (g->cslots)
+		gnn_free(g->cslots, ncslots(g) * 8);
 	if (g->weight)
 		gnn_free(g->weight, atleast1(g->e) * sizeof *g->weight);
 	if (g->batch)
@@ -138,26 +182,20 @@ gnn_graph_destroy(gnn_graph *g)
 static gnn_status
 newgraph(const char *who, int64_t n, int64_t e, const gnn_graph *like, gnn_graph **out)
 {
-	size_t ns = nslots(e, n);
 	gnn_graph *g;
 
 	*out = NULL;
-	if (!ns)
+	/* the CSR block, built later, must be addressable too */
+	if (!nslots(e, n))
 		return gnn_fail(GNN_ERR_SHAPE, "%s: %lld edges on %lld nodes are too many to address",
 			who, (long long)e, (long long)n);
 	if (!(g = gnn_malloc(sizeof *g)))
 		return gnn_fail(GNN_ERR_MEM, "%s: out of memory", who);
 	*g = (gnn_graph){.n = n, .e = e, .ngraphs = like ? like->ngraphs : 1};
-	if (!(g->slots = gnn_malloc(ns * 8)))
+	if (!(g->slots = gnn_malloc((2 * (size_t)e + 1) * 8)))
 		goto nomem;
-	g->nslots = ns;
 	g->src = g->slots;
 	g->dst = g->src + e;
-	g->perm = g->dst + e;
-	g->rowptr = g->perm + e;
-	g->outdeg = g->rowptr + n + 1;
-	/* malloc'd memory takes the type it is stored with, so this is not aliasing */
-	g->dis = (double *)(void *)(g->outdeg + n);
 	if (like && like->weight && !(g->weight = gnn_malloc(atleast1(e) * sizeof *g->weight)))
 		goto nomem;
 	if (like && like->batch) {
@@ -216,7 +254,6 @@ gnn_graph_from_edge_index(gnn_graph **g, const void *edge_index, gnn_dtype dtype
 			to[e] = v;
 		}
 	}
-	finish(ng);
 	*g = ng;
 	return GNN_OK;
 }
@@ -264,7 +301,8 @@ gnn_graph_set_edge_weight(gnn_graph *g, const float *weight)
 	if (g->weight)
 		gnn_free(g->weight, atleast1(g->e) * sizeof *g->weight);
 	g->weight = w;
-	setdis(g);
+	if (g->ready)
+		setdis(g);
 	return GNN_OK;
 }
 
@@ -345,13 +383,13 @@ gnn_graph_batch(const gnn_graph *g)
 const int64_t *
 gnn_graph_rowptr(const gnn_graph *g)
 {
-	return g ? g->rowptr : NULL;
+	return g && gnn_graph_csr_(g) == GNN_OK ? g->rowptr : NULL;
 }
 
 const int64_t *
 gnn_graph_perm(const gnn_graph *g)
 {
-	return g ? g->perm : NULL;
+	return g && gnn_graph_csr_(g) == GNN_OK ? g->perm : NULL;
 }
 
 /* derived graphs */
@@ -381,7 +419,6 @@ gnn_graph_add_self_loops(const gnn_graph *g, gnn_graph **out)
 		if (o->weight)
 			o->weight[g->e + i] = 1;
 	}
-	finish(o);
 	*out = o;
 	return GNN_OK;
 }
@@ -416,17 +453,12 @@ keepnonloops(const char *who, const gnn_graph *g, int64_t extra, gnn_graph **out
 gnn_status
 gnn_graph_remove_self_loops(const gnn_graph *g, gnn_graph **out)
 {
-	gnn_status s;
-
 	if (!out)
 		return gnn_fail(GNN_ERR_ARG, "gnn_graph_remove_self_loops: out is NULL");
 	*out = NULL;
 	if (!g)
 		return gnn_fail(GNN_ERR_ARG, "gnn_graph_remove_self_loops: g is NULL");
-	if ((s = keepnonloops("remove_self_loops", g, 0, out)) != GNN_OK)
-		return s;
-	finish(*out);
-	return GNN_OK;
+	return keepnonloops("remove_self_loops", g, 0, out);
 }
 
 /*
@@ -458,7 +490,6 @@ gnn_graph_add_remaining_self_loops(const gnn_graph *g, float fill, gnn_graph **o
 		for (int64_t e = 0; e < g->e; e++)
 			if (g->src[e] == g->dst[e])
 				o->weight[k + g->src[e]] = g->weight[e];
-	finish(o);
 	*out = o;
 	return GNN_OK;
 }
@@ -468,7 +499,7 @@ gnn_graph_add_remaining_self_loops(const gnn_graph *g, float fill, gnn_graph **o
 void
 gnn_graph_in_degree(const gnn_graph *g, float *out)
 {
-	if (!g || !out)
+	if (!g || !out || gnn_graph_csr_(g) != GNN_OK)
 		return;
 	for (int64_t i = 0; i < g->n; i++)
 		out[i] = (float)(g->rowptr[i + 1] - g->rowptr[i]);
@@ -477,7 +508,7 @@ gnn_graph_in_degree(const gnn_graph *g, float *out)
 void
 gnn_graph_out_degree(const gnn_graph *g, float *out)
 {
-	if (!g || !out)
+	if (!g || !out || gnn_graph_csr_(g) != GNN_OK)
 		return;
 	for (int64_t i = 0; i < g->n; i++)
 		out[i] = (float)g->outdeg[i];
@@ -495,7 +526,7 @@ gnn_graph_edge_weight(const gnn_graph *g, float *out)
 void
 gnn_graph_gcn_norm(const gnn_graph *g, float *out)
 {
-	if (!g || !out)
+	if (!g || !out || gnn_graph_csr_(g) != GNN_OK)
 		return;
 	for (int64_t e = 0; e < g->e; e++) {
 		double w = g->weight ? g->weight[e] : 1.0;

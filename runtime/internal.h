@@ -54,4 +54,9 @@ gnn_status gnn_write_atomic(const char *path, const gnn_span *parts, int nparts)
 /* program.c: drop the bound graph's state (bind, destroy) */
 void gnn_prog_unbind_(gnn_instance *m);
 
+/* graph.c: the host CSR, out-degrees and dis, built on first use
+ * (GNN_ERR_MEM if they cannot be); whether they have been */
+gnn_status gnn_graph_csr_(const gnn_graph *g);
+int gnn_graph_has_csr_(const gnn_graph *g);
+
 #endif

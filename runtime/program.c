@@ -234,12 +234,15 @@ gnn_prog_load(void *mv, const char *path)
 
 /* ---- bind ------------------------------------------------------------ */
 
+static void devunbind(gnn_instance *m);
+
 void
 gnn_prog_unbind_(gnn_instance *m)
 {
 	const gnn_program *p = m->prog;
 	int i;
 
+	devunbind(m);
 	for (i = 0; i < p->nbuf; i++)
 		if (p->buf[i].kind == GNN_BUF_BIND) {
 			gnn_free(m->h[i], m->nb[i]);
@@ -268,15 +271,26 @@ segalloc(gnn_instance *m, int i, size_t n)
 	return GNN_OK;
 }
 
-/* one bind step */
+/*
+** Bind steps.  Each kind has two implementations side by side, one case
+** in each switch: hoststep() works on host memory (the cpu target, and a
+** separate device without a gnn_devbind, whose results layout() uploads);
+** devstep() runs on the device through dev->bind, into device memory of
+** its own, reading back only O(1) sizes, so that bind's host work does
+** not grow with the graph.  A new kind gets a case in both.
+*/
 static gnn_status
-step(gnn_instance *m, const gnn_step *st)
+hoststep(gnn_instance *m, const gnn_step *st)
 {
 	const gnn_program *p = m->prog;
 	gnn_graph *g = st->in >= 0 && st->in < p->ngraph ? m->g[st->in] : NULL;
 	int64_t n, k;
 	gnn_status s = GNN_OK;
 
+	/* the host graph's CSR, built on first use (graph.c) */
+	if ((st->op == GNN_STEP_EDGEPLAN || st->op == GNN_STEP_IN_DEGREE || st->op == GNN_STEP_OUT_DEGREE ||
+	     st->op == GNN_STEP_GCN_NORM) && (s = gnn_graph_csr_(g)) != GNN_OK)
+		return s;
 	switch (st->op) {
 	case GNN_STEP_ADD_SELF_LOOPS: return gnn_graph_add_self_loops(g, &m->g[st->out]);
 	case GNN_STEP_REMOVE_SELF_LOOPS: return gnn_graph_remove_self_loops(g, &m->g[st->out]);
@@ -334,6 +348,184 @@ step(gnn_instance *m, const gnn_step *st)
 	return GNN_OK;
 }
 
+/* the device-bind state: graph values, then per segment whether bind owns it */
+static size_t
+dgbytes(const gnn_program *p)
+{
+	return (size_t)p->ngraph * sizeof(gnn_dgraph) + (size_t)p->nseg + 1;
+}
+
+static unsigned char *
+segown(gnn_instance *m)
+{
+	return (unsigned char *)(m->dg + m->prog->ngraph);
+}
+
+/* free what devstep() made (unbind) */
+static void
+devunbind(gnn_instance *m)
+{
+	const gnn_program *p = m->prog;
+	int i;
+
+	if (!m->dg)
+		return;
+	for (i = 0; i < p->nbuf; i++)
+		if (p->buf[i].kind == GNN_BUF_BIND && !m->h[i]) {
+			p->dev->free(m->b[i]);
+			m->b[i] = NULL;
+			m->nb[i] = 0;
+		}
+	for (i = 0; i < p->nseg; i++)
+		if (segown(m)[i]) {
+			p->dev->free(m->seg[i]);
+			m->seg[i] = NULL;
+			m->segnb[i] = 0;
+		}
+	for (i = 0; i < p->ngraph; i++)
+		p->dev->bind->release(&m->dg[i]);
+	gnn_free(m->dg, dgbytes(p));
+	m->dg = NULL;
+}
+
+/* graph value i on the device; the bound graph is uploaded on first use */
+static gnn_status
+dgraph(gnn_instance *m, int i, gnn_dgraph **out)
+{
+	const gnn_program *p = m->prog;
+	int err;
+
+	*out = &m->dg[i];
+	if (i == 0 && !m->dg[0].ready && (err = p->dev->bind->upload(&m->dg[0], m->g[0], m->stream)))
+		return deverr(m, "bind: uploading the graph failed", err);
+	return GNN_OK;
+}
+
+/* n bytes of device memory for buffer b (bind owns it: h[b] stays NULL) */
+static gnn_status
+devbuf(gnn_instance *m, int b)
+{
+	int err;
+
+	m->nb[b] = bufbytes(m, b);
+	if (m->nb[b] && (err = m->prog->dev->alloc(&m->b[b], m->nb[b]))) {
+		m->nb[b] = 0;
+		return deverr(m, "bind: out of device memory", err);
+	}
+	return GNN_OK;
+}
+
+static gnn_status
+devseg(gnn_instance *m, int i, size_t n)
+{
+	int err;
+
+	if ((err = m->prog->dev->alloc(&m->seg[i], n)))
+		return deverr(m, "bind: out of device memory", err);
+	m->segnb[i] = n;
+	segown(m)[i] = 1;
+	return GNN_OK;
+}
+
+/* does a step of kind op read graph value in? */
+static int
+graphin(int op)
+{
+	switch (op) {
+	case GNN_STEP_ADD_SELF_LOOPS: case GNN_STEP_REMOVE_SELF_LOOPS: case GNN_STEP_ADD_REMAINING_SELF_LOOPS:
+	case GNN_STEP_DERIVE: case GNN_STEP_SRC: case GNN_STEP_DST: case GNN_STEP_IN_DEGREE: case GNN_STEP_OUT_DEGREE:
+	case GNN_STEP_EDGE_WEIGHT: case GNN_STEP_GCN_NORM: case GNN_STEP_EDGEPLAN:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static gnn_status
+devstep(gnn_instance *m, const gnn_step *st)
+{
+	const gnn_program *p = m->prog;
+	const gnn_devbind *db = p->dev->bind;
+	gnn_dgraph *g = NULL;
+	int64_t n, k, bad = -1, badval = 0;
+	gnn_status s = GNN_OK;
+	int err = 0, what;
+
+	if (graphin(st->op) && (s = dgraph(m, st->in, &g)) != GNN_OK)
+		return s;
+	switch (st->op) {
+	case GNN_STEP_ADD_SELF_LOOPS:
+	case GNN_STEP_REMOVE_SELF_LOOPS:
+	case GNN_STEP_ADD_REMAINING_SELF_LOOPS:
+		what = st->op == GNN_STEP_ADD_SELF_LOOPS ? GNN_DB_ADD_LOOPS :
+		       st->op == GNN_STEP_REMOVE_SELF_LOOPS ? GNN_DB_REMOVE_LOOPS : GNN_DB_REMAINING_LOOPS;
+		if ((err = db->selfloops(&m->dg[st->out], g, what, (float)st->fill, m->stream)))
+			return deverr(m, "bind: self loops", err);
+		return GNN_OK;
+	case GNN_STEP_DERIVE:
+		m->sym[st->arg] = g->e - poly(m, st->size);
+		return GNN_OK;
+	case GNN_STEP_SEGPLAN:
+		n = poly(m, st->size);
+		k = (int64_t)(m->nb[st->in] / sizeof(int64_t));
+		if ((s = devseg(m, st->out, (size_t)(n + 1 + k) * sizeof(int64_t))) != GNN_OK)
+			return s;
+		if ((err = db->segplan((int64_t *)m->seg[st->out], (const int64_t *)m->b[st->in], k, n, &bad, &badval, m->stream)))
+			return deverr(m, "bind: segment plan", err);
+		if (bad >= 0)   /* gnn_segment_plan's message */
+			return gnn_error(GNN_ERR_RANGE, "segment index: entry %lld is %lld, outside [0, %lld)", (long long)bad,
+			                 (long long)badval, (long long)n);
+		return GNN_OK;
+	case GNN_STEP_EDGEPLAN:
+		if ((s = devseg(m, st->out, (size_t)(g->n + 1 + g->e) * sizeof(int64_t))) != GNN_OK)
+			return s;
+		if ((err = db->csr(g, m->stream)) ||
+		    (err = p->dev->copy(m->seg[st->out], g->csr, m->segnb[st->out], GNN_ANY, m->stream, 1)))
+			return deverr(m, "bind: the graph's CSR", err);
+		return GNN_OK;
+	case GNN_STEP_COUNTS:
+		n = poly(m, st->size);
+		return devseg(m, st->out, (size_t)(n > 0 ? n : 1) * sizeof(int64_t));
+	default:
+		break;
+	}
+	/* the rest make buffer out */
+	if ((s = devbuf(m, st->out)) != GNN_OK || !m->nb[st->out])
+		return s;
+	switch (st->op) {
+	case GNN_STEP_SRC: err = db->tensor(m->b[st->out], GNN_DB_SRC, g, m->stream); break;
+	case GNN_STEP_DST: err = db->tensor(m->b[st->out], GNN_DB_DST, g, m->stream); break;
+	case GNN_STEP_BATCH:
+		/* the bound graph's (derived graphs keep its nodes), one copy;
+		 * zeros without one, as on the host */
+		if (gnn_graph_batch(m->g[0]))
+			err = p->dev->copy(m->b[st->out], gnn_graph_batch(m->g[0]), m->nb[st->out], GNN_H2D, m->stream, 0);
+		else
+			err = db->zero(m->b[st->out], m->nb[st->out], m->stream);
+		break;
+	case GNN_STEP_IN_DEGREE: err = db->tensor(m->b[st->out], GNN_DB_IN_DEGREE, g, m->stream); break;
+	case GNN_STEP_OUT_DEGREE: err = db->tensor(m->b[st->out], GNN_DB_OUT_DEGREE, g, m->stream); break;
+	case GNN_STEP_EDGE_WEIGHT: err = db->tensor(m->b[st->out], GNN_DB_EDGE_WEIGHT, g, m->stream); break;
+	case GNN_STEP_GCN_NORM: err = db->tensor(m->b[st->out], GNN_DB_GCN_NORM, g, m->stream); break;
+	case GNN_STEP_KERNEL:
+		/* the generated device kernel, on the model's stream */
+		p->kernel(m, st->arg);
+		err = p->dev->last_error();
+		break;
+	default:
+		fprintf(stderr, "gnnrt: %s: bind step %d is unknown\n", p->name, st->op);
+		abort();
+	}
+	return err ? deverr(m, "bind", err) : GNN_OK;
+}
+
+/* one bind step, where bind runs */
+static gnn_status
+step(gnn_instance *m, const gnn_step *st)
+{
+	return m->dg ? devstep(m, st) : hoststep(m, st);
+}
+
 /* room for n bytes at the arena offset *off (256-byte aligned) */
 static size_t
 place(size_t *off, size_t n)
@@ -357,10 +549,10 @@ layout(gnn_instance *m)
 		return gnn_error(GNN_ERR_MEM, "%s_bind: out of memory", p->name);
 	for (i = 0; i < p->nbuf; i++)
 		if ((p->buf[i].kind == GNN_BUF_FWD && p->buf[i].share < 0) ||
-		    (dev->separate && p->buf[i].kind == GNN_BUF_BIND && devcopy(m, i)))
+		    (dev->separate && !m->dg && p->buf[i].kind == GNN_BUF_BIND && devcopy(m, i)))
 			at[i] = place(&off, bufbytes(m, i));
 	for (i = 0; i < p->nseg; i++)
-		if (dev->separate && p->segdev[i])
+		if (dev->separate && p->segdev[i] && !(m->dg && segown(m)[i]))
 			at[p->nbuf + i] = place(&off, m->segnb[i]);
 	if (dev->separate) {
 		for (i = 0; i < p->ninput; i++)
@@ -389,7 +581,7 @@ layout(gnn_instance *m)
 	for (i = 0; i < p->nbuf; i++) {
 		if (p->buf[i].kind == GNN_BUF_FWD && p->buf[i].share < 0)
 			m->b[i] = m->arena + at[i];
-		else if (dev->separate && p->buf[i].kind == GNN_BUF_BIND && devcopy(m, i)) {
+		else if (dev->separate && !m->dg && p->buf[i].kind == GNN_BUF_BIND && devcopy(m, i)) {
 			m->b[i] = m->arena + at[i];
 			if ((err = dev->copy(m->b[i], m->h[i], m->nb[i], GNN_H2D, m->stream, 0))) {
 				gnn_free(at, nat);
@@ -401,6 +593,8 @@ layout(gnn_instance *m)
 		if (p->buf[i].kind == GNN_BUF_FWD && p->buf[i].share >= 0)
 			m->b[i] = m->b[p->buf[i].share];
 	for (i = 0; i < p->nseg; i++) {
+		if (m->dg && segown(m)[i])
+			continue;   /* made on the device by bind */
 		m->seg[i] = m->hseg[i];
 		if (dev->separate && p->segdev[i]) {
 			m->seg[i] = m->arena + at[p->nbuf + i];
@@ -445,6 +639,17 @@ gnn_prog_bind(void *mv, gnn_graph *graph)
 			                 (long long)poly(m, p->graphsize[i]), what[i], (long long)have);
 		}
 	}
+	if (p->dev->separate && p->dev->bind && !(m->dg = (gnn_dgraph *)zalloc(dgbytes(p)))) {
+		m->g[0] = NULL;
+		return gnn_error(GNN_ERR_MEM, "%s_bind: out of memory", p->name);
+	}
+	for (i = 0; i < p->nstep; i++)
+		if (p->step[i].op == GNN_STEP_KERNEL && p->dev->separate && !m->dg) {
+			/* generated bind kernels of the cuda target are device code */
+			m->g[0] = NULL;
+			return gnn_error(GNN_ERR_CUDA, "%s_bind: this runtime's %s device cannot bind on the device", p->name,
+			                 p->dev->name);
+		}
 	for (i = 0; i < p->nstep; i++)
 		if ((s = step(m, &p->step[i])) != GNN_OK) {
 			gnn_prog_unbind_(m);

@@ -1,0 +1,582 @@
+/*
+** devbind.cu: bind's graph work as CUDA kernels (the gnn_devbind table of
+** device.h), so that binding a model of the cuda target costs the host
+** O(1) work in the graph's size: one copy of the edge index up, a few
+** 8-byte copies down (edge counts, the first bad index), and launches.
+**
+** Built twice: by nvcc into libgnnrt_cuda.a (gnn_devbind_cuda), and as
+** C++ against the emulated device's cuda_runtime.h into libgnnemu.a
+** (GNN_DEVBIND_SYMBOL=gnn_devbind_cuda_emu), where every kernel runs
+** under its checks.  Kernels are written with the macros generated code
+** uses (GNN_DKERNEL, GNN_LAUNCH, GNN_SHARED) and every loop over blocks
+** is grid-stride, so a clamped grid (GNNEMU_GRID_MAX) gives the same
+** results.
+**
+** Determinism: nothing whose order shows in a result uses a float atomic.
+** Counts are integer atomics (the total does not depend on the order);
+** prefix sums are a fixed tree; the stable counting sort that builds
+** CSRs and segment plans is an LSD radix sort by 8-bit digits, whose
+** placement within a tile is a warp walking the tile in order (ballots
+** find the lanes with equal digits), so equal keys keep their order and
+** the result is graph.c's countsort bit for bit.  Per-node sums of
+** weights walk the node's CSR row, which is edge order within the row,
+** in double, as graph.c's setdis does.
+*/
+#include <math.h>
+#include <stdint.h>
+
+#include <cuda_runtime.h>
+
+#include "device.h"
+
+#ifndef GNN_EMU
+#define GNN_DKERNEL(k) static __global__ void k
+#define GNN_LAUNCH(k, grid, block, shmem, stream) k<<<grid, block, shmem, stream>>>
+#define GNN_SHARED(T, name, dims) __shared__ T name dims
+#endif
+#ifndef GNN_DEVBIND_SYMBOL
+#define GNN_DEVBIND_SYMBOL gnn_devbind_cuda
+#endif
+
+enum {
+	NT = 256,              /* threads of an elementwise block */
+	SCAN_PER = 8,          /* items a scan thread sums */
+	SCAN_CH = NT * SCAN_PER,
+	RS_TILE = 4096,        /* radix sort: items per tile (one warp walks it) */
+};
+
+#define GSTRIDE(t, T) for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < (T); t += (int64_t)blockDim.x * gridDim.x)
+
+/* blocks for T items, per a block; grid-stride loops take the rest */
+static unsigned
+blocks(int64_t T, int64_t per)
+{
+	int64_t b = (T + per - 1) / per;
+
+	return b < 1 ? 1u : b > (1 << 20) ? (1u << 20) : (unsigned)b;
+}
+
+#define TRY(x) do { if ((err = (x)) != cudaSuccess) goto done; } while (0)
+#define LAUNCHED() TRY(cudaGetLastError())
+
+/* ---- kernels ---------------------------------------------------------- */
+
+GNN_DKERNEL(db_count)(int64_t k, const int64_t *key, unsigned long long *cnt)
+{
+	GSTRIDE(t, k)
+		atomicAdd(cnt + key[t], 1ULL);
+}
+
+GNN_DKERNEL(db_firstbad)(int64_t k, const int64_t *key, int64_t n, unsigned long long *first)
+{
+	GSTRIDE(t, k)
+		if (key[t] < 0 || key[t] >= n)
+			atomicMin(first, (unsigned long long)t);
+}
+
+GNN_DKERNEL(db_scan_block)(int64_t L, int64_t *a, int64_t *sums)
+{
+	GNN_SHARED(int64_t, part, [NT]);
+	const int64_t nb = (L + SCAN_CH - 1) / SCAN_CH;
+	const int me = (int)threadIdx.x;
+
+	for (int64_t b = blockIdx.x; b < nb; b += gridDim.x) {
+		const int64_t base = b * SCAN_CH + (int64_t)me * SCAN_PER;
+		int64_t s = 0, run, x;
+
+		for (int j = 0; j < SCAN_PER; j++)
+			if (base + j < L)
+				s += a[base + j];
+		part[me] = s;
+		__syncthreads();
+		for (int d = 1; d < NT; d <<= 1) {
+			x = me >= d ? part[me - d] : 0;
+			__syncthreads();
+			part[me] += x;
+			__syncthreads();
+		}
+		run = part[me] - s;
+		for (int j = 0; j < SCAN_PER; j++)
+			if (base + j < L) {
+				x = a[base + j];
+				a[base + j] = run;
+				run += x;
+			}
+		if (me == NT - 1)
+			sums[b] = part[NT - 1];
+		__syncthreads();   /* part is the next block's */
+	}
+}
+
+GNN_DKERNEL(db_scan_add)(int64_t L, int64_t *a, const int64_t *sums)
+{
+	GSTRIDE(t, L)
+		a[t] += sums[t / SCAN_CH];
+}
+
+/* radix sort: per tile, how many of its keys have each digit (digit-major) */
+GNN_DKERNEL(db_rs_hist)(int64_t m, int shift, const int64_t *key, int64_t ntile, int64_t *hist)
+{
+	GNN_SHARED(unsigned, cnt, [256]);
+
+	for (int64_t b = blockIdx.x; b < ntile; b += gridDim.x) {
+		const int64_t lo = b * RS_TILE, hi = m - lo < RS_TILE ? m : lo + RS_TILE;
+
+		for (int d = threadIdx.x; d < 256; d += blockDim.x)
+			cnt[d] = 0;
+		__syncthreads();
+		for (int64_t t = lo + threadIdx.x; t < hi; t += blockDim.x)
+			atomicAdd(&cnt[(key[t] >> shift) & 255], 1u);
+		__syncthreads();
+		for (int d = threadIdx.x; d < 256; d += blockDim.x)
+			hist[(int64_t)d * ntile + b] = cnt[d];
+		__syncthreads();
+	}
+}
+
+/*
+** radix sort: one warp places a tile's items at off[digit][tile] on, in
+** the tile's order: 32 items at a time, the lanes holding one digit
+** ("peers", found with a ballot per digit bit) take consecutive slots by
+** lane, and the highest of them advances the digit's cursor.  keyo may
+** be NULL (the last pass); id NULL means the identity.
+*/
+GNN_DKERNEL(db_rs_place)(int64_t m, int shift, const int64_t *key, const int64_t *id, int64_t ntile,
+                         const int64_t *off, int64_t *keyo, int64_t *ido)
+{
+	GNN_SHARED(int64_t, cur, [256]);
+	const unsigned lane = threadIdx.x;
+
+	for (int64_t b = blockIdx.x; b < ntile; b += gridDim.x) {
+		const int64_t lo = b * RS_TILE, hi = m - lo < RS_TILE ? m : lo + RS_TILE;
+
+		for (int d = lane; d < 256; d += 32)
+			cur[d] = off[(int64_t)d * ntile + b];
+		__syncwarp();
+		for (int64_t c = lo; c < hi; c += 32) {
+			const int64_t t = c + lane;
+			const int ok = t < hi;
+			const int64_t k = ok ? key[t] : 0;
+			const unsigned d = (unsigned)((k >> shift) & 255);
+			unsigned peers = __ballot_sync(0xffffffffu, ok);
+			int64_t at = 0;
+
+			for (int bit = 0; bit < 8; bit++) {
+				const unsigned set = __ballot_sync(0xffffffffu, (d >> bit) & 1u);
+				peers &= (d >> bit) & 1u ? set : ~set;
+			}
+			if (ok) {
+				at = cur[d] + __popc(peers & ((1u << lane) - 1u));
+				if (keyo)
+					keyo[at] = k;
+				ido[at] = id ? id[t] : t;
+			}
+			__syncwarp();
+			if (ok && (peers >> lane) == 1u)   /* the highest of its peers */
+				cur[d] += __popc(peers);
+			__syncwarp();
+		}
+	}
+}
+
+GNN_DKERNEL(db_count2float)(int64_t n, const unsigned long long *cnt, float *out)
+{
+	GSTRIDE(i, n)
+		out[i] = (float)(int64_t)cnt[i];
+}
+
+GNN_DKERNEL(db_weights)(int64_t e, const float *w, float *out)
+{
+	GSTRIDE(t, e)
+		out[t] = w ? w[t] : 1.0f;
+}
+
+/* deg^-1/2 per node: deg from the weights summed in edge order (the CSR
+ * row), else the row's length; graph.c's setdis */
+GNN_DKERNEL(db_dis)(int64_t n, const int64_t *rowptr, const unsigned long long *cnt, const float *w, double *dis)
+{
+	GSTRIDE(i, n) {
+		double d = 0;
+
+		if (w) {
+			const int64_t *perm = rowptr + n + 1;
+			for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++)
+				d += w[perm[k]];
+		} else
+			d = (double)(int64_t)cnt[i];
+		d = pow(d, -0.5);
+		dis[i] = isinf(d) ? 0 : d;
+	}
+}
+
+GNN_DKERNEL(db_gcn_norm)(int64_t e, const int64_t *ei, const float *w, const double *dis, float *out)
+{
+	GSTRIDE(t, e) {
+		const double wt = w ? (double)w[t] : 1.0;
+		out[t] = (float)(dis[ei[t]] * wt * dis[ei[e + t]]);
+	}
+}
+
+GNN_DKERNEL(db_loops_add)(int64_t e, int64_t n, const int64_t *ei, const float *w, int64_t *eo, float *wo)
+{
+	GSTRIDE(t, e + n) {
+		if (t < e) {
+			eo[t] = ei[t];
+			eo[e + n + t] = ei[e + t];
+			if (wo)
+				wo[t] = w[t];
+		} else {
+			eo[t] = eo[e + n + t] = t - e;
+			if (wo)
+				wo[t] = 1.0f;
+		}
+	}
+}
+
+GNN_DKERNEL(db_nonloop)(int64_t e, const int64_t *ei, int64_t *flag)
+{
+	GSTRIDE(t, e)
+		flag[t] = ei[t] != ei[e + t];
+}
+
+/* the non-loops at their places pos[t] (an exclusive scan of the flags),
+ * in a graph of eo_n edges */
+GNN_DKERNEL(db_keep)(int64_t e, const int64_t *ei, const float *w, const int64_t *pos, int64_t eo_n, int64_t *eo, float *wo)
+{
+	GSTRIDE(t, e)
+		if (ei[t] != ei[e + t]) {
+			eo[pos[t]] = ei[t];
+			eo[eo_n + pos[t]] = ei[e + t];
+			if (wo)
+				wo[pos[t]] = w[t];
+		}
+}
+
+/* per node, 1 + the id of its last self loop (0: none) */
+GNN_DKERNEL(db_lastloop)(int64_t e, const int64_t *ei, unsigned long long *last)
+{
+	GSTRIDE(t, e)
+		if (ei[t] == ei[e + t])
+			atomicMax(last + ei[t], (unsigned long long)t + 1);
+}
+
+/* add_remaining_self_loops' loops after the kept edges: a node's loop
+ * weighs its last existing loop's weight, else fill */
+GNN_DKERNEL(db_loops_rest)(int64_t n, int64_t kept, int64_t eo_n, const float *w, const unsigned long long *last,
+                           float fill, int64_t *eo, float *wo)
+{
+	GSTRIDE(i, n) {
+		eo[kept + i] = eo[eo_n + kept + i] = i;
+		if (wo)
+			wo[kept + i] = last[i] ? w[last[i] - 1] : fill;
+	}
+}
+
+/* ---- host side: launches, O(1) each ----------------------------------- */
+
+/* a in place to its exclusive prefix sum, L >= 0 */
+static cudaError_t
+scan(int64_t *a, int64_t L, cudaStream_t s)
+{
+	cudaError_t err = cudaSuccess;
+	int64_t nb = (L + SCAN_CH - 1) / SCAN_CH, *sums = NULL;
+
+	if (L == 0)
+		return cudaSuccess;
+	TRY(cudaMalloc((void **)&sums, (size_t)nb * sizeof *sums));
+	GNN_LAUNCH(db_scan_block, blocks(nb, 1), NT, 0, s)(L, a, sums);
+	LAUNCHED();
+	if (nb > 1) {
+		TRY(scan(sums, nb, s));
+		GNN_LAUNCH(db_scan_add, blocks(L, NT), NT, 0, s)(L, a, sums);
+		LAUNCHED();
+	}
+done:
+	cudaFree(sums);
+	return err;
+}
+
+/* order[m]: 0..m-1 sorted stably by key (each in [0, n)) */
+static cudaError_t
+sortids(int64_t *order, const int64_t *key, int64_t m, int64_t n, cudaStream_t s)
+{
+	cudaError_t err = cudaSuccess;
+	int64_t ntile = (m + RS_TILE - 1) / RS_TILE, *hist = NULL, *buf = NULL;
+	const int64_t *kin = key, *iin = NULL;
+	int bits = 0, passes, p;
+
+	if (m == 0)
+		return cudaSuccess;
+	while (bits < 63 && ((int64_t)1 << bits) < n)
+		bits++;
+	passes = bits > 8 ? (bits + 7) / 8 : 1;
+	TRY(cudaMalloc((void **)&hist, (size_t)(256 * ntile) * sizeof *hist));
+	if (passes > 1)   /* keys and ids, twice: passes alternate */
+		TRY(cudaMalloc((void **)&buf, (size_t)(4 * m) * sizeof *buf));
+	for (p = 0; p < passes; p++) {
+		const int last = p == passes - 1;
+		int64_t *ko = last ? NULL : buf + (p % 2) * 2 * m, *io = last ? order : buf + (p % 2) * 2 * m + m;
+
+		GNN_LAUNCH(db_rs_hist, blocks(ntile, 1), NT, 0, s)(m, 8 * p, kin, ntile, hist);
+		LAUNCHED();
+		TRY(scan(hist, 256 * ntile, s));
+		GNN_LAUNCH(db_rs_place, blocks(ntile, 1), 32, 0, s)(m, 8 * p, kin, iin, ntile, hist, ko, io);
+		LAUNCHED();
+		kin = ko;
+		iin = io;
+	}
+done:
+	cudaFree(hist);
+	cudaFree(buf);
+	return err;
+}
+
+/* plan = rowptr[n+1], order[k]: key's stable counting sort (keys in range) */
+static cudaError_t
+countsort(int64_t *plan, const int64_t *key, int64_t k, int64_t n, cudaStream_t s)
+{
+	cudaError_t err = cudaSuccess;
+
+	TRY(cudaMemsetAsync(plan, 0, (size_t)(n + 1) * sizeof *plan, s));
+	if (k > 0) {
+		GNN_LAUNCH(db_count, blocks(k, NT), NT, 0, s)(k, key, (unsigned long long *)plan);
+		LAUNCHED();
+	}
+	TRY(scan(plan, n + 1, s));
+	TRY(sortids(plan + n + 1, key, k, n, s));
+done:
+	return err;
+}
+
+/* 8 bytes back to the host */
+static cudaError_t
+fetch(void *to, const void *from, cudaStream_t s)
+{
+	cudaError_t err = cudaMemcpyAsync(to, from, 8, cudaMemcpyDeviceToHost, s);
+
+	return err != cudaSuccess ? err : cudaStreamSynchronize(s);
+}
+
+static void
+db_release(gnn_dgraph *g)
+{
+	cudaFree(g->ei);
+	cudaFree(g->w);
+	cudaFree(g->csr);
+	g->ei = g->csr = NULL;
+	g->w = NULL;
+	g->ready = 0;
+}
+
+/* room for a graph of n nodes and e edges, weighted like like */
+static cudaError_t
+newgraph(gnn_dgraph *g, int64_t n, int64_t e, int weighted)
+{
+	cudaError_t err = cudaSuccess;
+
+	*g = gnn_dgraph{n, e, NULL, NULL, NULL, weighted, 1};
+	if (e > 0) {
+		TRY(cudaMalloc((void **)&g->ei, (size_t)(2 * e) * sizeof *g->ei));
+		if (weighted)
+			TRY(cudaMalloc((void **)&g->w, (size_t)e * sizeof *g->w));
+	}
+done:
+	if (err != cudaSuccess)
+		db_release(g);
+	return err;
+}
+
+static int
+db_upload(gnn_dgraph *d, const gnn_graph *g, void *sv)
+{
+	cudaStream_t s = (cudaStream_t)sv;
+	cudaError_t err;
+	int64_t e = gnn_graph_num_edges(g);
+
+	/* graph.c keeps dst right after src: one copy */
+	TRY(newgraph(d, gnn_graph_num_nodes(g), e, gnn_graph_weight(g) != NULL));
+	if (e > 0) {
+		TRY(cudaMemcpyAsync(d->ei, gnn_graph_src(g), (size_t)(2 * e) * sizeof *d->ei, cudaMemcpyHostToDevice, s));
+		if (d->w)
+			TRY(cudaMemcpyAsync(d->w, gnn_graph_weight(g), (size_t)e * sizeof *d->w, cudaMemcpyHostToDevice, s));
+	}
+	/* the host's arrays may change once bind returns */
+	TRY(cudaStreamSynchronize(s));
+done:
+	if (err != cudaSuccess)
+		db_release(d);
+	return (int)err;
+}
+
+static int
+db_selfloops(gnn_dgraph *o, const gnn_dgraph *g, int op, float fill, void *sv)
+{
+	cudaStream_t s = (cudaStream_t)sv;
+	cudaError_t err = cudaSuccess;
+	int64_t *pos = NULL, kept = 0, e = g->e, n = g->n;
+	unsigned long long *last = NULL;
+
+	*o = gnn_dgraph{n, 0, NULL, NULL, NULL, g->weighted, 0};
+	if (op == GNN_DB_ADD_LOOPS) {
+		TRY(newgraph(o, n, e + n, g->weighted));
+		if (e + n > 0) {
+			GNN_LAUNCH(db_loops_add, blocks(e + n, NT), NT, 0, s)(e, n, g->ei, g->w, o->ei, o->w);
+			LAUNCHED();
+		}
+		return 0;
+	}
+	/* the non-loops in order: flags, their exclusive scan, its total */
+	TRY(cudaMalloc((void **)&pos, (size_t)(e + 1) * sizeof *pos));
+	TRY(cudaMemsetAsync(pos + e, 0, sizeof *pos, s));
+	if (e > 0) {
+		GNN_LAUNCH(db_nonloop, blocks(e, NT), NT, 0, s)(e, g->ei, pos);
+		LAUNCHED();
+	}
+	TRY(scan(pos, e + 1, s));
+	TRY(fetch(&kept, pos + e, s));
+	TRY(newgraph(o, n, kept + (op == GNN_DB_REMAINING_LOOPS ? n : 0), g->weighted));
+	if (e > 0) {
+		GNN_LAUNCH(db_keep, blocks(e, NT), NT, 0, s)(e, g->ei, g->w, pos, o->e, o->ei, o->w);
+		LAUNCHED();
+	}
+	if (op == GNN_DB_REMAINING_LOOPS && n > 0) {
+		TRY(cudaMalloc((void **)&last, (size_t)n * sizeof *last));
+		TRY(cudaMemsetAsync(last, 0, (size_t)n * sizeof *last, s));
+		if (e > 0 && g->w) {
+			GNN_LAUNCH(db_lastloop, blocks(e, NT), NT, 0, s)(e, g->ei, last);
+			LAUNCHED();
+		}
+		GNN_LAUNCH(db_loops_rest, blocks(n, NT), NT, 0, s)(n, kept, o->e, g->w, last, fill, o->ei, o->w);
+		LAUNCHED();
+	}
+done:
+	cudaFree(pos);
+	cudaFree(last);
+	if (err != cudaSuccess)
+		db_release(o);
+	return (int)err;
+}
+
+static int
+db_csr(gnn_dgraph *g, void *sv)
+{
+	cudaError_t err = cudaSuccess;
+
+	if (g->csr)
+		return 0;
+	TRY(cudaMalloc((void **)&g->csr, (size_t)(g->n + 1 + g->e) * sizeof *g->csr));
+	TRY(countsort(g->csr, g->ei ? g->ei + g->e : NULL, g->e, g->n, (cudaStream_t)sv));
+done:
+	if (err != cudaSuccess) {
+		cudaFree(g->csr);
+		g->csr = NULL;
+	}
+	return (int)err;
+}
+
+/* per node, how many edges have it as their source (src: ei) or target */
+static cudaError_t
+counts(unsigned long long **cnt, const gnn_dgraph *g, const int64_t *ends, cudaStream_t s)
+{
+	cudaError_t err = cudaSuccess;
+
+	TRY(cudaMalloc((void **)cnt, (size_t)(g->n > 0 ? g->n : 1) * sizeof **cnt));
+	TRY(cudaMemsetAsync(*cnt, 0, (size_t)g->n * sizeof **cnt, s));
+	if (g->e > 0) {
+		GNN_LAUNCH(db_count, blocks(g->e, NT), NT, 0, s)(g->e, ends, *cnt);
+		LAUNCHED();
+	}
+done:
+	return err;
+}
+
+static int
+db_tensor(void *out, int what, gnn_dgraph *g, void *sv)
+{
+	cudaStream_t s = (cudaStream_t)sv;
+	cudaError_t err = cudaSuccess;
+	unsigned long long *cnt = NULL;
+	double *dis = NULL;
+	const int64_t n = g->n, e = g->e;
+
+	switch (what) {
+	case GNN_DB_SRC:
+	case GNN_DB_DST:
+		if (e > 0)
+			TRY(cudaMemcpyAsync(out, g->ei + (what == GNN_DB_DST ? e : 0), (size_t)e * sizeof *g->ei,
+			                    cudaMemcpyDeviceToDevice, s));
+		break;
+	case GNN_DB_IN_DEGREE:
+	case GNN_DB_OUT_DEGREE:
+		TRY(counts(&cnt, g, g->ei ? g->ei + (what == GNN_DB_IN_DEGREE ? e : 0) : NULL, s));
+		if (n > 0) {
+			GNN_LAUNCH(db_count2float, blocks(n, NT), NT, 0, s)(n, cnt, (float *)out);
+			LAUNCHED();
+		}
+		break;
+	case GNN_DB_EDGE_WEIGHT:
+		if (e > 0) {
+			GNN_LAUNCH(db_weights, blocks(e, NT), NT, 0, s)(e, g->w, (float *)out);
+			LAUNCHED();
+		}
+		break;
+	case GNN_DB_GCN_NORM:
+		if (e == 0)
+			break;
+		/* weighted: sums in CSR order; else the counts suffice */
+		if (g->w)
+			TRY((cudaError_t)db_csr(g, sv));
+		else
+			TRY(counts(&cnt, g, g->ei + e, s));
+		TRY(cudaMalloc((void **)&dis, (size_t)n * sizeof *dis));
+		GNN_LAUNCH(db_dis, blocks(n, NT), NT, 0, s)(n, g->csr, cnt, g->w, dis);
+		LAUNCHED();
+		GNN_LAUNCH(db_gcn_norm, blocks(e, NT), NT, 0, s)(e, g->ei, g->w, dis, (float *)out);
+		LAUNCHED();
+		break;
+	default:
+		err = cudaErrorInvalidValue;
+		break;
+	}
+done:
+	cudaFree(cnt);
+	cudaFree(dis);
+	return (int)err;
+}
+
+static int
+db_segplan(int64_t *plan, const int64_t *key, int64_t k, int64_t n, int64_t *bad, int64_t *badval, void *sv)
+{
+	cudaStream_t s = (cudaStream_t)sv;
+	cudaError_t err = cudaSuccess;
+	unsigned long long *first = NULL, at = ~0ULL;
+
+	*bad = -1;
+	if (k > 0) {
+		/* everything checked first, as gnn_segment_plan does */
+		TRY(cudaMalloc((void **)&first, sizeof *first));
+		TRY(cudaMemsetAsync(first, 0xff, sizeof *first, s));
+		GNN_LAUNCH(db_firstbad, blocks(k, NT), NT, 0, s)(k, key, n, first);
+		LAUNCHED();
+		TRY(fetch(&at, first, s));
+		if (at != ~0ULL) {
+			*bad = (int64_t)at;
+			TRY(fetch(badval, key + at, s));
+			goto done;
+		}
+	}
+	TRY(countsort(plan, key, k, n, s));
+done:
+	cudaFree(first);
+	return (int)err;
+}
+
+static int
+db_zero(void *p, size_t n, void *s)
+{
+	return (int)cudaMemsetAsync(p, 0, n, (cudaStream_t)s);
+}
+
+extern "C" const gnn_devbind GNN_DEVBIND_SYMBOL = {
+	db_upload, db_selfloops, db_tensor, db_segplan, db_csr, db_zero, db_release,
+};

@@ -1,0 +1,302 @@
+/*
+** test_devbind.c: bind on the device (runtime/devbind.cu, program.c's
+** devstep) against bind on the host (graph.c, hoststep), on the emulated
+** CUDA device (libgnnemu.a).
+**
+** One hand-written program runs every graph bind step: the three self
+** loop graphs of the bound graph, the derived edge counts, and for each
+** of the four graphs src, dst, in- and out-degree, edge weights,
+** gcn_norm, its CSR (EDGEPLAN) and a segment plan of its sources
+** (SEGPLAN), plus the batch.  It is bound with the cpu device and with
+** the emulated one; every size, buffer and plan must be equal bit for
+** bit.  Graphs: empty (N = E = 0), nodes without edges, a small one with
+** repeated edges and self loops (weighted and not), a hub graph (one
+** node holding 10% of the edges, most rows empty, self loops, weights),
+** and one of 70000 nodes (three radix passes).
+**
+** Host work that grows with the graph: binding the hub graph and one ten
+** times its size (nodes and edges) must allocate the same host bytes
+** through the runtime's allocator, and the host CSR of a graph bound
+** only on the device must never be built.  An out-of-range segment index
+** gives the host's message.
+** Usage: test_devbind
+*/
+#include "rtcheck.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "device.h"
+#include "internal.h"
+
+enum { NG = 4 };   /* graphs: the bound one, remaining loops, loops, no loops */
+
+/* symbols: 0 N, 1 E, 2..4 the derived graphs' edges; polynomials:
+ * 0: N, 4: E, 8: E1, 12: E2, 16: E3, 20: 0, 23: 2 */
+static const int64_t poly[] = {
+	1, 1, 1, 0,  1, 1, 1, 1,  1, 1, 1, 2,  1, 1, 1, 3,  1, 1, 1, 4,  1, 0, 0,  1, 2, 0,
+};
+static const int epoly[NG] = {4, 8, 12, 16};
+
+/* per graph: src, dst (i64, E), in, out (f32, N), weight, norm (f32, E); then batch */
+enum { PERG = 6, NBUF = NG * PERG + 1, NSEG = 2 * NG };
+static gnn_buffer bufs[NBUF];
+static gnn_step steps[64];
+static int nsteps;
+static const unsigned char segdev[NSEG] = {1, 1, 1, 1, 1, 1, 1, 1};
+static const int io[] = {-1};
+
+static gnn_status
+run(void *m, const void *const *in, void *const *out)
+{
+	(void)m, (void)in, (void)out;
+	return GNN_OK;
+}
+
+static gnn_program prog = {
+	"D", &gnn_device_cpu, 5, poly, NBUF, bufs, NG, NSEG, segdev, 0, 0, steps, NULL,
+	{0, 1, -1}, {-1, -1, -1}, 0, 0, 0, io, io, io, io,
+	NULL, NULL, NULL, 0, NULL, run, NULL,
+};
+
+static void
+add(int op, int out, int in, int arg, int size, double fill)
+{
+	steps[nsteps++] = (gnn_step){(unsigned char)op, out, in, arg, size, fill};
+}
+
+static void
+tables(int segn)
+{
+	static const char *const names[PERG] = {"src", "dst", "in", "out", "w", "norm"};
+	int g, k;
+
+	for (g = 0; g < NG; g++)
+		for (k = 0; k < PERG; k++)
+			bufs[g * PERG + k] = (gnn_buffer){names[k], GNN_BUF_BIND, k < 2 ? GNN_I64 : GNN_F32, GNN_BUF_DEVICE,
+			                                  k == 2 || k == 3 ? 0 : epoly[g], -1, 0};
+	bufs[NG * PERG] = (gnn_buffer){"batch", GNN_BUF_BIND, GNN_I64, GNN_BUF_DEVICE, 0, -1, 0};
+	nsteps = 0;
+	add(GNN_STEP_ADD_REMAINING_SELF_LOOPS, 1, 0, 0, 0, 2.5);
+	add(GNN_STEP_DERIVE, -1, 1, 2, 20, 0);
+	add(GNN_STEP_ADD_SELF_LOOPS, 2, 0, 0, 0, 0);
+	add(GNN_STEP_DERIVE, -1, 2, 3, 20, 0);
+	add(GNN_STEP_REMOVE_SELF_LOOPS, 3, 0, 0, 0, 0);
+	add(GNN_STEP_DERIVE, -1, 3, 4, 20, 0);
+	for (g = 0; g < NG; g++) {
+		add(GNN_STEP_SRC, g * PERG, g, 0, 0, 0);
+		add(GNN_STEP_DST, g * PERG + 1, g, 0, 0, 0);
+		add(GNN_STEP_IN_DEGREE, g * PERG + 2, g, 0, 0, 0);
+		add(GNN_STEP_OUT_DEGREE, g * PERG + 3, g, 0, 0, 0);
+		add(GNN_STEP_EDGE_WEIGHT, g * PERG + 4, g, 0, 0, 0);
+		add(GNN_STEP_GCN_NORM, g * PERG + 5, g, 0, 0, 0);
+		add(GNN_STEP_EDGEPLAN, 2 * g, g, 0, 0, 0);
+		add(GNN_STEP_SEGPLAN, 2 * g + 1, g * PERG, 0, segn, 0);
+	}
+	add(GNN_STEP_BATCH, NG * PERG, 0, 0, 0, 0);
+	prog.nstep = nsteps;
+}
+
+/* the bytes of buffer b or plan s (nb) on the host, from m */
+static void *
+fetch(gnn_instance *m, const void *dev, const void *host, size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (m->prog->dev->separate) {
+		if (n)
+			CHECK(m->prog->dev->copy(p, dev, n, GNN_D2H, m->stream, 0) == 0);
+	} else if (n)
+		memcpy(p, host, n);
+	return p;
+}
+
+/* bind g with the cpu device and the emulated one: everything equal */
+static void
+compare(const char *what, gnn_graph *g)
+{
+	gnn_instance *m[2] = {NULL, NULL};
+	gnn_program p[2] = {prog, prog};
+	int i, k, bad = 0;
+
+	p[1].dev = &gnn_device_cuda_emu;
+	for (k = 0; k < 2; k++) {
+		if (!CHECK_ST(gnn_prog_create(&p[k], sizeof(gnn_instance), &m[k]), GNN_OK) ||
+		    !CHECK_ST(gnn_prog_bind(m[k], g), GNN_OK))
+			goto out;
+		if (k == 1)
+			CHECK(m[1]->dg != NULL);
+	}
+	for (i = 0; i < 5; i++)
+		bad += !CHECK(m[0]->sym[i] == m[1]->sym[i]);
+	for (i = 0; i < NBUF; i++) {
+		void *a, *b;
+		if (!CHECK(m[0]->nb[i] == m[1]->nb[i]))
+			continue;
+		a = fetch(m[0], NULL, m[0]->h[i], m[0]->nb[i]);
+		b = fetch(m[1], m[1]->b[i], NULL, m[1]->nb[i]);
+		if (!CHECK(!memcmp(a, b, m[0]->nb[i])))
+			printf("  %s: buffer %d (%s of graph %d) differs\n", what, i, bufs[i].name, i / PERG), bad++;
+		free(a), free(b);
+	}
+	for (i = 0; i < NSEG; i++) {
+		void *a, *b;
+		if (!CHECK(m[0]->segnb[i] == m[1]->segnb[i]))
+			continue;
+		a = fetch(m[0], NULL, m[0]->hseg[i], m[0]->segnb[i]);
+		b = fetch(m[1], m[1]->seg[i], NULL, m[1]->segnb[i]);
+		if (!CHECK(!memcmp(a, b, m[0]->segnb[i])))
+			printf("  %s: plan %d differs\n", what, i), bad++;
+		free(a), free(b);
+	}
+	if (bad)
+		printf("  in %s\n", what);
+out:
+	gnn_prog_destroy(m[0]);
+	gnn_prog_destroy(m[1]);
+}
+
+/* a graph of n nodes and e edges: a tenth into node hub, self loops, most
+ * nodes without in-edges; weights from the seed when weighted */
+static gnn_graph *
+hubgraph(int64_t n, int64_t e, int weighted, int batch, unsigned seed)
+{
+	int64_t *ei = malloc((size_t)(2 * e + 1) * sizeof *ei), *b = NULL;
+	float *w = malloc((size_t)(e + 1) * sizeof *w);
+	uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+	gnn_graph *g = NULL;
+
+	for (int64_t k = 0; k < e; k++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		ei[k] = (int64_t)(x % (uint64_t)n);
+		ei[e + k] = k % 10 == 0 ? n / 3 : k % 7 == 0 ? ei[k] : (int64_t)((x >> 20) % (uint64_t)(n / 4 + 1));
+		w[k] = (float)((x >> 40) % 1000) / 250.0f - 1.0f;   /* some negative: NaN norms too */
+	}
+	CHECK_ST(gnn_graph_from_edge_index(&g, ei, GNN_I64, e, n), GNN_OK);
+	if (weighted)
+		CHECK_ST(gnn_graph_set_edge_weight(g, w), GNN_OK);
+	if (batch && n > 0) {
+		b = malloc((size_t)n * sizeof *b);
+		for (int64_t i = 0; i < n; i++)
+			b[i] = i * 3 / n;
+		CHECK_ST(gnn_graph_set_batch(g, b, GNN_I64, 3), GNN_OK);
+	}
+	free(ei), free(w), free(b);
+	return g;
+}
+
+static gnn_graph *
+small(int weighted)
+{
+	/* repeated edges, self loops (two on node 1), node 4 without edges */
+	static const int64_t ei[] = {0, 1, 1, 2, 1, 3, 0, 2,  1, 1, 2, 0, 1, 3, 1, 2};
+	static const float w[] = {0.5f, 2, 3, 1, 4, 0.25f, 1.5f, 3};
+	gnn_graph *g = NULL;
+
+	CHECK_ST(gnn_graph_from_edge_index(&g, ei, GNN_I64, 8, 5), GNN_OK);
+	if (weighted)
+		CHECK_ST(gnn_graph_set_edge_weight(g, w), GNN_OK);
+	return g;
+}
+
+static void
+equal(void)
+{
+	gnn_graph *g = NULL;
+
+	tables(0);   /* SEGPLAN of the sources into N rows */
+	CHECK_ST(gnn_graph_from_edge_index(&g, NULL, GNN_I64, 0, 0), GNN_OK);
+	compare("the empty graph", g);
+	gnn_graph_destroy(g);
+	CHECK_ST(gnn_graph_from_edge_index(&g, NULL, GNN_I64, 0, 6), GNN_OK);
+	compare("6 nodes, no edges", g);
+	gnn_graph_destroy(g);
+	for (int w = 0; w < 2; w++) {
+		compare(w ? "small, weighted" : "small", g = small(w));
+		gnn_graph_destroy(g);
+		compare(w ? "hubs, weighted" : "hubs", g = hubgraph(2000, 20000, w, 1, 1 + w));
+		gnn_graph_destroy(g);
+	}
+	compare("70000 nodes", g = hubgraph(70000, 30000, 1, 0, 3));
+	gnn_graph_destroy(g);
+}
+
+/* host allocations through the runtime's allocator, counted */
+static long long hostbytes;
+
+static void *
+counting(void *ud, void *p, size_t osize, size_t nsize)
+{
+	(void)ud, (void)osize;
+	if (!nsize) {
+		free(p);
+		return NULL;
+	}
+	hostbytes += (long long)nsize;
+	return realloc(p, nsize);
+}
+
+static long long
+bindbytes(gnn_graph *g)
+{
+	gnn_instance *m = NULL;
+
+	prog.dev = &gnn_device_cuda_emu;
+	CHECK_ST(gnn_prog_create(&prog, sizeof(gnn_instance), &m), GNN_OK);
+	hostbytes = 0;
+	gnn_set_allocator(counting, NULL);
+	CHECK_ST(gnn_prog_bind(m, g), GNN_OK);
+	gnn_set_allocator(NULL, NULL);
+	gnn_prog_destroy(m);
+	prog.dev = &gnn_device_cpu;
+	return hostbytes;
+}
+
+static void
+hostwork(void)
+{
+	gnn_graph *a = hubgraph(2000, 20000, 1, 1, 4), *b = hubgraph(20000, 200000, 1, 1, 5);
+	long long na, nb;
+
+	tables(0);
+	na = bindbytes(a);
+	nb = bindbytes(b);
+	if (!CHECK(na == nb))
+		printf("  bind allocated %lld host bytes for 20000 edges, %lld for 200000\n", na, nb);
+	CHECK(na < 4096);
+	CHECK(!gnn_graph_has_csr_(a) && !gnn_graph_has_csr_(b));
+	/* the host CSR is built by its first host use */
+	CHECK(gnn_graph_rowptr(a) != NULL && gnn_graph_has_csr_(a));
+	gnn_graph_destroy(a);
+	gnn_graph_destroy(b);
+}
+
+/* a segment index out of range: the host's message, on both */
+static void
+badindex(void)
+{
+	gnn_graph *g = small(0);
+	gnn_instance *m = NULL;
+	const gnn_device *dev[2] = {&gnn_device_cpu, &gnn_device_cuda_emu};
+
+	tables(23);   /* sources grouped into 2 rows: source 2 (edge 3) is out of range */
+	for (int k = 0; k < 2; k++) {
+		prog.dev = dev[k];
+		CHECK_ST(gnn_prog_create(&prog, sizeof(gnn_instance), &m), GNN_OK);
+		CHECK_ST(gnn_prog_bind(m, g), GNN_ERR_RANGE);
+		CHECK_MSG("segment index: entry 3 is 2, outside [0, 2)");
+		/* and the model binds again */
+		gnn_prog_destroy(m);
+	}
+	prog.dev = &gnn_device_cpu;
+	gnn_graph_destroy(g);
+}
+
+int
+main(void)
+{
+	equal();
+	hostwork();
+	badindex();
+	return summary();
+}
