@@ -62,6 +62,7 @@ typedef struct Opts {
 	int nforce;
 	const char *cache;       /* --tune-cache; "" with --no-tune-cache */
 	const char *emucheck, *emuorder, *emugrid;   /* --emu-* as given */
+	const char *emuwork;     /* --emu-work FILE: per-launch warp work (GNNEMU_WORK) */
 } Opts;
 
 static void
@@ -550,6 +551,7 @@ parseargs(int argc, char **argv, Opts *o)
 			optint("--emu-grid-max", v, 1, 65535, "a block count");
 			o->emugrid = v;
 			break;
+		case OptEmuWork: o->emuwork = v; break;
 		case OptOutputDtype: o->f64out = p.choice == 1; break;
 		case OptCheckFinite: o->checkfinite = true; break;
 		case OptModelName: o->fnname = v; break;
@@ -579,8 +581,9 @@ parseargs(int argc, char **argv, Opts *o)
 		opterror("no model file given (see --help)");
 	else if (!o->graph)
 		opterror("no --graph given");
-	else if ((o->emucheck || o->emuorder || o->emugrid) && strcmp(o->engine, "cuda-emu") != 0)
-		opterror("--emu-%s needs --engine=cuda-emu", o->emucheck ? "check" : o->emuorder ? "order" : "grid-max");
+	else if ((o->emucheck || o->emuorder || o->emugrid || o->emuwork) && strcmp(o->engine, "cuda-emu") != 0)
+		opterror("--emu-%s needs --engine=cuda-emu",
+		         o->emucheck ? "check" : o->emuorder ? "order" : o->emugrid ? "grid-max" : "work");
 	o->target = strcmp(o->engine, "cpu") == 0 ? TargetCPU : TargetCUDA;
 	o->emu = strcmp(o->engine, "cuda-emu") != 0 ? EmuOff : emumode(o->emucheck ? o->emucheck : "run");
 	return optnerrors() == 0;
@@ -605,6 +608,16 @@ emuprepare(const Opts *o, char **argv)
 		return false;
 	if (o->emugrid && setenv("GNNEMU_GRID_MAX", o->emugrid, 1) != 0)
 		return false;
+	if (o->emuwork) {
+		/* the emulator appends a line per launch: this run's lines only */
+		FILE *f = fopen(o->emuwork, "w");
+		if (!f || fclose(f) != 0) {
+			opterror("--emu-work: cannot write '%s': %s", o->emuwork, strerror(errno));
+			return false;
+		}
+		if (setenv("GNNEMU_WORK", o->emuwork, 1) != 0)
+			return false;
+	}
 	if (!lib)
 		return true;
 	if (dlsym(RTLD_DEFAULT, o->emu == EmuRacecheck ? "__tsan_init" : "__asan_init")) {

@@ -89,6 +89,8 @@ static const OptSpec table[] = {
 	 "cuda-emu: blocks and threads run forward (default),\nreverse or random[:SEED]"},
 	{OptEmuGridMax, RUN, "--emu-grid-max", NULL, ArgRequired, "N", NULL, NULL,
 	 "cuda-emu: at most N blocks per grid dimension, so that\ngrid-stride loops wrap"},
+	{OptEmuWork, RUN, "--emu-work", NULL, ArgRequired, "FILE", NULL, NULL,
+	 "cuda-emu: write each launch's per-warp work to FILE\n(the kernel, its warps, total and busiest warp's work;\ndocs/cost.md)"},
 
 	SECTION(CC | RUN, "Optimization:"),
 	{OptLevel, CC | RUN, "-O", NULL, ArgOptional, "0..3", levels, "level",

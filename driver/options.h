@@ -55,7 +55,7 @@ typedef enum Opt {
 	OptNoCaret, OptCaret, OptMaxErrors,
 	/* gnnrun */
 	OptGraph, OptBatch, OptNumNodes, OptInput, OptWeights, OptModelName, OptCheckFinite,
-	OptEngine, OptEmuCheck, OptEmuOrder, OptEmuGridMax, OptOutput, OptOutputDtype,
+	OptEngine, OptEmuCheck, OptEmuOrder, OptEmuGridMax, OptEmuWork, OptOutput, OptOutputDtype,
 	/* gnngen */
 	OptNodes, OptEdges, OptFeatures, OptAlpha, OptSeed, OptPreset, OptGenOut, OptStats,
 } Opt;
