@@ -31,9 +31,18 @@ typedef struct TuneCands {
  * -march. */
 enum Cpu { CpuPortable, CpuNative, CpuV2, CpuV3, CpuV4 };
 
+/* --gpu-math: how cuda's tiled GEMMs multiply (options.c's optgpumaths
+ * order).  TF32 rounds their operands to TF32 (10-bit mantissas) for
+ * the tensor cores' mma.sync, FP32 accumulation. */
+enum GpuMath { GpuMathFP32, GpuMathTF32 };
+/* how far a model under TF32 may be from the float64 reference, a
+ * fraction of its largest output (docs/cli.md says why) */
+#define TF32Tol 5e-3
+
 typedef struct CodegenOpts {
 	int target;              /* TargetCPU or TargetCUDA */
 	int cpu;                 /* Cpu*, for TargetCPU */
+	int gpumath;             /* GpuMath*, for TargetCUDA (--gpu-math) */
 	const char *source;      /* the .gnn path, for the banner */
 	const char *header;      /* the header's file name as included ("gcn.h") */
 	/* a tuning build: per model, in module order, its candidates; every

@@ -705,6 +705,32 @@ static const char cpuexpf[] =
 	"#define GNN_EXPF gnn_expf_\n"
 	"#define GNN_EXPM1F(x) (gnn_expf_(x) - 1.0f)\n";
 
+/*
+ * --gpu-math=tf32: the tiled GEMMs' tensor-core step in one spelling for
+ * nvcc (PTX: cvt.rna.tf32.f32, then mma.sync m16n8k8 with FP32
+ * accumulation, sm_80 and later) and for the emulated device, whose
+ * cuda_runtime.h implements both instructions (docs/emulator.md).
+ * GNN_MMA_TF32(d, a, b): d[4] += A * B over the warp, a[4] and b[2]
+ * this lane's fragments as PTX lays them out.
+ */
+static const char tf32prelude[] =
+	"#ifndef GNN_EMU\n"
+	"#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800\n"
+	"#error \"--gpu-math=tf32 needs tensor cores with TF32: --arch=sm_80 or later\"\n"
+	"#endif\n"
+	"GNN_DFN uint32_t\ngnn_tf32_(float x)\n{\n\tuint32_t r;\n\n"
+	"\tasm(\"cvt.rna.tf32.f32 %0, %1;\" : \"=r\"(r) : \"f\"(x));\n\treturn r;\n}\n"
+	"GNN_DFN void\ngnn_mma_tf32_(float *d, const uint32_t *a, const uint32_t *b)\n{\n"
+	"\tasm volatile(\"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\"\n"
+	"\t             : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3])\n"
+	"\t             : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b[0]), \"r\"(b[1]));\n}\n"
+	"#define GNN_TF32(x) gnn_tf32_(x)\n"
+	"#define GNN_MMA_TF32(d, a, b) gnn_mma_tf32_(d, a, b)\n"
+	"#else\n"
+	"#define GNN_TF32(x) gnnemu_cvt_rna_tf32(x)\n"
+	"#define GNN_MMA_TF32(d, a, b) gnnemu_mma_m16n8k8_tf32(d, a, b)\n"
+	"#endif\n";
+
 static void
 emitprelude(E *e, const CodegenOpts *o)
 {
@@ -772,6 +798,8 @@ emitprelude(E *e, const CodegenOpts *o)
 	} else
 		out(e, "#define GNN_DKERNEL GNN_HKERNEL\n#define GNN_DRANGE GNN_HRANGE\n#define GNN_DLOOP GNN_HLOOP\n"
 		       "#define GNN_DLAUNCH GNN_HLAUNCH\n#define GNN_DFN static inline\n#define GNN_WORK(n) ((void)0)\n");
+	if (e->cuda && o->gpumath == GpuMathTF32)
+		out(e, "%s", tf32prelude);
 	if (e->cuda)
 		out(e, "#define GNN_EXPF expf\n#define GNN_EXPM1F expm1f\n");
 	else

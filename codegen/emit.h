@@ -157,6 +157,11 @@ void axpybody(E *e, const char *T, long long nrows, const char *a, const char *B
 /* concat: the index into input k (n of the dim) of output (o_, c_, i_) */
 const char *concatsrc(E *e, const char *n, const char *inner);
 
+/* gemmcuda.c: instruction i, a dense transform under a tiled-GEMM
+ * schedule (e->sched.bm set), as cuda's GEMM kernel named KNAME, its
+ * parameters into a, and its launch into call */
+void emitgemmcuda(E *e, int i, Args *a, Str *call);
+
 /* rowkernel.c: the kernel of fusion group grp under e->sched, named
  * KNAME, its parameters into a, and the statement that runs it (a launch
  * for cuda) into call */

@@ -577,6 +577,10 @@ emitkernel(E *e, int i, Args *a, Str *call)
 		break;
 	}
 	case Omatmul: {
+		if (e->sched.bm) {
+			emitgemmcuda(e, i, a, call);
+			return;
+		}
 		if (e->sched.tile > 1 || e->sched.axpy || e->sched.gemm) {
 			T = emitdense(e, i, device, dev, a);
 			break;

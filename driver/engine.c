@@ -37,9 +37,9 @@ writesources(Mod *m, const CodegenOpts *o, const char *src, const char *hdr)
 }
 
 int
-engineload(Engine *en, Mod *m, Fn *fn, int target, int cpu, int emu, const char *source)
+engineload(Engine *en, Mod *m, Fn *fn, int target, int cpu, int gpumath, int emu, const char *source)
 {
-	CodegenOpts o = {.target = target, .cpu = cpu, .source = source, .header = "model.h"};
+	CodegenOpts o = {.target = target, .cpu = cpu, .gpumath = gpumath, .source = source, .header = "model.h"};
 	char *sym;
 
 	if (enginebuild(en, m, &o, false, emu, "gnnrun") < 0)

@@ -74,6 +74,7 @@ typedef struct Opts {
 	int nmt;
 	bool keeptemps, verbose, openmp, syntaxonly;
 	int cpu;                    /* --cpu: codegen.h's Cpu* */
+	int gpumath;                /* --gpu-math: codegen.h's GpuMath* */
 	int print;
 	PassOpts po;
 	ReportOpts report;          /* --report: what == 0 when not asked */
@@ -246,6 +247,7 @@ parseargs(Opts *o, int argc, char **argv)
 		case OptOpenmp: o->openmp = true; break;
 		case OptNoOpenmp: o->openmp = false; break;
 		case OptCpu: o->cpu = p.choice; break;
+		case OptGpuMath: o->gpumath = p.choice; break;
 		case OptPrintLinkFlags: o->print = PrintLinkFlags; break;
 		case OptPrintCflags: o->print = PrintCflags; break;
 		case OptSyntaxOnly: o->syntaxonly = true; break;
@@ -399,6 +401,8 @@ checkopts(Opts *o)
 		optwarn("'-fopenmp' has no effect with --target=cuda");
 	if (o->cpu != CpuPortable && o->target == TargetCUDA)
 		optwarn("'--cpu=%s' has no effect with --target=cuda", optcpus[o->cpu]);
+	if (o->gpumath != GpuMathFP32 && o->target == TargetCPU)
+		optwarn("'--gpu-math=%s' has no effect with --target=cpu", optgpumaths[o->gpumath]);
 	/* breaks and the report depend on where forward runs */
 	o->po.hostforward = o->target == TargetCPU;
 	o->report.target = o->target;
@@ -840,6 +844,7 @@ main(int argc, char **argv)
 	o.so.emu = o.emu;
 	o.so.openmp = o.openmp;
 	o.so.cpu = o.cpu;
+	o.so.gpumath = o.gpumath;
 	o.so.olevel = o.po.olevel;
 	o.so.arch = o.arch;
 	o.so.source = name;
@@ -865,6 +870,7 @@ main(int argc, char **argv)
 		hname = strcmp(o.output, "-") != 0 ? o.output : deps.fromstdin ? "model" : o.input;
 		co.target = o.target;
 		co.cpu = o.cpu;
+		co.gpumath = o.gpumath;
 		co.source = name;
 		header = withsuffix(hname, ".h");
 		co.header = basename_(header);

@@ -27,6 +27,7 @@ static const char *const engines[] = {"interp", "cpu", "cuda", "cuda-emu", NULL}
 static const char *const dtypes[] = {"f32", "f64", NULL};
 /* --cpu: the portable default first (clones dispatched at run time) */
 const char *const optcpus[6] = {"portable", "native", "x86-64-v2", "x86-64-v3", "x86-64-v4", NULL};
+const char *const optgpumaths[3] = {"fp32", "tf32", NULL};
 static const char *const levels[] = {"0", "1", "2", "3", NULL};
 const char *const optpresets[7] = {"cora", "citeseer", "pubmed", "arxiv", "reddit", "products", NULL};
 
@@ -75,6 +76,11 @@ static const OptSpec table[] = {
 	 "x86-64-v4, v3 and baseline clones of every kernel,\n"
 	 "chosen when the program starts), native (this machine),\n"
 	 "x86-64-v2, x86-64-v3 or x86-64-v4 (the object needs it)"},
+	{OptGpuMath, CC | RUN, "--gpu-math", NULL, ArgRequired, NULL, optgpumaths, "mode",
+	 "cuda: the dense transforms' tiled GEMMs multiply in\n"
+	 "fp32 (default) or tf32: tensor cores, operands rounded\n"
+	 "to 10-bit mantissas, FP32 sums (sm_80 and later;\n"
+	 "about 1e-3 relative, docs/cli.md)"},
 	{OptEngine, RUN, "--engine", NULL, ArgRequired, "ENGINE", engines, "engine",
 	 "interp: the reference interpreter (float64; the default);\n"
 	 "cpu: the model compiled for the cpu target (cc);\n"

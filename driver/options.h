@@ -46,7 +46,7 @@ typedef enum Opt {
 	/* gnncc and gnnrun */
 	OptInclude, OptLevel, OptSpecialize, OptSchedule, OptTuneCache, OptNoTuneCache,
 	/* gnncc */
-	OptLang, OptTarget, OptEmulate, OptArch, OptOpenmp, OptNoOpenmp, OptCpu,
+	OptLang, OptTarget, OptEmulate, OptArch, OptOpenmp, OptNoOpenmp, OptCpu, OptGpuMath,
 	OptPasses, OptVerifyEach, OptNoGraphBreaks,
 	OptTune, OptTuneGraph, OptTuneNodes, OptTuneSynthetic, OptTuneBudget,
 	OptReport, OptReportGraph, OptReportNodes,
@@ -76,6 +76,8 @@ typedef struct OptSpec {
 extern const char *const optpresets[7];
 /* --cpu's choices, CpuPortable first (codegen.h's Cpu* order) */
 extern const char *const optcpus[6];
+/* --gpu-math's choices (codegen.h's GpuMath* order) */
+extern const char *const optgpumaths[3];
 
 typedef struct OptParser {
 	unsigned tool;

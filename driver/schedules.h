@@ -33,6 +33,7 @@ typedef struct SchedOpts {
 	int emu;                 /* cuda on the emulated device (EmuOff: nvcc) */
 	bool openmp;
 	int cpu;                 /* --cpu (codegen.h's Cpu*): cpu timings differ by it */
+	int gpumath;             /* --gpu-math (codegen.h's GpuMath*): the tuning build's */
 	int olevel;              /* 0: reference schedules unless forced */
 	SchedForce *force;
 	int nforce;

@@ -236,6 +236,7 @@ int opfromname(const char *s);  /* Oxxx if unknown */
  * sched.c for the fields.  Plain ints so that tables can list them. */
 typedef struct Sched {
 	int lanes, rows, tile, axpy, chunk, gemm, kc;
+	int bm, bn, bk, tm, tn;          /* cuda's tiled GEMM (sched.c) */
 } Sched;
 
 typedef struct Ins {
@@ -375,6 +376,8 @@ void scheddefault(Sched *s);
 bool schedequal(const Sched *a, const Sched *b);
 /* every field in its range, lanes a power of two: 0, or -1 and why */
 int schedvalid(const Sched *s, char *err, size_t errlen);
+/* the shared memory bytes of a tiled-GEMM schedule (bm..tn set) */
+int gemmsharedbytes(const Sched *s);
 /* "lanes=8,rows=32" or "default": 0, or -1 with a message in err.  The
  * text form exists only at the boundaries (IR text, --schedule, the
  * tuning cache). */

@@ -25,6 +25,12 @@
  *          (gnn_sgemm, cpu), in tasks of this many rows; 0: the loops
  *          of tile and axpy
  *   kc     the GEMM's K-block length (0: the library's choice)
+ *   bm, bn, bk, tm, tn
+ *          a dense transform as cuda's tiled GEMM (codegen/gemmcuda.c):
+ *          a block computes a bm x bn tile of the output through
+ *          bk-deep slabs of A and B in shared memory, each thread a
+ *          tm x tn register tile ((bm/tm) * (bn/tn) threads); all five
+ *          together, or none (0: the loops of tile)
  */
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +49,11 @@ static const struct {
 	{"chunk", offsetof(Sched, chunk), 0, 0, 1 << 20},
 	{"gemm", offsetof(Sched, gemm), 0, 0, 4096},
 	{"kc", offsetof(Sched, kc), 0, 0, 1 << 16},
+	{"bm", offsetof(Sched, bm), 0, 0, 256},
+	{"bn", offsetof(Sched, bn), 0, 0, 256},
+	{"bk", offsetof(Sched, bk), 0, 0, 64},
+	{"tm", offsetof(Sched, tm), 0, 0, 16},
+	{"tn", offsetof(Sched, tn), 0, 0, 16},
 };
 enum { NField = sizeof fields / sizeof fields[0] };
 
@@ -121,6 +132,54 @@ schedparse(const char *text, Sched *s, char *err, size_t errlen)
 }
 
 int
+gemmsharedbytes(const Sched *s)
+{
+	/* A's slab transposed, 4 floats of padding per row (fewer bank
+	 * conflicts as threads store along k; rows stay 16-byte aligned for
+	 * float4 reads), and B's as it is */
+	return 4 * s->bk * (s->bm + 4) + 4 * s->bk * s->bn;
+}
+
+/* the tiled GEMM's fields: all of them, dividing each other, within a
+ * block's 1024 threads and 48 KiB of shared memory */
+static int
+gemmtilevalid(const Sched *s, char *err, size_t errlen)
+{
+	int threads;
+
+	if (!s->bm || !s->bn || !s->bk || !s->tm || !s->tn) {
+		snprintf(err, errlen, "schedule: bm, bn, bk, tm and tn go together");
+		return -1;
+	}
+	if (s->tile != 1 || s->axpy || s->gemm || s->kc) {
+		snprintf(err, errlen, "schedule: bm, bn, bk, tm and tn take neither tile, axpy, gemm nor kc");
+		return -1;
+	}
+	if (s->bm % s->tm || s->bn % s->tn) {
+		snprintf(err, errlen, "schedule: tm must divide bm and tn divide bn (bm=%d,tm=%d,bn=%d,tn=%d)", s->bm, s->tm,
+		         s->bn, s->tn);
+		return -1;
+	}
+	if (s->bm % 16 || s->bn % 8 || s->bk % 8 || (s->tm * s->tn) % 4) {
+		/* the tensor-core form steps through 16 x 8 x 8 tiles, four
+		 * accumulators a lane */
+		snprintf(err, errlen, "schedule: bm must be a multiple of 16, bn and bk of 8, tm*tn of 4");
+		return -1;
+	}
+	threads = s->bm / s->tm * (s->bn / s->tn);
+	if (threads > 1024 || threads % 32) {
+		snprintf(err, errlen, "schedule: (bm/tm)*(bn/tn) is %d threads, not a whole number of warps up to 1024", threads);
+		return -1;
+	}
+	if (gemmsharedbytes(s) > 48 * 1024) {
+		snprintf(err, errlen, "schedule: bm=%d,bn=%d,bk=%d stage %d bytes in shared memory, above 48 KiB", s->bm, s->bn,
+		         s->bk, gemmsharedbytes(s));
+		return -1;
+	}
+	return 0;
+}
+
+int
 schedvalid(const Sched *s, char *err, size_t errlen)
 {
 	Sched *m = (Sched *)s;
@@ -140,6 +199,8 @@ schedvalid(const Sched *s, char *err, size_t errlen)
 		snprintf(err, errlen, "schedule: kc needs gemm");
 		return -1;
 	}
+	if ((s->bm || s->bn || s->bk || s->tm || s->tn) && gemmtilevalid(s, err, errlen) < 0)
+		return -1;
 	if (s->lanes & (s->lanes - 1)) {
 		snprintf(err, errlen, "schedule: lanes must be a power of two, not %d", s->lanes);
 		return -1;

@@ -279,6 +279,10 @@ schedlegal(const Kernel *k, const SchedTarget *st, const Sched *s, char *err, si
 		snprintf(err, errlen, "kernel %s: %s is a cpu schedule", k->name, s->chunk ? "chunk" : "axpy");
 		return SchedNotFor;
 	}
+	if (s->bm && (st->target != TargetCUDA || k->kind != KernelDense)) {
+		snprintf(err, errlen, "kernel %s (%s): bm, bn, bk, tm and tn tile cuda's dense transforms", k->name, k->what);
+		return SchedNotFor;
+	}
 	if (k->kind == KernelRow && s->lanes > 1 && !k->lanable) {
 		snprintf(err, errlen, "kernel %s (%s): its edge values are not elementwise, so lanes cannot share a row", k->name, k->what);
 		return SchedIllegal;
@@ -312,6 +316,62 @@ add(Sched *out, int n, int max, const Kernel *k, const SchedTarget *st, Sched s)
 	return n + 1;
 }
 
+/*
+ * cuda's tiled GEMMs for a dense transform of width P (k->width): the
+ * block's columns bn cover P (a multiple of 8, at most 128), or 64 of a
+ * wider P; under them a few block heights, slab depths and register
+ * tiles that make 64 to 256 threads.  All are legal in both the FP32
+ * and the tensor-core form (sched.c's rules).
+ */
+static int
+gemmspace(const Kernel *k, const SchedTarget *st, Sched *out, int n, int max)
+{
+	static const int tiles[][4] = {   /* bm, bk, tm, tn */
+		{64, 32, 4, 4}, {32, 32, 2, 4}, {128, 16, 8, 4}, {64, 16, 4, 2}, {128, 32, 8, 8}, {32, 16, 2, 2},
+	};
+	int64_t P = k->width > 0 ? k->width : 1;
+	int bns[2] = {(int)((P < 128 ? P : 128) + 7) / 8 * 8, 64}, a, b;
+	char err[160];
+
+	for (b = 0; b < (P > 64 ? 2 : 1); b++)
+		for (a = 0; a < (int)(sizeof tiles / sizeof tiles[0]); a++) {
+			Sched g;
+			scheddefault(&g);
+			g.bm = tiles[a][0];
+			g.bn = bns[b];
+			g.bk = tiles[a][1];
+			g.tm = tiles[a][2];
+			g.tn = tiles[a][3];
+			if (schedvalid(&g, err, sizeof err) == 0)
+				n = add(out, n, max, k, st, g);
+		}
+	return n;
+}
+
+/*
+ * The tiled GEMM's cost, in the tile loops' units (a multiply-add a
+ * lane): the padded multiply-adds over the register tile's efficiency
+ * (shared-memory loads a k-step: ceil(tm/4) + ceil(tn/4) vectors for
+ * tm * tn / 4 cycles of FMAs), or DRAM traffic at about 9 multiply-adds
+ * a byte (an H100's FP32 rate over its bandwidth), A read once per
+ * column tile, B once per row tile from L2; idle SMs when the grid has
+ * fewer than two blocks for each of 132.
+ */
+static double
+gemmcost(const Kernel *k, const GraphStats *gs, const Sched *s)
+{
+	double N = gs->nodes > 0 ? (double)gs->nodes : 1, K = k->msgwidth > 0 ? (double)k->msgwidth : 1,
+	       P = k->width > 0 ? (double)k->width : 1;
+	double mt = ceil(N / s->bm), nt = ceil(P / s->bn), kp = ceil(K / s->bk) * s->bk;
+	double fmas = mt * s->bm * kp * nt * s->bn, eff = (s->tm * s->tn / 4.0) / (ceil(s->tm / 4.0) + ceil(s->tn / 4.0));
+	double bytes = 4 * (N * K * nt + mt * K * P * 0.25 + N * P), t, blocks = mt * nt;
+
+	t = fmas / (eff < 1 ? eff : 1);
+	if (bytes * 9 > t)
+		t = bytes * 9;
+	return t * (blocks < 264 ? 264 / blocks : 1);
+}
+
 int
 schedspace(const Kernel *k, const SchedTarget *st, Sched *out, int max)
 {
@@ -332,6 +392,8 @@ schedspace(const Kernel *k, const SchedTarget *st, Sched *out, int max)
 					g.kc = kcs[b];
 					n = add(out, n, max, k, st, g);
 				}
+		if (st->target == TargetCUDA)
+			n = gemmspace(k, st, out, n, max);
 		for (a = 0; a < 5; a++)
 			for (b = 0; b < (st->target == TargetCPU ? 2 : 1); b++) {
 				s.tile = tiles[a];
@@ -396,11 +458,15 @@ schedcost(const Kernel *k, const SchedTarget *st, const GraphStats *gs, const Sc
 			/* dot walks B by columns (a cache line per multiply once B
 			 * outgrows L1); axpy streams rows of B, reused tile times */
 			return N * K * P * (s->axpy ? 1.0 + 1.0 / t : (K * P * 4 > 32768 ? 4.0 : 2.0) + 0.5 / t);
+		if (s->bm)
+			return gemmcost(k, gs, s);
 		/* one thread per tile x column: B loads shared by t rows, but
-		 * fewer threads to hide latency once N * P / t gets small */
+		 * fewer threads to hide latency once N * P / t gets small; a
+		 * load of A per multiply-add keeps it at about a third of what
+		 * the tiled GEMM reaches (the load/store units' bound) */
 		{
 			double threads = N * P / t, occ = threads < 65536 ? 65536 / threads : 1;
-			return N * K * P * (1.0 + 2.0 / t) * occ;
+			return 3 * N * K * P * (1.0 + 2.0 / t) * occ;
 		}
 	}
 	/* row kernels */

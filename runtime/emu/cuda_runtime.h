@@ -55,6 +55,13 @@
 /* ---- types ---- */
 typedef gnnemu_uint3 uint3;
 
+/* CUDA's vector type, 16-byte aligned as on the device: a misaligned
+ * float4 access is an error (UBSan's, under memcheck) */
+struct __attribute__((aligned(16))) float4 {
+	float x, y, z, w;
+};
+static inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
+
 struct dim3 {
 	unsigned int x, y, z;
 	constexpr dim3(unsigned int x_ = 1, unsigned int y_ = 1, unsigned int z_ = 1) : x(x_), y(y_), z(z_) {}
@@ -312,6 +319,7 @@ struct gnnemu_at {
 	unsigned ballot_sync(unsigned m, int p) const { return (unsigned)gnnemu_collective(GNNEMU_BALLOT, m, p != 0, 0, 32, file, line); }
 	int all_sync(unsigned m, int p) const { return (int)gnnemu_collective(GNNEMU_ALL, m, p != 0, 0, 32, file, line); }
 	int any_sync(unsigned m, int p) const { return (int)gnnemu_collective(GNNEMU_ANY, m, p != 0, 0, 32, file, line); }
+	void mma_m16n8k8_tf32(float *d, const uint32_t *a, const uint32_t *b) const { gnnemu_mma_tf32(d, a, b, file, line); }
 };
 #define GNNEMU_AT (gnnemu_at{__FILE__, __LINE__})
 #define __syncthreads GNNEMU_AT.syncthreads
@@ -324,6 +332,23 @@ struct gnnemu_at {
 #define __all_sync GNNEMU_AT.all_sync
 #define __any_sync GNNEMU_AT.any_sync
 static inline unsigned __activemask(void) { return gnnemu_activemask(); }
+
+/* ---- tensor cores: what PTX's cvt.rna.tf32.f32 and
+ * mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 do, where CUDA
+ * code writes them as inline asm (gnncc's prelude: GNN_TF32 and
+ * GNN_MMA_TF32).  The conversion rounds to nearest, ties away from
+ * zero, to 10 mantissa bits (the low 13 bits zero); NaN stays NaN and
+ * a value that rounds past FLT_MAX is infinite.  The mma is a warp
+ * collective (gnnemu.h: gnnemu_mma_tf32) that every lane must reach. */
+static inline uint32_t gnnemu_cvt_rna_tf32(float x)
+{
+	uint32_t u;
+	memcpy(&u, &x, sizeof u);
+	if ((u & 0x7f800000u) == 0x7f800000u)   /* inf or NaN */
+		return (u & 0x007fffffu) ? 0x7fffffffu : u;
+	return (u + 0x1000u) & 0xffffe000u;
+}
+#define gnnemu_mma_m16n8k8_tf32 GNNEMU_AT.mma_m16n8k8_tf32
 
 /* ---- atomics: __atomic builtins, so that TSan sees atomics ---- */
 #define GNNEMU_ATOMIC_INT(T) \

@@ -1126,9 +1126,9 @@ op_name(int op)
 {
 	static const char *names[] = {
 		"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync",
-		"__ballot_sync", "__all_sync", "__any_sync"
+		"__ballot_sync", "__all_sync", "__any_sync", "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"
 	};
-	return op >= 0 && op <= GNNEMU_ANY ? names[op] : "a warp collective";
+	return op >= 0 && op <= GNNEMU_MMA_TF32 ? names[op] : "a warp collective";
 }
 
 static void
@@ -1343,6 +1343,78 @@ coll_result(struct fiber *o, unsigned mask)
 	return B.f[base + src].value;
 }
 
+/* ---- warp matrix multiply-accumulate (tensor cores) ---- */
+struct mma_frag {
+	float *d;
+	const unsigned *a, *b;
+};
+
+/* a .tf32 operand: the hardware reads the top 19 bits */
+static double
+tf32_operand(unsigned u)
+{
+	float x;
+
+	u &= 0xffffe000u;
+	memcpy(&x, &u, sizeof x);
+	return x;
+}
+
+/* every lane of f's warp is at the mma: D = A B + C for all of them */
+static void
+mma_tf32_warp(struct fiber *f)
+{
+	unsigned base = f->idx & ~31u, lane, g, t, i, n, k;
+	double a[16][8], b[8][8];
+	float c[16][8];
+
+	for (lane = 0; lane < 32; lane++) {
+		const struct mma_frag *x = (const struct mma_frag *)(uintptr_t)B.f[base + lane].value;
+		g = lane / 4;
+		t = lane % 4;
+		a[g][t] = tf32_operand(x->a[0]);
+		a[g + 8][t] = tf32_operand(x->a[1]);
+		a[g][t + 4] = tf32_operand(x->a[2]);
+		a[g + 8][t + 4] = tf32_operand(x->a[3]);
+		b[t][g] = tf32_operand(x->b[0]);
+		b[t + 4][g] = tf32_operand(x->b[1]);
+		c[g][2 * t] = x->d[0];
+		c[g][2 * t + 1] = x->d[1];
+		c[g + 8][2 * t] = x->d[2];
+		c[g + 8][2 * t + 1] = x->d[3];
+	}
+	/* products of 11-bit significands are exact in double, and so is
+	 * their sum but for far-apart exponents: one rounding to FP32 */
+	for (i = 0; i < 16; i++)
+		for (n = 0; n < 8; n++) {
+			double s = c[i][n];
+			for (k = 0; k < 8; k++)
+				s += a[i][k] * b[k][n];
+			c[i][n] = (float)s;
+		}
+	for (lane = 0; lane < 32; lane++) {
+		const struct mma_frag *x = (const struct mma_frag *)(uintptr_t)B.f[base + lane].value;
+		g = lane / 4;
+		t = lane % 4;
+		x->d[0] = c[g][2 * t];
+		x->d[1] = c[g][2 * t + 1];
+		x->d[2] = c[g + 8][2 * t];
+		x->d[3] = c[g + 8][2 * t + 1];
+	}
+}
+
+void
+gnnemu_mma_tf32(float *d, const unsigned *a, const unsigned *b, const char *file, int line)
+{
+	struct mma_frag x = {d, a, b};
+	struct fiber *f = cur_fiber(op_name(GNNEMU_MMA_TF32), file, line);
+
+	if (warp_lanes(f) != 0xffffffffu)
+		fatal_for(&f->pub, file, line, "%s needs a whole warp; this block's last warp has %u threads",
+			  op_name(GNNEMU_MMA_TF32), B.n % 32);
+	gnnemu_collective(GNNEMU_MMA_TF32, 0xffffffffu, (unsigned long long)(uintptr_t)&x, 0, 32, file, line);
+}
+
 unsigned long long
 gnnemu_collective(int op, unsigned mask, unsigned long long value, int arg, int width,
 		  const char *file, int line)
@@ -1363,6 +1435,20 @@ gnnemu_collective(int op, unsigned mask, unsigned long long value, int arg, int 
 	if (!warp_arrive(f, list, &k)) {
 		wait_here(f);
 		return f->result;
+	}
+	if (op == GNNEMU_MMA_TF32 || B.f[list[0]].op == GNNEMU_MMA_TF32)
+		for (i = 0; i < k; i++)
+			if (B.f[list[i]].op != op) {
+				struct fiber *o = &B.f[list[i]];
+				fatal_for(&f->pub, file, line, "%s: lane %u is at %s at %s:%d instead", op_name(op), o->pub.lane,
+					  op_name(o->op), o->file, o->line);
+			}
+	if (op == GNNEMU_MMA_TF32) {
+		mma_tf32_warp(f);
+		gnnemu_self = &f->pub;
+		f->state = RUNNABLE;
+		release(f, list, k);
+		return 0;
 	}
 	/* every result now, before any lane moves on and changes its value */
 	for (i = 0; i < k; i++)

@@ -153,13 +153,23 @@ void gnnemu_syncwarp(unsigned int mask, const char *file, int line);
 
 enum gnnemu_op {
 	GNNEMU_SHFL_IDX, GNNEMU_SHFL_UP, GNNEMU_SHFL_DOWN, GNNEMU_SHFL_XOR,
-	GNNEMU_BALLOT, GNNEMU_ALL, GNNEMU_ANY
+	GNNEMU_BALLOT, GNNEMU_ALL, GNNEMU_ANY, GNNEMU_MMA_TF32
 };
 /* A warp collective among the lanes of mask (which must hold the calling
  * lane): shuffles return the source lane's 64-bit value (arg: srcLane,
  * delta or laneMask; width as CUDA's), votes their result. */
 unsigned long long gnnemu_collective(int op, unsigned int mask, unsigned long long value,
 				     int arg, int width, const char *file, int line);
+/* PTX's mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 over the
+ * calling warp, which must have all 32 lanes and every one of them here:
+ * D = A B + C, A 16 x 8 and B 8 x 8 in TF32 (the low 13 bits of each
+ * operand ignored, as tensor cores do), C and D FP32.  Each lane gives
+ * its fragments as PTX lays them out (g = lane / 4, t = lane % 4):
+ * a[0..3] = A(g, t), A(g+8, t), A(g, t+4), A(g+8, t+4); b[0..1] =
+ * B(t, g), B(t+4, g); d[0..3] = C(g, 2t), C(g, 2t+1), C(g+8, 2t),
+ * C(g+8, 2t+1) in, the same elements of D out.  Each D element is
+ * C + the sum of its 8 exact products, rounded once to FP32. */
+void gnnemu_mma_tf32(float *d, const unsigned int *a, const unsigned int *b, const char *file, int line);
 /* lanes of the calling warp that have not exited */
 unsigned int gnnemu_activemask(void);
 

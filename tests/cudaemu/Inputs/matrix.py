@@ -24,6 +24,9 @@ have no in-edges), gnnrun --engine=cuda-emu runs the model:
   * under memcheck (AddressSanitizer), clean and equal to the
     interpreter: every configuration on hubs, -O0 and -O2 on Cora and
     CiteSeer;
+  * with --tf32 NAME, that model again with its dense transforms on
+    tensor cores (--gpu-math=tf32), to 5e-3 of the largest output, with
+    the same perturbations and checks as the other configurations;
   * under racecheck (ThreadSanitizer, whose fibers make it the slowest
     check by far), clean and equal to the interpreter: every
     configuration on "hubs-small" (150 nodes and 700 edges of the same
@@ -67,11 +70,18 @@ CONFIGS = [
     ("lanes8-rows4", ["--schedule=all:lanes=8,rows=4"]),
     ("lanes16-rows8", ["--schedule=all:lanes=16,rows=8"]),
     ("lanes32-rows32", ["--schedule=all:lanes=32,rows=32"]),
-    ("tile4", ["--schedule=all:tile=4"]),
-    ("tile16-axpy", ["--schedule=all:tile=16,axpy=1"]),
+    # cuda's tiled GEMMs: 64 threads, float4 staging and stores; 32
+    # threads over 8-wide column tiles, k in slabs of 8 (K's tail of 1)
+    ("gemm64", ["--schedule=all:bm=64,bn=16,bk=32,tm=4,tn=4"]),
+    ("gemm32-bk8", ["--schedule=all:bm=32,bn=8,bk=8,tm=2,tn=4"]),
 ]
-QUICK = ["O0", "O2", "lanes4-rows64", "tile16-axpy"]
-RACE = [c[0] for c in CONFIGS]     # racecheck: every configuration
+# --tf32 NAME: that model also under --gpu-math=tf32 (the cost model's
+# schedules: its dense transforms on tensor cores), to TF32's tolerance
+# (codegen.h's TF32Tol, docs/cli.md)
+TF32 = ("tf32", ["--gpu-math=tf32"])
+RTOL_TF32 = 5e-3
+QUICK = ["O0", "O2", "lanes4-rows64", "gemm32-bk8"]
+RACE = [c[0] for c in CONFIGS] + ["tf32"]     # racecheck: every configuration
 
 
 def sh(cmd, **kw):
@@ -170,6 +180,7 @@ def main():
     ap.add_argument("--configs", default="all")
     ap.add_argument("--no-memcheck", action="store_true")
     ap.add_argument("--no-racecheck", action="store_true")
+    ap.add_argument("--tf32", default="", help="models (NAME,...) also run under --gpu-math=tf32")
     ap.add_argument("models", nargs="+")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
@@ -181,7 +192,7 @@ def main():
     gs = graphs(main_graphs + [a.race_graph], os.path.join(a.build, "gnngen"), a.work)
     configs = [c for c in CONFIGS if a.configs == "all" or c[0] in QUICK]
     t0 = time.time()
-    cases = runs = bad = 0
+    cases = runs = bad = tf32cases = 0
     checked = {"memcheck": 0, "racecheck": 0}
 
     spent = {}
@@ -206,10 +217,10 @@ def main():
         spent[key] = spent.get(key, 0) + time.time() - t
         return r
 
-    def same(a, b):
-        """the outputs of runs a and b agree to RTOL (b: the reference)"""
+    def same(a, b, rtol=RTOL):
+        """the outputs of runs a and b agree to rtol (b: the reference)"""
         for k in range(nout):
-            ok, msg = compare(np.load(f"{a}-{k}.npy"), np.load(f"{b}-{k}.npy"), RTOL)
+            ok, msg = compare(np.load(f"{a}-{k}.npy"), np.load(f"{b}-{k}.npy"), rtol)
             if not ok:
                 return False, f"output {k}: {msg}"
         return True, ""
@@ -255,8 +266,10 @@ def main():
             r = run(model, ["--engine=interp"], g, refs[g])
             if r.returncode:
                 fail(f"{name} {g} interp", r.stderr)
-        for cname, flags in configs:
+        mconfigs = configs + ([TF32] if name in a.tf32.split(",") else [])
+        for cname, flags in mconfigs:
             emu = ["--engine=cuda-emu", *flags]
+            rtol = RTOL_TF32 if cname == "tf32" else RTOL
             for g in gs:
                 base = os.path.join(a.work, f"{name}-{cname}-{g}")
                 what = f"{name} {cname} {g}"
@@ -266,19 +279,22 @@ def main():
                 if g == a.race_graph and cname in RACE:
                     tools.append("racecheck")
                 if g in main_graphs:
-                    cases += 1
+                    if cname == "tf32":
+                        tf32cases += 1
+                    else:
+                        cases += 1
                     r = run(model, emu, g, base)
                     if r.returncode:
                         fail(what, r.stderr)
                         continue
-                    ok, msg = same(base, refs[g])
+                    ok, msg = same(base, refs[g], rtol)
                     if not ok:
                         fail(what + " against the interpreter", msg)
                         continue
                     first = raw(base)
                     rev = ("reverse order", ["--emu-order=reverse"])
                     rnd = ("random order, 2 blocks", ["--emu-order=random:%d" % (cases * 7919), "--emu-grid-max=2"])
-                    k = [c[0] for c in configs].index(cname)
+                    k = [c[0] for c in mconfigs].index(cname)
                     again = [rev, rnd, ("second run", [])] if cname == "O2" else [] if g != "hubs" else \
                         [rev] if k % 2 else [rnd]
                     for tag, mode in again:
@@ -295,10 +311,11 @@ def main():
                     if r.returncode:
                         fail(f"{what} {tool}", r.stderr)
                         continue
-                    ok, msg = same(base + "-s", refs[g])
+                    ok, msg = same(base + "-s", refs[g], rtol)
                     if not ok:
                         fail(f"{what} {tool} against the interpreter", msg)
     print(f"matrix: {len(a.models)} models x {len(configs)} configurations x {len(main_graphs)} graphs = {cases} cases, "
+          + (f"{tf32cases} under TF32, " if tf32cases else "") +
           f"{checked['memcheck']} under memcheck, {checked['racecheck']} under racecheck "
           f"({runs} runs, {time.time() - t0:.0f} s): {'all ok' if not bad else f'{bad} FAILED'}")
     print("seconds by check: " + ", ".join(f"{k} {v:.0f}" for k, v in sorted(spent.items())))

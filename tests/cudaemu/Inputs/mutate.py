@@ -14,8 +14,9 @@ applies nothing (the control: every check passes).
 
   syncwarp   every __syncwarp() of GCN_g0 removed: lanes read the row
              other lanes wrote (racecheck)
-  offbyone   the dense kernel's reduction runs k_ <= K_: one read past
-             the weight matrix (memcheck)
+  offbyone   the dense kernel's (a tiled GEMM's) last slab of K starts
+             one k late: it loads one row past the weight matrix
+             (memcheck)
   divergent  GCN_g0's first __syncwarp() only where the row is live: the
              last warp's idle lanes skip it (synccheck)
   uninit     a bind-time value that forward reads gets its device copy in
@@ -59,9 +60,10 @@ def mutate(src, what):
     if what == "offbyone":
         a, b = kernel_span(src, "GCN_k10")
         body = src[a:b]
-        if "k_ < K_;" not in body:
-            sys.exit("mutate.py: GCN_k10 has no k_ < K_ loop")
-        return src[:a] + body.replace("k_ < K_;", "k_ <= K_;", 1) + src[b:]
+        m = re.search(r"const int64_t k0_ = (\d+);", body)
+        if not m:
+            sys.exit("mutate.py: GCN_k10 has no last slab of K")
+        return src[:a] + body[:m.start(1)] + str(int(m.group(1)) + 1) + body[m.end(1):] + src[b:]
     if what == "uninit":
         table = src.find("GCN_buffers[] = {")
         pat = re.compile(r'(\{"[^"]*", )GNN_BUF_BIND(, GNN_F32, GNN_BUF_DEVICE,)')
@@ -82,7 +84,7 @@ def main():
     w = lambda f: os.path.join(a.work, f)
     model = os.path.join(a.examples, "gcn", "gcn.gnn")
     # lanes=4: 8 rows per warp, so Cora's 2708 rows leave the last warp half idle
-    sched = ["--no-tune-cache", "--schedule=all:lanes=4,rows=8"]
+    sched = ["--no-tune-cache", "--schedule=all:lanes=4,rows=8", "--schedule=k10:bm=64,bn=16,bk=32,tm=4,tn=4"]
     for emit, out in (("cuda", "gcn.cu"), ("header", "gcn.h")):
         subprocess.run([a.gnncc, "--target=cuda", f"--emit={emit}", *sched, model, "-o", w(out)], check=True)
     src = open(w("gcn.cu")).read()

@@ -1,0 +1,264 @@
+/*
+ * cuda's dense transforms as tiled GEMMs: O[M, P] = A[M, K] @ B[K, P],
+ * K and P constants, M the node count, under a schedule bm, bn, bk, tm,
+ * tn (ir/sched.c).
+ *
+ * A block computes a bm x bn tile of O (grid-stride over tiles, so any
+ * grid covers M).  For each bk-deep slab of K it stages A's bm x bk
+ * (transposed: a thread's rows are contiguous along k) and B's bk x bn
+ * in shared memory, float4 at a time from global memory where K (or P)
+ * is a multiple of 4 and the pointer is 16-byte aligned, masked past M
+ * and P, then every thread updates its tm x tn register tile from float4
+ * reads of shared memory.  K's last, shorter slab is a second copy of
+ * the slab loop with its own constant depth, so every output is exactly
+ * one multiply-add chain over k = 0 .. K-1 in order, whatever the
+ * tiling and the order blocks run in: the reference kernel's arithmetic,
+ * hence its bits (on one device: nvcc contracts into FMAs, the
+ * emulated device's C++ does not).
+ *
+ * With --gpu-math=tf32 the same staging feeds tensor cores: each warp
+ * owns tm*tn/4 tiles of 16 x 8 outputs and steps through k eight at a
+ * time with GNN_MMA_TF32 (mma.sync m16n8k8 .tf32, FP32 accumulate; the
+ * prelude in emit.c spells it for nvcc and for the emulated device), its
+ * operands rounded to TF32 by GNN_TF32; a short last slab is padded with
+ * zeros to a multiple of 8.
+ */
+#include "emit.h"
+
+/* one tiled GEMM: its constants and the names of its operands */
+typedef struct G {
+	E *e;
+	const char *O, *A, *B;
+	long long K, P;
+	int bm, bn, bk, tm, tn, nt, lda, ntn;
+	bool tf32, avec, bvec, ovec;
+} G;
+
+/*
+ * Load rows [0, depth) of the slab at k0_ into shared memory: A's bm
+ * rows transposed into as_ (row k of as_ holds k's column of A), B's
+ * rows into bs_.  With pad, rows from depth to the next multiple of 8
+ * are zeros (the tensor-core form's k-steps).  A row past M, a column
+ * past P, are zeros.
+ */
+static void
+loadslab(G *g, int depth, bool pad)
+{
+	E *e = g->e;
+	int rows = pad ? (depth + 7) / 8 * 8 : depth;
+
+	if (g->avec) {
+		/* float4 along k: K % 4 == 0 keeps a vector inside K, and a
+		 * padded slab's depth is a multiple of 4 too */
+		out(e, "if (av_)\n");
+		out(e, "\tfor (int q_ = threadIdx.x; q_ < %d; q_ += %d) {\n", g->bm * rows / 4, g->nt);
+		out(e, "\t\tconst int r_ = q_ / %d, c_ = q_ %% %d * 4;\n", rows / 4, rows / 4);
+		out(e, "\t\tconst int64_t m_ = m0_ + r_;\n");
+		out(e, "\t\tfloat4 v_ = make_float4(0.0f, 0.0f, 0.0f, 0.0f);\n");
+		out(e, "\t\tif (m_ < M_%s)\n\t\t\tv_ = *(const float4 *)&%s[m_ * %lld + k0_ + c_];\n",
+		    rows > depth ? pf(e, " && c_ < %d", depth) : "", g->A, g->K);
+		out(e, "\t\tas_[c_ * %d + r_] = v_.x;\n\t\tas_[(c_ + 1) * %d + r_] = v_.y;\n", g->lda, g->lda);
+		out(e, "\t\tas_[(c_ + 2) * %d + r_] = v_.z;\n\t\tas_[(c_ + 3) * %d + r_] = v_.w;\n\t}\nelse\n", g->lda, g->lda);
+		e->w->ind++;
+	}
+	/* consecutive threads along k: a warp reads a run of one row */
+	out(e, "for (int q_ = threadIdx.x; q_ < %d; q_ += %d) {\n", g->bm * rows, g->nt);
+	out(e, "\tconst int r_ = q_ / %d, c_ = q_ %% %d;\n\tconst int64_t m_ = m0_ + r_;\n", rows, rows);
+	out(e, "\tas_[c_ * %d + r_] = m_ < M_%s ? %s[m_ * %lld + k0_ + c_] : 0.0f;\n}\n", g->lda,
+	    rows > depth ? pf(e, " && c_ < %d", depth) : "", g->A, g->K);
+	if (g->avec)
+		e->w->ind--;
+	if (g->bvec) {
+		out(e, "if (bv_)\n");
+		out(e, "\tfor (int q_ = threadIdx.x; q_ < %d; q_ += %d) {\n", rows * g->bn / 4, g->nt);
+		out(e, "\t\tconst int c_ = q_ / %d, n_ = q_ %% %d * 4;\n", g->bn / 4, g->bn / 4);
+		out(e, "\t\tfloat4 v_ = make_float4(0.0f, 0.0f, 0.0f, 0.0f);\n");
+		out(e, "\t\tif (n0_ + n_ < %lld%s)\n\t\t\tv_ = *(const float4 *)&%s[(k0_ + c_) * %lld + n0_ + n_];\n", g->P,
+		    rows > depth ? pf(e, " && c_ < %d", depth) : "", g->B, g->P);
+		out(e, "\t\t*(float4 *)&bs_[c_ * %d + n_] = v_;\n\t}\nelse\n", g->bn);
+		e->w->ind++;
+	}
+	/* consecutive threads along n: a warp reads a run of one row of B */
+	out(e, "for (int q_ = threadIdx.x; q_ < %d; q_ += %d) {\n", rows * g->bn, g->nt);
+	out(e, "\tconst int c_ = q_ / %d, n_ = q_ %% %d;\n", g->bn, g->bn);
+	out(e, "\tbs_[c_ * %d + n_] = n0_ + n_ < %lld%s ? %s[(k0_ + c_) * %lld + n0_ + n_] : 0.0f;\n}\n", g->bn, g->P,
+	    rows > depth ? pf(e, " && c_ < %d", depth) : "", g->B, g->P);
+	if (g->bvec)
+		e->w->ind--;
+}
+
+/* n floats from shared memory at index expression at (16-byte aligned
+ * when n is a multiple of 4) into the local array dst */
+static void
+sharedrun(G *g, const char *dst, const char *src, const char *at, int n)
+{
+	int j;
+
+	for (j = 0; j + 4 <= n && n % 4 == 0; j += 4)
+		out(g->e, "{ const float4 v_ = *(const float4 *)&%s[%s + %d]; %s[%d] = v_.x; %s[%d] = v_.y; %s[%d] = v_.z; %s[%d] = v_.w; }\n",
+		    src, at, j, dst, j, dst, j + 1, dst, j + 2, dst, j + 3);
+	for (j = n % 4 == 0 ? n : 0; j < n; j++)
+		out(g->e, "%s[%d] = %s[%s + %d];\n", dst, j, src, at, j);
+}
+
+/* the slab's depth k-steps of the register tile (FP32) */
+static void
+fmaslab(G *g, int depth)
+{
+	E *e = g->e;
+
+	/* unrolled by 8, not whole: ptxas kept a whole slab's shared loads
+	 * in flight (127 registers a thread at tm = tn = 4, 95 this way) */
+	out(e, "#pragma unroll 8\n");
+	wopen(e->w, "for (int kk_ = 0; kk_ < %d; kk_++)", depth);
+	out(e, "float a_[%d], b_[%d];\n", g->tm, g->tn);
+	sharedrun(g, "a_", "as_", pf(e, "kk_ * %d + ty_ * %d", g->lda, g->tm), g->tm);
+	sharedrun(g, "b_", "bs_", pf(e, "kk_ * %d + tx_ * %d", g->bn, g->tn), g->tn);
+	out(e, "#pragma unroll\nfor (int i_ = 0; i_ < %d; i_++)\n", g->tm);
+	out(e, "#pragma unroll\n\tfor (int j_ = 0; j_ < %d; j_++)\n\t\tacc_[i_][j_] += a_[i_] * b_[j_];\n", g->tn);
+	wclose(e->w, "");
+}
+
+/* the slab's k-steps of eight on tensor cores: warp w_ owns tiles
+ * w_ + j * warps, tile q at 16-row band q / (bn/8), 8-column band
+ * q % (bn/8); fragments as PTX lays out m16n8k8 .tf32 (g_ = lane / 4,
+ * t_ = lane % 4: A (g_, t_), (g_+8, t_), (g_, t_+4), (g_+8, t_+4); B
+ * (t_, g_), (t_+4, g_)) */
+static void
+mmaslab(G *g, int depth)
+{
+	E *e = g->e;
+	int steps = (depth + 7) / 8;
+
+	out(e, "#pragma unroll\n");
+	wopen(e->w, "for (int ks_ = 0; ks_ < %d; ks_ += 8)", steps * 8);
+	out(e, "#pragma unroll\n");
+	wopen(e->w, "for (int j_ = 0; j_ < %d; j_++)", g->tm * g->tn / 4);
+	out(e, "const int q_ = w_ + j_ * %d, r0_ = q_ / %d * 16, c0_ = q_ %% %d * 8;\n", g->nt / 32, g->bn / 8, g->bn / 8);
+	out(e, "const float *ak_ = as_ + (ks_ + t_) * %d + r0_ + g_, *bk_ = bs_ + (ks_ + t_) * %d + c0_ + g_;\n", g->lda, g->bn);
+	out(e, "const uint32_t a_[4] = {GNN_TF32(ak_[0]), GNN_TF32(ak_[8]), GNN_TF32(ak_[%d]), GNN_TF32(ak_[%d])};\n", 4 * g->lda,
+	    4 * g->lda + 8);
+	out(e, "const uint32_t b_[2] = {GNN_TF32(bk_[0]), GNN_TF32(bk_[%d])};\n", 4 * g->bn);
+	out(e, "GNN_MMA_TF32(acc_[j_], a_, b_);\n");
+	wclose(e->w, "");
+	wclose(e->w, "");
+}
+
+/* one slab: stage it, wait, compute, wait (the next slab overwrites) */
+static void
+slab(G *g, int depth)
+{
+	loadslab(g, depth, g->tf32 && depth % 8);
+	out(g->e, "__syncthreads();\n");
+	if (g->tf32)
+		mmaslab(g, depth);
+	else
+		fmaslab(g, depth);
+	out(g->e, "__syncthreads();\n");
+}
+
+static void
+store(G *g)
+{
+	E *e = g->e;
+
+	if (g->tf32) {
+		/* lane (g_, t_) holds rows g_ and g_ + 8, columns 2 t_ and 2 t_ + 1 */
+		out(e, "for (int j_ = 0; j_ < %d; j_++) {\n", g->tm * g->tn / 4);
+		out(e, "\tconst int q_ = w_ + j_ * %d;\n", g->nt / 32);
+		out(e, "\tconst int64_t m_ = m0_ + q_ / %d * 16 + g_;\n\tconst int n_ = n0_ + q_ %% %d * 8 + 2 * t_;\n", g->bn / 8, g->bn / 8);
+		out(e, "\tfor (int h_ = 0; h_ < 4; h_++)\n");
+		out(e, "\t\tif (m_ + h_ / 2 * 8 < M_ && n_ + h_ %% 2 < %lld)\n", g->P);
+		out(e, "\t\t\t%s[(m_ + h_ / 2 * 8) * %lld + n_ + h_ %% 2] = acc_[j_][h_];\n}\n", g->O, g->P);
+		return;
+	}
+	out(e, "for (int i_ = 0; i_ < %d; i_++) {\n", g->tm);
+	out(e, "\tconst int64_t m_ = m0_ + ty_ * %d + i_;\n\tconst int n_ = n0_ + tx_ * %d;\n\n\tif (m_ >= M_)\n\t\tbreak;\n", g->tm,
+	    g->tn);
+	if (g->ovec) {
+		/* P % 4 == 0 and tn % 4 == 0: a vector is all in or all out */
+		out(e, "\tif (ov_) {\n\t\tfor (int j_ = 0; j_ < %d && n_ + j_ < %lld; j_ += 4)\n", g->tn, g->P);
+		out(e, "\t\t\t*(float4 *)&%s[m_ * %lld + n_ + j_] = make_float4(acc_[i_][j_], acc_[i_][j_ + 1], acc_[i_][j_ + 2], acc_[i_][j_ + 3]);\n",
+		    g->O, g->P);
+		out(e, "\t\tcontinue;\n\t}\n");
+	}
+	out(e, "\tfor (int j_ = 0; j_ < %d && n_ + j_ < %lld; j_++)\n\t\t%s[m_ * %lld + n_ + j_] = acc_[i_][j_];\n}\n", g->tn, g->P, g->O, g->P);
+}
+
+void
+emitgemmcuda(E *e, int i, Args *a, Str *call)
+{
+	const Ins *in = &e->fn->ins[i];
+	const Sched *s = &e->sched;
+	G g = {.e = e, .bm = s->bm, .bn = s->bn, .bk = s->bk, .tm = s->tm, .tn = s->tn, .tf32 = e->o->gpumath == GpuMathTF32};
+	long long kfull;
+	int k;
+
+	if (!e->cuda || e->p->phase[in->to] != PhaseForward || ty(e, in->to).dtype != DF32)
+		die("codegen: a tiled GEMM outside cuda's forward");
+	g.K = dimconstval(ty(e, in->arg[1]).dim[0]);
+	g.P = dimconstval(ty(e, in->arg[1]).dim[1]);
+	g.nt = g.bm / g.tm * (g.bn / g.tn);
+	g.lda = g.bm + 4;
+	g.ntn = (int)((g.P + g.bn - 1) / g.bn);
+	g.avec = g.K % 4 == 0 && g.bk % 4 == 0;
+	g.bvec = g.P % 4 == 0;
+	g.ovec = !g.tf32 && g.P % 4 == 0 && g.tn % 4 == 0;
+	kfull = g.K / g.bk * g.bk;
+	g.O = ptrarg(e, a, NULL, in->to, true, true);
+	g.A = ptrarg(e, a, NULL, in->arg[0], false, true);
+	g.B = ptrarg(e, a, NULL, in->arg[1], false, true);
+	arg(a, "int64_t M_", "%s", cdim(e, ty(e, in->arg[0]).dim[0]));
+
+	out(e, "\n/* %%%s = matmul", irname(e, in->to));
+	if (in->loc.file)
+		out(e, " (%s:%d)", in->loc.file, in->loc.line);
+	out(e, ": [M, %lld] @ [%lld, %lld], a tiled GEMM%s */\n", g.K, g.K, g.P, g.tf32 ? " on tensor cores (TF32)" : "");
+	out(e, "GNN_DKERNEL_LB(" KNAME ", %d)(int64_t T_", g.nt);
+	for (k = 0; k < a->n; k++)
+		out(e, ", %s", a->decl[k]);
+	out(e, ")\n");
+	blockopen(e->w);
+	/* float4 storage: 16-byte aligned under nvcc as in the emulator */
+	out(e, "GNN_SHARED(float4, as4_, [%d]);\nGNN_SHARED(float4, bs4_, [%d]);\n", g.bk * g.lda / 4, g.bk * g.bn / 4);
+	out(e, "float *const as_ = (float *)as4_, *const bs_ = (float *)bs4_;\n");
+	if (g.tf32)
+		out(e, "const int w_ = threadIdx.x / 32, g_ = threadIdx.x %% 32 / 4, t_ = threadIdx.x %% 4;\n");
+	else
+		out(e, "const int tx_ = threadIdx.x %% %d, ty_ = threadIdx.x / %d;\n", g.bn / g.tn, g.bn / g.tn);
+	if (g.avec)
+		out(e, "const bool av_ = ((uintptr_t)%s & 15) == 0;\n", g.A);
+	if (g.bvec)
+		out(e, "const bool bv_ = ((uintptr_t)%s & 15) == 0;\n", g.B);
+	if (g.ovec)
+		out(e, "const bool ov_ = ((uintptr_t)%s & 15) == 0;\n", g.O);
+	out(e, "\n");
+	wopen(e->w, "for (int64_t b_ = blockIdx.x; b_ < T_; b_ += gridDim.x)");
+	out(e, "const int64_t m0_ = b_ / %d * %d;\nconst int n0_ = (int)(b_ %% %d) * %d;\n", g.ntn, g.bm, g.ntn, g.bn);
+	if (g.tf32)
+		out(e, "float acc_[%d][4];\n\nfor (int j_ = 0; j_ < %d; j_++)\n\tfor (int h_ = 0; h_ < 4; h_++)\n\t\tacc_[j_][h_] = 0.0f;\n",
+		    g.tm * g.tn / 4, g.tm * g.tn / 4);
+	else
+		out(e, "float acc_[%d][%d];\n\nfor (int i_ = 0; i_ < %d; i_++)\n\tfor (int j_ = 0; j_ < %d; j_++)\n\t\tacc_[i_][j_] = 0.0f;\n",
+		    g.tm, g.tn, g.tm, g.tn);
+	if (kfull) {
+		wopen(e->w, "for (int64_t k0_ = 0; k0_ < %lld; k0_ += %d)", kfull, g.bk);
+		slab(&g, g.bk);
+		wclose(e->w, "");
+	}
+	if (g.K > kfull) {
+		/* the last, shorter slab: its own constant depth */
+		blockopen(e->w);
+		out(e, "const int64_t k0_ = %lld;\n\n", kfull);
+		slab(&g, (int)(g.K - kfull));
+		wclose(e->w, "");
+	}
+	store(&g);
+	wclose(e->w, "");
+	wclose(e->w, "");
+	/* one block a tile: (tiles of M) x (tiles of P) */
+	sput(call, "GNN_RLAUNCH(" KNAME ", %d, 1, (%s + %d) / %d * %d", g.nt, a->val[a->n - 1], g.bm - 1, g.bm, g.ntn);
+	for (k = 0; k < a->n; k++)
+		sput(call, ", %s", a->val[k]);
+	sput(call, ");");
+}
