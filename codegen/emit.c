@@ -596,11 +596,15 @@ emitprogram(E *e)
 	out(e, "{\n");
 	e->w->ind++;
 	out(e, "gnn_instance *m = (gnn_instance *)mv;\ngnn_status s = gnn_prog_begin(m, in, out);\n\n");
-	out(e, "if (s != GNN_OK)\n\treturn s;\n");
+	/* the launches run once: directly, or captured into forward's graph
+	 * (or not at all: the graph was replayed), as gnn_prog_issue says */
+	out(e, "if (s != GNN_OK)\n\treturn s;\nwhile (gnn_prog_issue(m)) {\n");
+	e->w->ind++;
 	for (i = 0; i < fn->nins; i++)
 		if (phaseof(e, fn->ins[i].to) == PhaseForward && e->calls[i])
 			out(e, "%s\n", e->calls[i]);
-	out(e, "return gnn_prog_end(m, out);\n");
+	e->w->ind--;
+	out(e, "}\nreturn gnn_prog_end(m, out);\n");
 	wclose(e->w, "");
 	if (e->tc)
 		emitswitch(e, pf(e, "\nstatic void\n%s_launch(gnn_instance *m, int k)\n", nm), e->tc->nkernels, e->kstart);

@@ -90,8 +90,13 @@ ptrarg(E *e, Args *a, const char *name, Ref v, bool isout, bool device)
 	for (k = 0; k < a->n; k++)
 		if (a->pname[k] && !strcmp(a->pname[k], name))
 			return name;
-	arg(a, pf(e, "%s%s *%s", isout ? "" : "const ", T, name), "(%s%s *)%s", isout ? "" : "const ", T,
-	    storage(e, storageof(e->p, v), device));
+	/* restrict: a kernel's values never share memory it writes -- live
+	 * ranges are closed, so no output shares a slot with an input
+	 * (memplan.c), and forward writes an output in place only where the
+	 * caller's buffer overlaps no input (program.c); two inputs may be
+	 * one buffer, which restrict allows for memory nobody writes */
+	arg(a, pf(e, "%s%s *%s %s", isout ? "" : "const ", T, e->cuda ? "__restrict__" : "restrict", name), "(%s%s *)%s",
+	    isout ? "" : "const ", T, storage(e, storageof(e->p, v), device));
 	a->pname[a->n - 1] = name;
 	return name;
 }

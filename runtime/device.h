@@ -34,7 +34,35 @@ struct gnn_device {
 	int (*elapsed)(void *s, void (*fn)(void *, int), void *arg, int k, double *us);
 	const char *(*arch)(void);               /* "sm_90", "emu"; NULL on the cpu */
 	const struct gnn_devbind *bind;          /* bind's graph work on the device, or NULL */
+	const struct gnn_devfwd *fwd;            /* forward's graphs and staging, or NULL */
 };
+
+/*
+** Forward's extras on a device with memory of its own (device_cuda.c):
+** what kind of memory a pointer is (forward writes an output in place
+** where it is the device's), page-locked host memory for forward_host's
+** staging, and graphs: the launches issued on a stream between
+** capture_begin and capture_end become an executable graph, replayed by
+** graph_launch.  capture_end makes *exec, or updates the one there in
+** place (remaking it when the update cannot be done); after a failure
+** *exec is NULL and nothing is left to free.
+*/
+enum { GNN_MEM_PAGEABLE, GNN_MEM_PINNED, GNN_MEM_DEVICE };
+struct gnn_devfwd {
+	int (*memtype)(const void *p);           /* GNN_MEM_* */
+	int (*host_alloc)(void **p, size_t n);   /* page-locked */
+	void (*host_free)(void *p);
+	int (*capture_begin)(void *s);
+	int (*capture_end)(void *s, void **exec);
+	int (*graph_launch)(void *exec, void *s);
+	void (*graph_destroy)(void *exec);
+	/* n bytes between pageable host memory and the device through pin
+	 * (page-locked, n bytes), in pieces, so that the host's copies
+	 * overlap the transfers; stage_out returns once dst holds the data */
+	int (*stage_in)(void *dst, const void *src, void *pin, size_t n, void *s);
+	int (*stage_out)(void *dst, const void *src, void *pin, size_t n, void *s);
+};
+typedef struct gnn_devfwd gnn_devfwd;
 
 /*
 ** Bind on the device (devbind.cu): the graph work of a model's bind steps

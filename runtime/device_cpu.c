@@ -88,5 +88,5 @@ cpu_arch(void)
 
 const gnn_device gnn_device_cpu = {
 	"cpu", 0, cpu_stream_create, cpu_stream_destroy, cpu_alloc, cpu_free,
-	cpu_copy, cpu_sync, cpu_last_error, cpu_errstr, cpu_elapsed, cpu_arch, NULL,
+	cpu_copy, cpu_sync, cpu_last_error, cpu_errstr, cpu_elapsed, cpu_arch, NULL, NULL,
 };

@@ -7,6 +7,7 @@
 ** which fail each call in turn.
 */
 #include <stdio.h>
+#include <string.h>
 
 #include <cuda_runtime_api.h>
 
@@ -135,7 +136,156 @@ cu_arch(void)
 #endif
 }
 
+/* ---- forward's extras: memory kinds, page-locked staging, graphs ---- */
+
+static int
+cu_memtype(const void *p)
+{
+	struct cudaPointerAttributes a;
+
+	if (!p)
+		return GNN_MEM_PAGEABLE;
+	if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+		cudaGetLastError();   /* the query's error is nobody's */
+		return GNN_MEM_PAGEABLE;
+	}
+	return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged ? GNN_MEM_DEVICE :
+	       a.type == cudaMemoryTypeHost ? GNN_MEM_PINNED : GNN_MEM_PAGEABLE;
+}
+
+static int
+cu_host_alloc(void **p, size_t n)
+{
+	cudaError_t err = cudaMallocHost(p, n ? n : 1);
+
+	if (err != cudaSuccess)
+		*p = NULL;
+	return (int)err;
+}
+
+static void
+cu_host_free(void *p)
+{
+	if (p)
+		cudaFreeHost(p);
+}
+
+/* thread-local: forbids what would break our capture on this thread
+ * only, so that other threads' CUDA calls go on */
+static int
+cu_capture_begin(void *s)
+{
+	return (int)cudaStreamBeginCapture((cudaStream_t)s, cudaStreamCaptureModeThreadLocal);
+}
+
+static int
+cu_capture_end(void *s, void **exec)
+{
+	cudaGraph_t g = NULL;
+	cudaGraphExec_t x = (cudaGraphExec_t)*exec;
+	cudaGraphExecUpdateResultInfo info;
+	cudaError_t err = cudaStreamEndCapture((cudaStream_t)s, &g);
+
+	*exec = NULL;
+	if (err != cudaSuccess) {
+		if (x)
+			cudaGraphExecDestroy(x);
+		if (g)
+			cudaGraphDestroy(g);
+		return (int)err;
+	}
+	/* new pointers in the same launches: an update, far cheaper than
+	 * instantiating */
+	if (x && cudaGraphExecUpdate(x, g, &info) != cudaSuccess) {
+		cudaGetLastError();   /* a refused update is no error of forward's */
+		cudaGraphExecDestroy(x);
+		x = NULL;
+	}
+	if (!x && (err = cudaGraphInstantiateWithFlags(&x, g, 0)) != cudaSuccess)
+		x = NULL;
+	cudaGraphDestroy(g);
+	*exec = x;
+	return (int)err;
+}
+
+static int
+cu_graph_launch(void *exec, void *s)
+{
+	return (int)cudaGraphLaunch((cudaGraphExec_t)exec, (cudaStream_t)s);
+}
+
+static void
+cu_graph_destroy(void *exec)
+{
+	if (exec)
+		cudaGraphExecDestroy((cudaGraphExec_t)exec);
+}
+
+/* staging moves pieces of at least 1 MiB, at most 8 of them: the host's
+ * copy of one piece overlaps the transfer of the one before */
+enum { STAGE_MIN = 1 << 20, STAGE_MAX = 8 };
+
+static size_t
+piece(size_t n)
+{
+	size_t c = (n + STAGE_MAX - 1) / STAGE_MAX, lo = STAGE_MIN;
+
+	return c < lo ? lo : c;
+}
+
+static int
+cu_stage_in(void *dst, const void *src, void *pin, size_t n, void *s)
+{
+	size_t off, c, k = piece(n);
+	cudaError_t err = cudaSuccess;
+
+	for (off = 0; off < n && err == cudaSuccess; off += c) {
+		c = n - off < k ? n - off : k;
+		memcpy((char *)pin + off, (const char *)src + off, c);
+		err = cudaMemcpyAsync((char *)dst + off, (char *)pin + off, c, cudaMemcpyHostToDevice, (cudaStream_t)s);
+	}
+	return (int)err;
+}
+
+static int
+cu_stage_out(void *dst, const void *src, void *pin, size_t n, void *s)
+{
+	cudaEvent_t ev[STAGE_MAX];
+	size_t off, c, k = piece(n);
+	int i, ne = 0;
+	cudaError_t err = cudaSuccess;
+
+	if (!n)
+		return 0;
+	if (n <= k) {   /* one piece: nothing to overlap */
+		if ((err = cudaMemcpyAsync(pin, src, n, cudaMemcpyDeviceToHost, (cudaStream_t)s)) == cudaSuccess &&
+		    (err = cudaStreamSynchronize((cudaStream_t)s)) == cudaSuccess)
+			memcpy(dst, pin, n);
+		return (int)err;
+	}
+	for (off = 0; off < n && err == cudaSuccess; off += c, ne++) {
+		c = n - off < k ? n - off : k;
+		if ((err = cudaEventCreate(&ev[ne])) != cudaSuccess)
+			break;
+		if ((err = cudaMemcpyAsync((char *)pin + off, (const char *)src + off, c, cudaMemcpyDeviceToHost,
+		                           (cudaStream_t)s)) == cudaSuccess)
+			err = cudaEventRecord(ev[ne], (cudaStream_t)s);
+	}
+	for (i = 0, off = 0; i < ne; i++, off += c) {
+		c = n - off < k ? n - off : k;
+		if (err == cudaSuccess && (err = cudaEventSynchronize(ev[i])) == cudaSuccess)
+			memcpy((char *)dst + off, (char *)pin + off, c);
+		cudaEventDestroy(ev[i]);
+	}
+	return (int)err;
+}
+
+static const struct gnn_devfwd cu_fwd = {
+	cu_memtype, cu_host_alloc, cu_host_free, cu_capture_begin, cu_capture_end,
+	cu_graph_launch, cu_graph_destroy, cu_stage_in, cu_stage_out,
+};
+
 const gnn_device GNN_DEVICE_SYMBOL = {
 	"cuda", 1, cu_stream_create, cu_stream_destroy, cu_alloc, cu_free,
-	cu_copy, cu_sync, cu_last_error, cu_errstr, cu_elapsed, cu_arch, GNN_DEVBIND,
+	cu_copy, cu_sync, cu_last_error, cu_errstr, cu_elapsed, cu_arch, GNN_DEVBIND, &cu_fwd,
 };

@@ -362,6 +362,9 @@ typedef struct gnn_instance {
 	 * segment plan that bind made in device memory of its own; NULL
 	 * when bind works on the host */
 	struct gnn_dgraph *dg;
+	/* forward's graph, in-place outputs and page-locked staging
+	 * (program.c); NULL until the first forward */
+	struct gnn_fwd *fwd;
 } gnn_instance;
 
 struct gnn_program {
@@ -394,6 +397,10 @@ gnn_status gnn_prog_load(void *m, const char *path);
 gnn_status gnn_prog_bind(void *m, gnn_graph *g);
 /* forward's prologue (checks, inputs) and epilogue (outputs, errors) */
 gnn_status gnn_prog_begin(gnn_instance *m, const void *const *in, void *const *out);
+/* forward issues its launches while this says so: `while (gnn_prog_issue(m))
+** { launches }` runs them once, into a graph capture or directly, or not
+** at all when the forward's graph was replayed (program.c) */
+int gnn_prog_issue(gnn_instance *m);
 gnn_status gnn_prog_end(gnn_instance *m, void *const *out);
 gnn_status gnn_prog_run_host(void *m, const void *const *in, void *const *out);
 gnn_status gnn_prog_sync(void *m);

@@ -106,6 +106,12 @@ loadtime(gnn_instance *m)
 	return GNN_OK;
 }
 
+/* forward's state (the forward section): fwdreset drops the graph and
+ * the staging (unbind), fwdfree the rest (destroy); graphdrop the graph */
+static void fwdreset(gnn_instance *m);
+static void fwdfree(gnn_instance *m);
+static void graphdrop(gnn_instance *m);
+
 void
 gnn_prog_destroy(void *mv)
 {
@@ -117,6 +123,7 @@ gnn_prog_destroy(void *mv)
 		return;
 	p = m->prog;
 	gnn_prog_unbind_(m);
+	fwdfree(m);
 	for (i = 0; m->h && i < p->nbuf; i++) {
 		if (m->b && m->b[i] && p->dev->separate && (p->buf[i].kind == GNN_BUF_PARAM || p->buf[i].kind == GNN_BUF_LOAD) &&
 		    devcopy(m, i))
@@ -224,6 +231,7 @@ gnn_prog_load(void *mv, const char *path)
 	/* queued forwards read the parameters being replaced */
 	if ((err = p->dev->sync(m->stream)))
 		return deverr(m, "load_weights: an earlier forward failed", err);
+	graphdrop(m);   /* new weights: forward's graph is captured again */
 	for (i = 0; i < p->nparam; i++) {
 		b = p->param[i];
 		if (devcopy(m, b) && (err = p->dev->copy(m->b[b], m->h[b], m->nb[b], GNN_H2D, m->stream, 0)))
@@ -242,6 +250,7 @@ gnn_prog_unbind_(gnn_instance *m)
 	const gnn_program *p = m->prog;
 	int i;
 
+	fwdreset(m);   /* first: the graph holds pointers to what goes */
 	devunbind(m);
 	for (i = 0; i < p->nbuf; i++)
 		if (p->buf[i].kind == GNN_BUF_BIND) {
@@ -665,11 +674,170 @@ gnn_prog_bind(void *mv, gnn_graph *graph)
 
 /* ---- forward ----------------------------------------------------------- */
 
+/*
+** Forward's state across calls (m->fwd, made at the first forward).
+**
+** Graphs.  On a device that can capture them (dev->fwd), forward's
+** launches are captured into a graph the first time and the graph is
+** replayed after, for as long as the pointers its kernels take stay what
+** they were: the inputs, and the outputs written in place.  When they
+** change, forward launches directly and remembers them; when the same
+** pointers come twice in a row, the graph is captured again (the
+** executable updated in place), so a caller that alternates buffers pays
+** plain launches, never a capture per call.  Everything else a kernel
+** reads stays put from bind to unbind (the arena, the bind-time values,
+** the parameters' device copies, which load_weights overwrites in place,
+** the sizes); the graph is dropped all the same at unbind (rebind,
+** destroy), load_weights and a tuning selection, whose launch sequence
+** differs.  Nothing in forward's launch sequence depends on other host
+** values.  A capture that fails -- a device that cannot capture, a call
+** inside it that capture forbids -- turns graphs off for the model, and
+** the forward launches directly; GNN_CUDA_GRAPHS=0 in the environment
+** (read at the first forward) turns them off from the start.
+**
+** Outputs in place.  An output that is a forward value of its own (not an
+** input, parameter or bind-time value, not returned twice) is written by
+** its kernel straight into the caller's buffer when that is device
+** memory, aligned as the arena's buffers are (256 bytes) and overlapping
+** no input or other output; otherwise into the arena, copied out after.
+**
+** Staging.  forward_host copies through page-locked host buffers (made at
+** its first call after a bind, freed at unbind; none where the device
+** gives none), in pieces, so that the host's copies overlap the
+** transfers; a caller's buffer that is page-locked itself goes directly.
+*/
+enum { FWD_IDLE, FWD_FRESH, FWD_CAPTURING, FWD_DIRECT, FWD_DONE };
+
+struct gnn_fwd {
+	size_t bytes;            /* of this block */
+	int state;               /* this forward's, as gnn_prog_issue walks it */
+	int off;                 /* no graphs for this model */
+	int err;                 /* a graph call of this forward failed: its error */
+	int saved;               /* arena[] holds bind's pointers */
+	int pinned;              /* pin[] was made since bind */
+	void *exec;              /* the executable graph, or NULL */
+	const void **key;        /* inputs, then outputs: what the graph's kernels take */
+	const void **last;       /* ... and what the last direct forward's took */
+	void **pin;              /* forward_host's page-locked staging, or NULL each */
+	void **arena;            /* per output: its memory in the arena */
+	const void **seen;       /* per output: the caller's last pointer ... */
+	int *type;               /* ... and its memory (GNN_MEM_*) */
+};
+
+static gnn_status
+fwdget(gnn_instance *m)
+{
+	const gnn_program *p = m->prog;
+	size_t nio = (size_t)(p->ninput + p->noutput), n;
+	struct gnn_fwd *f;
+	const char *env;
+
+	if (m->fwd)
+		return GNN_OK;
+	n = sizeof *f + (3 * nio + 2 * (size_t)p->noutput) * sizeof(void *) + ((size_t)p->noutput + 1) * sizeof(int);
+	if (!(f = (struct gnn_fwd *)zalloc(n)))
+		return gnn_error(GNN_ERR_MEM, "%s_forward: out of memory", p->name);
+	f->bytes = n;
+	f->key = (const void **)(f + 1);
+	f->last = f->key + nio;
+	f->pin = (void **)(f->last + nio);
+	f->arena = f->pin + nio;
+	f->seen = (const void **)(f->arena + p->noutput);
+	f->type = (int *)(f->seen + p->noutput);
+	env = getenv("GNN_CUDA_GRAPHS");
+	f->off = !p->dev->fwd || (env && strcmp(env, "0") == 0);
+	m->fwd = f;
+	return GNN_OK;
+}
+
+static void
+graphdrop(gnn_instance *m)
+{
+	struct gnn_fwd *f = m->fwd;
+
+	if (f && f->exec) {
+		m->prog->dev->fwd->graph_destroy(f->exec);
+		f->exec = NULL;
+	}
+}
+
+/* a capture failed: no graphs from now on, and its error is not forward's */
+static void
+graphsoff(gnn_instance *m)
+{
+	graphdrop(m);
+	m->fwd->off = 1;
+	m->prog->dev->last_error();
+}
+
+static void
+fwdreset(gnn_instance *m)
+{
+	const gnn_program *p = m->prog;
+	struct gnn_fwd *f = m->fwd;
+	int i;
+
+	if (!f)
+		return;
+	graphdrop(m);
+	for (i = 0; i < p->ninput + p->noutput; i++) {
+		if (f->pin[i])
+			p->dev->fwd->host_free(f->pin[i]);
+		f->pin[i] = NULL;
+	}
+	f->pinned = f->saved = 0;
+}
+
+static void
+fwdfree(gnn_instance *m)
+{
+	if (m->fwd) {
+		fwdreset(m);
+		gnn_free(m->fwd, m->fwd->bytes);
+		m->fwd = NULL;
+	}
+}
+
+/* do [a, a+n) and [b, b+k) share a byte? */
+static int
+overlap(const void *a, size_t n, const void *b, size_t k)
+{
+	uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+
+	return a && b && n && k && x < y + k && y < x + n;
+}
+
+/* may forward write output i straight into the caller's out[i]? */
+static int
+inplace(gnn_instance *m, const void *const *in, void *const *out, int i)
+{
+	const gnn_program *p = m->prog;
+	struct gnn_fwd *f = m->fwd;
+	int b = p->output[i], j;
+	size_t n = bufbytes(m, b);
+
+	if (!p->dev->fwd || p->buf[b].kind != GNN_BUF_FWD || !n || ((uintptr_t)out[i] & 255))
+		return 0;
+	for (j = 0; j < p->ninput; j++)
+		if (overlap(out[i], n, in[j], bufbytes(m, p->input[j])))
+			return 0;
+	for (j = 0; j < p->noutput; j++)
+		if (j != i && (p->output[j] == b || overlap(out[i], n, out[j], bufbytes(m, p->output[j]))))
+			return 0;
+	if (out[i] != f->seen[i]) {
+		f->seen[i] = out[i];
+		f->type[i] = p->dev->fwd->memtype(out[i]);
+	}
+	return f->type[i] == GNN_MEM_DEVICE;
+}
+
 gnn_status
 gnn_prog_begin(gnn_instance *m, const void *const *in, void *const *out)
 {
 	const gnn_program *p = m ? m->prog : NULL;
-	int i;
+	struct gnn_fwd *f;
+	gnn_status s;
+	int i, b;
 
 	if (!m || !in || !out)
 		return gnn_error(GNN_ERR_ARG, "%s_forward: NULL argument", p ? p->name : "model");
@@ -683,21 +851,157 @@ gnn_prog_begin(gnn_instance *m, const void *const *in, void *const *out)
 	for (i = 0; i < p->noutput; i++)
 		if (!out[i] && bufbytes(m, p->output[i]) != 0)
 			return gnn_error(GNN_ERR_ARG, "%s_forward: output %d is NULL", p->name, i);
+	if ((s = fwdget(m)) != GNN_OK)
+		return s;
+	f = m->fwd;
+	for (i = 0; i < p->noutput; i++) {
+		b = p->output[i];
+		if (p->buf[b].kind != GNN_BUF_FWD)
+			continue;
+		if (!f->saved)
+			f->arena[i] = m->b[b];
+		m->b[b] = inplace(m, in, out, i) ? out[i] : f->arena[i];
+	}
+	f->saved = 1;
+	f->state = FWD_FRESH;
+	f->err = 0;
 	return GNN_OK;
+}
+
+/* the same pointers as in k? */
+static int
+samekey(const gnn_instance *m, const void **k)
+{
+	const gnn_program *p = m->prog;
+	int i;
+
+	for (i = 0; i < p->ninput; i++)
+		if (k[i] != m->b[p->input[i]])
+			return 0;
+	for (i = 0; i < p->noutput; i++)
+		if (k[p->ninput + i] != m->b[p->output[i]])
+			return 0;
+	return 1;
+}
+
+static void
+setkey(const gnn_instance *m, const void **k)
+{
+	const gnn_program *p = m->prog;
+	int i;
+
+	for (i = 0; i < p->ninput; i++)
+		k[i] = m->b[p->input[i]];
+	for (i = 0; i < p->noutput; i++)
+		k[p->ninput + i] = m->b[p->output[i]];
+}
+
+int
+gnn_prog_issue(gnn_instance *m)
+{
+	const gnn_devfwd *df = m->prog->dev->fwd;
+	struct gnn_fwd *f = m->fwd;
+	int err;
+
+	switch (f->state) {
+	case FWD_FRESH:
+		f->state = FWD_DIRECT;
+		if (f->off)
+			return 1;
+		if (f->exec && samekey(m, f->key)) {
+			if ((err = df->graph_launch(f->exec, m->stream)))
+				f->err = err;
+			f->state = FWD_DONE;
+			return 0;
+		}
+		if (f->exec && !samekey(m, f->last)) {   /* new pointers: launch, and see */
+			setkey(m, f->last);
+			return 1;
+		}
+		if ((err = df->capture_begin(m->stream))) {
+			graphsoff(m);
+			return 1;
+		}
+		setkey(m, f->key);
+		setkey(m, f->last);
+		f->state = FWD_CAPTURING;
+		return 1;
+	case FWD_CAPTURING:
+		if ((err = df->capture_end(m->stream, &f->exec))) {
+			graphsoff(m);   /* nothing ran: launch again, directly */
+			f->state = FWD_DIRECT;
+			return 1;
+		}
+		if ((err = df->graph_launch(f->exec, m->stream)))
+			f->err = err;
+		f->state = FWD_DONE;
+		return 0;
+	default:
+		f->state = FWD_DONE;
+		return 0;
+	}
 }
 
 gnn_status
 gnn_prog_end(gnn_instance *m, void *const *out)
 {
 	const gnn_program *p = m->prog;
-	int i, err;
+	struct gnn_fwd *f = m->fwd;
+	gnn_status s = GNN_OK;
+	int i, b, err;
 
-	for (i = 0; i < p->noutput; i++)
-		if ((err = p->dev->copy(out[i], m->b[p->output[i]], bufbytes(m, p->output[i]), GNN_ANY, m->stream, 1)))
-			return gnn_error(GNN_ERR_CUDA, "%s_forward: copying output %d failed: %s", p->name, i, p->dev->errstr(err));
-	if ((err = p->dev->last_error()))
-		return deverr(m, "forward", err);
-	return GNN_OK;
+	if (f->state == FWD_CAPTURING) {
+		/* a generated forward loops on gnn_prog_issue: a bug, loudly */
+		fprintf(stderr, "gnnrt: %s: forward ended inside its graph capture\n", p->name);
+		abort();
+	}
+	f->state = FWD_IDLE;
+	for (i = 0; i < p->noutput; i++) {
+		b = p->output[i];
+		if (p->buf[b].kind == GNN_BUF_FWD && m->b[b] != f->arena[i]) {
+			m->b[b] = f->arena[i];   /* written in place; the arena's again */
+			continue;
+		}
+		if (s == GNN_OK && (err = p->dev->copy(out[i], m->b[b], bufbytes(m, b), GNN_ANY, m->stream, 1)))
+			s = gnn_error(GNN_ERR_CUDA, "%s_forward: copying output %d failed: %s", p->name, i, p->dev->errstr(err));
+	}
+	if (s == GNN_OK && f->err)
+		s = deverr(m, "forward: launching its graph", f->err);
+	if (s == GNN_OK && (err = p->dev->last_error()))
+		s = deverr(m, "forward", err);
+	return s;
+}
+
+/* forward_host's page-locked staging: one buffer per input and output */
+static void
+pinalloc(gnn_instance *m)
+{
+	const gnn_program *p = m->prog;
+	struct gnn_fwd *f = m->fwd;
+	size_t n;
+	int i;
+
+	f->pinned = 1;
+	for (i = 0; p->dev->fwd && i < p->ninput + p->noutput; i++) {
+		n = bufbytes(m, i < p->ninput ? p->input[i] : p->output[i - p->ninput]);
+		if (n && p->dev->fwd->host_alloc(&f->pin[i], n)) {
+			f->pin[i] = NULL;   /* none to be had: pageable copies */
+			p->dev->last_error();
+		}
+	}
+}
+
+/* stage slot i (inputs, then outputs) from or to the host's h */
+static int
+stagecopy(gnn_instance *m, int i, void *h, size_t n, int dir)
+{
+	const gnn_device *dev = m->prog->dev;
+	void *pin = m->fwd->pin[i];
+
+	if (pin && dev->fwd->memtype(h) == GNN_MEM_PAGEABLE)
+		return dir == GNN_H2D ? dev->fwd->stage_in(m->stage[i], h, pin, n, m->stream)
+		                      : dev->fwd->stage_out(h, m->stage[i], pin, n, m->stream);
+	return dir == GNN_H2D ? dev->copy(m->stage[i], h, n, dir, m->stream, 1) : dev->copy(h, m->stage[i], n, dir, m->stream, 1);
 }
 
 gnn_status
@@ -717,17 +1021,20 @@ gnn_prog_run_host(void *mv, const void *const *in, void *const *out)
 		return p->run(m, in, out);
 	if (!m->bound)
 		return gnn_error(GNN_ERR_STATE, "%s_forward_host: no graph is bound (call %s_bind first)", p->name, p->name);
+	if ((s = fwdget(m)) != GNN_OK)
+		return s;
+	if (!m->fwd->pinned)
+		pinalloc(m);
 	nio = ((size_t)(p->ninput + p->noutput) + 1) * sizeof(void *);
 	if (!(din = (const void **)zalloc(nio)))
 		return gnn_error(GNN_ERR_MEM, "%s_forward_host: out of memory", p->name);
 	dout = (void **)(din + p->ninput);
-	s = GNN_OK;
 	for (i = 0; s == GNN_OK && i < p->ninput; i++) {
 		n = bufbytes(m, p->input[i]);
 		din[i] = m->stage[i];
 		if (!in[i] && n)
 			s = gnn_error(GNN_ERR_ARG, "%s_forward_host: input '%s' is NULL", p->name, p->buf[p->input[i]].name);
-		else if ((err = p->dev->copy(m->stage[i], in[i], n, GNN_H2D, m->stream, 1)))
+		else if (n && (err = stagecopy(m, i, (void *)in[i], n, GNN_H2D)))
 			s = deverr(m, "forward_host: upload failed", err);
 	}
 	for (i = 0; i < p->noutput; i++)
@@ -735,7 +1042,7 @@ gnn_prog_run_host(void *mv, const void *const *in, void *const *out)
 	if (s == GNN_OK)
 		s = p->run(m, din, dout);
 	for (i = 0; s == GNN_OK && i < p->noutput; i++)
-		if ((err = p->dev->copy(out[i], m->stage[p->ninput + i], bufbytes(m, p->output[i]), GNN_D2H, m->stream, 1)))
+		if ((n = bufbytes(m, p->output[i])) && (err = stagecopy(m, p->ninput + i, out[i], n, GNN_D2H)))
 			s = deverr(m, "forward_host: download failed", err);
 	if (s == GNN_OK && (err = p->dev->sync(m->stream)))
 		s = deverr(m, "forward_host", err);
@@ -783,8 +1090,10 @@ gnn_prog_tune_select(void *mv, int k, int c)
 {
 	gnn_instance *m = (gnn_instance *)mv;
 
-	if (m && k >= 0 && k < m->prog->ntune)
+	if (m && k >= 0 && k < m->prog->ntune && m->sel[k] != c) {
 		m->sel[k] = c;
+		graphdrop(m);   /* another launch sequence */
+	}
 }
 
 static void

@@ -80,10 +80,15 @@ enum cudaError {
 	cudaErrorNoDevice = 100,
 	cudaErrorInvalidDevice = 101,
 	cudaErrorInvalidResourceHandle = 400,
+	cudaErrorIllegalState = 401,
 	cudaErrorNotReady = 600,
 	cudaErrorIllegalAddress = 700,
 	cudaErrorLaunchOutOfResources = 701,
 	cudaErrorLaunchFailure = 719,
+	cudaErrorStreamCaptureUnsupported = 900,
+	cudaErrorStreamCaptureInvalidated = 901,
+	cudaErrorStreamCaptureUnmatched = 903,
+	cudaErrorGraphExecUpdateFailure = 910,
 	cudaErrorUnknown = 999
 };
 typedef enum cudaError cudaError_t;
@@ -98,6 +103,45 @@ enum cudaMemcpyKind {
 
 typedef struct CUstream_st *cudaStream_t;
 typedef struct CUevent_st *cudaEvent_t;
+typedef struct CUgraph_st *cudaGraph_t;
+typedef struct CUgraphExec_st *cudaGraphExec_t;
+typedef struct CUgraphNode_st *cudaGraphNode_t;
+
+enum cudaStreamCaptureMode {
+	cudaStreamCaptureModeGlobal = 0,
+	cudaStreamCaptureModeThreadLocal = 1,
+	cudaStreamCaptureModeRelaxed = 2
+};
+enum cudaStreamCaptureStatus {
+	cudaStreamCaptureStatusNone = 0,
+	cudaStreamCaptureStatusActive = 1,
+	cudaStreamCaptureStatusInvalidated = 2
+};
+enum cudaGraphExecUpdateResult {
+	cudaGraphExecUpdateSuccess = 0,
+	cudaGraphExecUpdateError = 1,
+	cudaGraphExecUpdateErrorTopologyChanged = 2,
+	cudaGraphExecUpdateErrorNodeTypeChanged = 3,
+	cudaGraphExecUpdateErrorFunctionChanged = 4,
+	cudaGraphExecUpdateErrorParametersChanged = 5,
+	cudaGraphExecUpdateErrorNotSupported = 6
+};
+typedef struct cudaGraphExecUpdateResultInfo_st {
+	enum cudaGraphExecUpdateResult result;
+	cudaGraphNode_t errorNode, errorFromNode;
+} cudaGraphExecUpdateResultInfo;
+
+enum cudaMemoryType {
+	cudaMemoryTypeUnregistered = 0,
+	cudaMemoryTypeHost = 1,
+	cudaMemoryTypeDevice = 2,
+	cudaMemoryTypeManaged = 3
+};
+struct cudaPointerAttributes {
+	enum cudaMemoryType type;
+	int device;
+	void *devicePointer, *hostPointer;
+};
 
 #define cudaStreamDefault 0x00
 #define cudaStreamNonBlocking 0x01
@@ -150,14 +194,14 @@ static inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcp
 {
 	return (cudaError_t)gnnemu_memcpy(d, s, n, (int)k);
 }
-static inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind k, cudaStream_t = 0)
+static inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind k, cudaStream_t st = 0)
 {
-	return (cudaError_t)gnnemu_memcpy(d, s, n, (int)k);
+	return (cudaError_t)gnnemu_memcpy_async(d, s, n, (int)k, st);
 }
 static inline cudaError_t cudaMemset(void *d, int v, size_t n) { return (cudaError_t)gnnemu_memset(d, v, n); }
-static inline cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t = 0)
+static inline cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t st = 0)
 {
-	return (cudaError_t)gnnemu_memset(d, v, n);
+	return (cudaError_t)gnnemu_memset_async(d, v, n, st);
 }
 static inline cudaError_t cudaMemGetInfo(size_t *f, size_t *t) { return (cudaError_t)gnnemu_mem_info(f, t); }
 static inline cudaError_t cudaStreamCreate(cudaStream_t *s) { return (cudaError_t)gnnemu_stream_create((void **)s); }
@@ -166,10 +210,11 @@ static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned in
 	return (cudaError_t)gnnemu_stream_create((void **)s);
 }
 static inline cudaError_t cudaStreamDestroy(cudaStream_t s) { return (cudaError_t)gnnemu_stream_destroy(s); }
-/* kernels and copies run eagerly: everything is done when they return */
-static inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
-static inline cudaError_t cudaStreamQuery(cudaStream_t) { return cudaSuccess; }
-static inline cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+/* kernels and copies run eagerly: everything is done when they return,
+ * and synchronizing fails only with a capturing stream */
+static inline cudaError_t cudaStreamSynchronize(cudaStream_t s) { return (cudaError_t)gnnemu_stream_synchronize(s); }
+static inline cudaError_t cudaStreamQuery(cudaStream_t s) { return (cudaError_t)gnnemu_stream_query(s); }
+static inline cudaError_t cudaDeviceSynchronize(void) { return (cudaError_t)gnnemu_device_synchronize(); }
 static inline cudaError_t cudaDeviceReset(void) { return cudaSuccess; }
 static inline cudaError_t cudaGetLastError(void) { return (cudaError_t)gnnemu_last_error(1); }
 static inline cudaError_t cudaPeekAtLastError(void) { return (cudaError_t)gnnemu_last_error(0); }
@@ -217,12 +262,65 @@ static inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int)
 	return (cudaError_t)gnnemu_event_create((void **)e);
 }
 static inline cudaError_t cudaEventDestroy(cudaEvent_t e) { return (cudaError_t)gnnemu_event_destroy(e); }
-static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t = 0) { return (cudaError_t)gnnemu_event_record(e); }
+static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = 0) { return (cudaError_t)gnnemu_event_record_on(e, s); }
 static inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
 static inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
 {
 	return (cudaError_t)gnnemu_event_elapsed(ms, a, b);
 }
+static inline cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *a, const void *p)
+{
+	int t = gnnemu_pointer_type(p);
+
+	if (!a || t < 0)
+		return cudaErrorInvalidValue;
+	a->type = (cudaMemoryType)t;
+	a->device = 0;
+	a->devicePointer = t == cudaMemoryTypeDevice ? (void *)p : nullptr;
+	a->hostPointer = t == cudaMemoryTypeHost ? (void *)p : nullptr;
+	return cudaSuccess;
+}
+
+/* ---- stream capture and graphs ---- */
+static inline cudaError_t cudaStreamBeginCapture(cudaStream_t s, cudaStreamCaptureMode mode)
+{
+	return (cudaError_t)gnnemu_stream_begin_capture(s, (int)mode);
+}
+static inline cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *g)
+{
+	return (cudaError_t)gnnemu_stream_end_capture(s, (void **)g);
+}
+static inline cudaError_t cudaStreamIsCapturing(cudaStream_t s, cudaStreamCaptureStatus *st)
+{
+	int v = 0;
+	cudaError_t e = st ? (cudaError_t)gnnemu_stream_is_capturing(s, &v) : cudaErrorInvalidValue;
+
+	if (st)
+		*st = (cudaStreamCaptureStatus)v;
+	return e;
+}
+static inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t *x, cudaGraph_t g, unsigned long long = 0)
+{
+	return (cudaError_t)gnnemu_graph_instantiate((void **)x, g);
+}
+static inline cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *x, cudaGraph_t g, unsigned long long = 0)
+{
+	return (cudaError_t)gnnemu_graph_instantiate((void **)x, g);
+}
+static inline cudaError_t cudaGraphExecUpdate(cudaGraphExec_t x, cudaGraph_t g, cudaGraphExecUpdateResultInfo *info)
+{
+	int r = 0;
+	cudaError_t e = (cudaError_t)gnnemu_graph_exec_update(x, g, &r);
+
+	if (info) {
+		info->result = (cudaGraphExecUpdateResult)r;
+		info->errorNode = info->errorFromNode = nullptr;
+	}
+	return e;
+}
+static inline cudaError_t cudaGraphLaunch(cudaGraphExec_t x, cudaStream_t s) { return (cudaError_t)gnnemu_graph_launch(x, s); }
+static inline cudaError_t cudaGraphDestroy(cudaGraph_t g) { return (cudaError_t)gnnemu_graph_destroy(g); }
+static inline cudaError_t cudaGraphExecDestroy(cudaGraphExec_t x) { return (cudaError_t)gnnemu_graph_exec_destroy(x); }
 
 /* ---- kernels and launches ---- */
 #define GNN_DKERNEL(name) enum { name##_emu_bound_ = 1024 }; static void name
@@ -264,6 +362,8 @@ template <class... P> struct gnnemu_launcher<void (*)(P...)> {
 		d.stream = stream;
 		d.thunk = nullptr;
 		d.arg = nullptr;
+		d.argsize = 0;
+		d.check = nullptr;
 	}
 	template <class... A> void operator()(A &&...a)
 	{
@@ -275,10 +375,24 @@ template <class... P> struct gnnemu_launcher<void (*)(P...)> {
 		int i = 0;
 		(gnnemu_check_param(d.name, ++i, p), ...);
 		(void)i;
-		/* every thread gets its own copy of the parameters, as on a GPU */
-		auto body = [&]() { fn(p...); };
-		d.thunk = [](void *c) { (*static_cast<decltype(body) *>(c))(); };
+		/* The closure holds the kernel and its parameters by value, so that
+		 * a capturing stream keeps a copy of it (a graph's node), and checks
+		 * its pointers again when asked (at each replay); every thread
+		 * still gets its own copy of the parameters, as on a GPU. */
+		const char *name = d.name;
+		auto body = [f = fn, name, p...](int check) {
+			if (check) {
+				int k = 0;
+				(gnnemu_check_param(name, ++k, p), ...);
+				(void)k;
+			} else
+				f(p...);
+		};
+		static_assert(std::is_trivially_copyable<decltype(body)>::value, "kernel parameters must be trivially copyable");
+		d.thunk = [](void *c) { (*static_cast<decltype(body) *>(c))(0); };
+		d.check = [](void *c) { (*static_cast<decltype(body) *>(c))(1); };
 		d.arg = &body;
+		d.argsize = sizeof body;
 		gnnemu_launch(&d);
 	}
 };

@@ -72,7 +72,8 @@ static int have_tsan, have_asan;
 /* cudaError_t values */
 enum {
 	E_OK = 0, E_INVALID_VALUE = 1, E_MEMORY = 2, E_INVALID_DEVICE = 101,
-	E_INVALID_HANDLE = 400
+	E_INVALID_HANDLE = 400, E_ILLEGAL_STATE = 401, E_CAPTURE_UNSUPPORTED = 900,
+	E_CAPTURE_INVALIDATED = 901, E_CAPTURE_UNMATCHED = 903, E_GRAPH_UPDATE = 910
 };
 
 /* ---- configuration ---- */
@@ -264,10 +265,15 @@ static const struct {
 	{100, "cudaErrorNoDevice", "no CUDA-capable device is detected"},
 	{101, "cudaErrorInvalidDevice", "invalid device ordinal"},
 	{400, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
+	{401, "cudaErrorIllegalState", "the operation cannot be performed in the present state"},
 	{600, "cudaErrorNotReady", "device not ready"},
 	{700, "cudaErrorIllegalAddress", "an illegal memory access was encountered"},
 	{701, "cudaErrorLaunchOutOfResources", "too many resources requested for launch"},
 	{719, "cudaErrorLaunchFailure", "unspecified launch failure"},
+	{900, "cudaErrorStreamCaptureUnsupported", "operation not permitted when stream is capturing"},
+	{901, "cudaErrorStreamCaptureInvalidated", "operation failed due to a previous error during capture"},
+	{903, "cudaErrorStreamCaptureUnmatched", "capture was not initiated in this stream"},
+	{910, "cudaErrorGraphExecUpdateFailure", "the graph update was not performed because it included changes which violated constraints specific to instantiated graph update"},
 	{999, "cudaErrorUnknown", "unknown error"},
 };
 
@@ -292,6 +298,14 @@ gnnemu_error_string(int e)
 			return errors[i].text;
 	return "unrecognized error code";
 }
+
+/* stream capture (its section is at the end): does an active capture
+ * forbid a call such as cudaMalloc (and invalidate itself)?  Does d go
+ * into a capturing stream's graph rather than run? */
+static int capture_forbids(void);
+static int capture_launch(const gnnemu_launch_desc *d);
+static int graph_replaying;   /* inside cudaGraphLaunch */
+static unsigned long long copies_run;   /* gnnemu_stats.copies */
 
 /* ---- the device heap ---- */
 struct rec {
@@ -498,6 +512,8 @@ gnnemu_malloc(void **p, size_t n)
 	if (!p)
 		return set_error(E_INVALID_VALUE);
 	*p = NULL;
+	if (capture_forbids())
+		return set_error(E_CAPTURE_UNSUPPORTED);
 	if (n == 0)
 		return 0;
 	if (n > H.size)
@@ -548,6 +564,8 @@ gnnemu_free(void *p)
 	if (!p)
 		return 0;
 	heap_init();
+	if (capture_forbids())
+		return set_error(E_CAPTURE_UNSUPPORTED);
 	if (!in_heap(p))
 		host_fatal("cudaFree(%p): not device memory", p);
 	r = find_rec((size_t)((unsigned char *)p - H.base));
@@ -653,29 +671,42 @@ init_check(const struct rec *r, const unsigned char *src, size_t n)
 			   last_kernel ? last_kernel : "(none)");
 }
 
-int
-gnnemu_memcpy(void *dst, const void *src, size_t n, int kind)
+/* a copy's pointers against its kind (0..4, n > 0); returns the kind
+ * resolved (bit 1: device source, bit 0: device destination) and in *rs
+ * the source's allocation when it is device memory */
+static int
+copy_check(void *dst, const void *src, size_t n, int kind, struct rec **rs)
 {
-	struct rec *rs = NULL;
-	const char *kn;
+	const char *kn = kind_names[kind];
 
-	heap_init();
-	if (kind < 0 || kind > 4)
-		return set_error(21);
-	if (n == 0)
-		return 0;
-	kn = kind_names[kind];
+	*rs = NULL;
 	if (kind == 4)   /* cudaMemcpyDefault: what the pointers are */
 		kind = (in_heap(src) ? 2 : 0) | (in_heap(dst) ? 1 : 0);
-	/* kind now: bit 1 device source (2,3), bit 0 device destination (1,3) */
 	if (kind == 1 || kind == 3)
 		check_dev_range("cudaMemcpy", kn, "destination", dst, n);
 	else
 		check_host_range("cudaMemcpy", kn, "destination", dst, n);
 	if (kind == 2 || kind == 3)
-		rs = check_dev_range("cudaMemcpy", kn, "source", src, n);
+		*rs = check_dev_range("cudaMemcpy", kn, "source", src, n);
 	else
 		check_host_range("cudaMemcpy", kn, "source", src, n);
+	return kind;
+}
+
+int
+gnnemu_memcpy(void *dst, const void *src, size_t n, int kind)
+{
+	struct rec *rs;
+
+	heap_init();
+	if (kind < 0 || kind > 4)
+		return set_error(21);
+	if (capture_forbids())
+		return set_error(E_CAPTURE_UNSUPPORTED);
+	if (n == 0)
+		return 0;
+	kind = copy_check(dst, src, n, kind, &rs);
+	copies_run++;
 	heap_open();
 	if (rs && kind == 2 && initcheck)
 		init_check(rs, src, n);
@@ -688,6 +719,8 @@ int
 gnnemu_memset(void *dst, int v, size_t n)
 {
 	heap_init();
+	if (capture_forbids())
+		return set_error(E_CAPTURE_UNSUPPORTED);
 	if (n == 0)
 		return 0;
 	check_dev_range("cudaMemset", "", "destination", dst, n);
@@ -697,25 +730,45 @@ gnnemu_memset(void *dst, int v, size_t n)
 	return 0;
 }
 
+/* page-locked host memory is host memory the emulator keeps a list of
+ * (pinned_*, with the graphs at the end), so that cudaPointerGetAttributes
+ * knows it and cudaFreeHost takes nothing else */
+static int pinned_add(void *p, size_t n);
+static int pinned_remove(void *p);
+
 int
 gnnemu_malloc_host(void **p, size_t n)
 {
 	if (!p)
 		return set_error(E_INVALID_VALUE);
+	*p = NULL;
+	if (capture_forbids())
+		return set_error(E_CAPTURE_UNSUPPORTED);
 	*p = malloc(n ? n : 1);
+	if (*p && pinned_add(*p, n) != 0) {
+		free(*p);
+		*p = NULL;
+	}
 	return *p ? 0 : set_error(E_MEMORY);
 }
 
 int
 gnnemu_free_host(void *p)
 {
+	if (!p)
+		return 0;
+	if (capture_forbids())
+		return set_error(E_CAPTURE_UNSUPPORTED);
+	if (pinned_remove(p) != 0)
+		return set_error(E_INVALID_VALUE);   /* not from cudaMallocHost */
 	free(p);
 	return 0;
 }
 
 /* ---- streams and events (kernels run eagerly: streams are handles) ----
  * One handle type for both, told apart by its magic; t is an event's time. */
-struct handle { unsigned magic; double t; };
+struct capture;
+struct handle { unsigned magic; double t; struct capture *cap; };
 #define STREAM_MAGIC 0x57eeu
 #define EVENT_MAGIC 0xe7e7u
 
@@ -730,6 +783,7 @@ handle_create(void **h, unsigned magic)
 	}
 	p->magic = magic;
 	p->t = -1;
+	p->cap = NULL;
 	*h = p;
 	return 0;
 }
@@ -755,9 +809,15 @@ gnnemu_stream_create(void **s)
 	return handle_create(s, STREAM_MAGIC);
 }
 
+static void capture_drop(struct handle *st);
+
 int
 gnnemu_stream_destroy(void *s)
 {
+	struct handle *st = s;
+
+	if (st && st->magic == STREAM_MAGIC && st->cap)
+		capture_drop(st);   /* an unfinished capture goes with its stream */
 	return handle_destroy(s, STREAM_MAGIC, 1);
 }
 
@@ -1660,9 +1720,10 @@ gnnemu_check_arg(const char *name, int index, const void *p)
 	if (!p || live_rec(p))
 		return;
 	if (in_heap(p))
-		fatal_for(NULL, NULL, 0, "kernel '%s': argument %d points to %s", name, index,
-			  describe_ptr(p, buf, sizeof buf));
-	fatal_for(NULL, NULL, 0, "kernel '%s': host pointer passed as argument %d (%p)", name, index, p);
+		fatal_for(NULL, NULL, 0, "kernel '%s'%s: argument %d points to %s", name,
+			  graph_replaying ? " (replayed by cudaGraphLaunch)" : "", index, describe_ptr(p, buf, sizeof buf));
+	fatal_for(NULL, NULL, 0, "kernel '%s'%s: host pointer passed as argument %d (%p)", name,
+		  graph_replaying ? " (replayed by cudaGraphLaunch)" : "", index, p);
 }
 
 static void
@@ -1843,6 +1904,8 @@ gnnemu_launch(const gnnemu_launch_desc *d)
 	check_config(d);
 	if (cur_kernel)
 		host_fatal("kernel '%s' launched from inside kernel '%s'", d->name, cur_kernel);
+	if (capture_launch(d))
+		return;
 	if (!fibers) {
 		fibers = calloc(MAX_THREADS, sizeof *fibers);
 		runq = calloc(MAX_THREADS, sizeof *runq);
@@ -1933,4 +1996,521 @@ gnnemu_release(void)
 	free(H.recs);
 	H.recs = NULL;
 	H.nrec = H.cap = 0;
+}
+
+/* ---- stream capture and graphs ----
+ * A capturing stream appends its work to a graph (one stream: a chain of
+ * nodes in issue order).  An executable graph is a copy of one, and
+ * cudaGraphLaunch runs its nodes in order through the calls eager work
+ * takes, so every check applies again at replay: a pointer argument freed
+ * since the capture, a launch over its bounds, a copy range that no
+ * longer fits.  One host thread calls the emulator, so a thread-local
+ * capture (mode 1) forbids what a global one (0) does: memory allocation
+ * and release, synchronous copies and sets, synchronizing; each such call
+ * returns cudaErrorStreamCaptureUnsupported and invalidates the capture,
+ * whose end then returns cudaErrorStreamCaptureInvalidated and no graph.
+ * A relaxed capture (2) forbids only synchronizing with its own stream.
+ * Not emulated: events recorded into a capture, graphs launched into one
+ * (both invalidate it), cross-stream capture (fork and join by events).
+ */
+enum { NODE_KERNEL, NODE_COPY, NODE_SET };
+struct gnode {
+	int kind;
+	gnnemu_launch_desc d;      /* a kernel: d.arg is the node's own copy of the closure */
+	void *dst;
+	const void *src;
+	size_t n;
+	int ckind, value;          /* a copy's kind, a set's byte */
+};
+struct graph {
+	unsigned magic;
+	struct gnode *node;
+	size_t n, cap;
+};
+#define GRAPH_MAGIC 0x9a4fu
+#define EXEC_MAGIC 0xe8ecu
+struct capture {
+	int mode, invalid;         /* invalid: an error ended it, end returns no graph */
+	struct graph *g;
+	struct handle *stream;
+	struct capture *next;
+};
+
+static struct {
+	gnnemu_stats st;
+	struct capture *active;    /* every capture in progress */
+	int inner;                 /* a call made by the emulator itself */
+	struct { char *p; size_t n; } *pin;   /* cudaMallocHost blocks */
+	size_t npin, cappin;
+} GR;
+
+static struct capture *
+capture_of(void *s)
+{
+	struct handle *st = s;
+
+	return st && st->magic == STREAM_MAGIC ? st->cap : NULL;
+}
+
+static void
+capture_invalidate(struct capture *c)
+{
+	c->invalid = 1;
+}
+
+static int
+capture_forbids(void)
+{
+	struct capture *c;
+	int hit = 0;
+
+	if (graph_replaying || GR.inner)
+		return 0;
+	for (c = GR.active; c; c = c->next)
+		if (c->mode != 2) {
+			capture_invalidate(c);
+			hit = 1;
+		}
+	return hit;
+}
+
+static void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		host_fatal("out of memory");
+	return p;
+}
+
+static struct gnode *
+graph_add(struct graph *g, int kind)
+{
+	struct gnode *nd;
+
+	if (g->n == g->cap) {
+		g->cap = g->cap ? 2 * g->cap : 8;
+		if (!(nd = realloc(g->node, g->cap * sizeof *nd)))
+			host_fatal("out of memory");
+		g->node = nd;
+	}
+	nd = &g->node[g->n++];
+	memset(nd, 0, sizeof *nd);
+	nd->kind = kind;
+	return nd;
+}
+
+/* a node's parameters from src (a kernel's closure copied) */
+static void
+node_set(struct gnode *nd, const struct gnode *src)
+{
+	void *arg = NULL;
+
+	if (src->kind == NODE_KERNEL) {
+		arg = xmalloc(src->d.argsize);
+		memcpy(arg, src->d.arg, src->d.argsize);
+	}
+	if (nd->kind == NODE_KERNEL)
+		free(nd->d.arg);
+	*nd = *src;
+	nd->d.arg = arg;
+}
+
+static struct graph *
+graph_new(unsigned magic)
+{
+	struct graph *g = xmalloc(sizeof *g);
+
+	memset(g, 0, sizeof *g);
+	g->magic = magic;
+	return g;
+}
+
+static void
+graph_free(struct graph *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->n; i++)
+		if (g->node[i].kind == NODE_KERNEL)
+			free(g->node[i].d.arg);
+	free(g->node);
+	g->magic = 0;
+	free(g);
+}
+
+static int
+capture_launch(const gnnemu_launch_desc *d)
+{
+	struct capture *c = capture_of(d->stream);
+	struct gnode *nd, tmp;
+
+	if (!c) {
+		GR.st.kernels++;
+		GR.st.replayed += graph_replaying != 0;
+		return 0;
+	}
+	if (c->invalid) {
+		set_error(E_CAPTURE_INVALIDATED);
+		return 1;
+	}
+	if (!d->check || !d->argsize)
+		host_fatal("kernel '%s': launched into a capturing stream without a closure to keep "
+			   "(gnnemu_launch_desc.argsize)", d->name);
+	nd = graph_add(c->g, NODE_KERNEL);
+	memset(&tmp, 0, sizeof tmp);
+	tmp.kind = NODE_KERNEL;
+	tmp.d = *d;
+	tmp.d.stream = NULL;   /* a replay runs it wherever the graph is launched */
+	node_set(nd, &tmp);
+	GR.st.recorded++;
+	return 1;
+}
+
+static void
+capture_drop(struct handle *st)
+{
+	struct capture **pc;
+
+	for (pc = &GR.active; *pc; pc = &(*pc)->next)
+		if (*pc == st->cap) {
+			*pc = st->cap->next;
+			break;
+		}
+	if (st->cap->g)
+		graph_free(st->cap->g);
+	free(st->cap);
+	st->cap = NULL;
+}
+
+int
+gnnemu_stream_begin_capture(void *s, int mode)
+{
+	struct handle *st = s;
+	struct capture *c;
+
+	if (!st)
+		return set_error(E_CAPTURE_UNSUPPORTED);   /* the legacy stream never captures */
+	if (st->magic != STREAM_MAGIC)
+		return set_error(E_INVALID_HANDLE);
+	if (mode < 0 || mode > 2)
+		return set_error(E_INVALID_VALUE);
+	if (st->cap)
+		return set_error(E_ILLEGAL_STATE);
+	c = xmalloc(sizeof *c);
+	c->mode = mode;
+	c->invalid = 0;
+	c->g = graph_new(GRAPH_MAGIC);
+	c->stream = st;
+	c->next = GR.active;
+	GR.active = c;
+	st->cap = c;
+	return 0;
+}
+
+int
+gnnemu_stream_end_capture(void *s, void **graph)
+{
+	struct handle *st = s;
+	struct capture *c = capture_of(s);
+	int invalid;
+
+	if (!graph)
+		return set_error(E_INVALID_VALUE);
+	*graph = NULL;
+	if (!st || st->magic != STREAM_MAGIC)
+		return set_error(st ? E_INVALID_HANDLE : E_ILLEGAL_STATE);
+	if (!c)
+		return set_error(E_ILLEGAL_STATE);
+	invalid = c->invalid;
+	if (!invalid) {
+		*graph = c->g;
+		c->g = NULL;
+		GR.st.captures++;
+	}
+	capture_drop(st);
+	return invalid ? set_error(E_CAPTURE_INVALIDATED) : 0;
+}
+
+int
+gnnemu_stream_is_capturing(void *s, int *status)
+{
+	struct capture *c = capture_of(s);
+
+	if (!status)
+		return set_error(E_INVALID_VALUE);
+	*status = !c ? 0 : c->invalid ? 2 : 1;
+	return 0;
+}
+
+/* synchronizing with a capturing stream: never legal */
+static int
+capture_sync(struct capture *c)
+{
+	if (!c)
+		return 0;
+	capture_invalidate(c);
+	return set_error(E_CAPTURE_UNSUPPORTED);
+}
+
+int
+gnnemu_stream_synchronize(void *s)
+{
+	return capture_sync(capture_of(s));
+}
+
+int
+gnnemu_stream_query(void *s)
+{
+	return capture_sync(capture_of(s));
+}
+
+int
+gnnemu_device_synchronize(void)
+{
+	struct capture *c;
+	int err = 0;
+
+	for (c = GR.active; c; c = c->next)
+		err = capture_sync(c);
+	return err;
+}
+
+int
+gnnemu_event_record_on(void *e, void *s)
+{
+	struct capture *c = capture_of(s);
+
+	if (c)
+		return capture_sync(c);   /* event nodes are not emulated */
+	return gnnemu_event_record(e);
+}
+
+int
+gnnemu_memcpy_async(void *dst, const void *src, size_t n, int kind, void *s)
+{
+	struct capture *c = capture_of(s);
+	struct gnode *nd;
+	struct rec *rs;
+	int err;
+
+	if (!c) {
+		GR.inner++;   /* async on another stream: no capture forbids it */
+		err = gnnemu_memcpy(dst, src, n, kind);
+		GR.inner--;
+		return err;
+	}
+	if (c->invalid)
+		return set_error(E_CAPTURE_INVALIDATED);
+	if (kind < 0 || kind > 4)
+		return set_error(21);
+	if (n == 0)
+		return 0;
+	heap_init();
+	copy_check(dst, src, n, kind, &rs);
+	nd = graph_add(c->g, NODE_COPY);
+	nd->dst = dst;
+	nd->src = src;
+	nd->n = n;
+	nd->ckind = kind;
+	return 0;
+}
+
+int
+gnnemu_memset_async(void *dst, int v, size_t n, void *s)
+{
+	struct capture *c = capture_of(s);
+	struct gnode *nd;
+	int err;
+
+	if (!c) {
+		GR.inner++;
+		err = gnnemu_memset(dst, v, n);
+		GR.inner--;
+		return err;
+	}
+	if (c->invalid)
+		return set_error(E_CAPTURE_INVALIDATED);
+	if (n == 0)
+		return 0;
+	heap_init();
+	check_dev_range("cudaMemset", "", "destination", dst, n);
+	nd = graph_add(c->g, NODE_SET);
+	nd->dst = dst;
+	nd->n = n;
+	nd->value = v;
+	return 0;
+}
+
+int
+gnnemu_graph_instantiate(void **exec, void *graph)
+{
+	struct graph *g = graph, *x;
+	size_t i;
+
+	if (!exec || !g || g->magic != GRAPH_MAGIC)
+		return set_error(E_INVALID_VALUE);
+	x = graph_new(EXEC_MAGIC);
+	for (i = 0; i < g->n; i++)
+		node_set(graph_add(x, g->node[i].kind), &g->node[i]);
+	*exec = x;
+	GR.st.instantiated++;
+	return 0;
+}
+
+/* CUDA's rules, as far as the emulator's nodes go: the same nodes in the
+ * same order, a kernel node the same kernel (its closure's type), a copy
+ * the same kind; parameters (pointers, sizes, the grid) may change */
+int
+gnnemu_graph_exec_update(void *exec, void *graph, int *result)
+{
+	struct graph *x = exec, *g = graph;
+	size_t i;
+	int r = 0;
+
+	if (!x || x->magic != EXEC_MAGIC || !g || g->magic != GRAPH_MAGIC || !result)
+		return set_error(E_INVALID_VALUE);
+	if (x->n != g->n)
+		r = 2;   /* cudaGraphExecUpdateErrorTopologyChanged */
+	for (i = 0; !r && i < g->n; i++)
+		if (x->node[i].kind != g->node[i].kind)
+			r = 3;   /* ...NodeTypeChanged */
+		else if (g->node[i].kind == NODE_KERNEL && (x->node[i].d.thunk != g->node[i].d.thunk ||
+							     x->node[i].d.argsize != g->node[i].d.argsize))
+			r = 4;   /* ...FunctionChanged */
+		else if (g->node[i].kind == NODE_COPY && x->node[i].ckind != g->node[i].ckind)
+			r = 5;   /* ...ParametersChanged */
+	*result = r;
+	if (r)
+		return set_error(E_GRAPH_UPDATE);
+	for (i = 0; i < g->n; i++)
+		node_set(&x->node[i], &g->node[i]);
+	GR.st.updated++;
+	return 0;
+}
+
+int
+gnnemu_graph_launch(void *exec, void *s)
+{
+	struct graph *x = exec;
+	struct capture *c = capture_of(s);
+	struct gnode *nd;
+	size_t i;
+
+	if (!x || x->magic != EXEC_MAGIC)
+		return set_error(E_INVALID_HANDLE);
+	if (c)
+		return capture_sync(c);   /* child graphs are not emulated */
+	graph_replaying = 1;
+	for (i = 0; i < x->n; i++) {
+		nd = &x->node[i];
+		if (nd->kind == NODE_KERNEL) {
+			nd->d.check(nd->d.arg);   /* the pointers still live? */
+			gnnemu_launch(&nd->d);
+		} else if (nd->kind == NODE_COPY)
+			gnnemu_memcpy(nd->dst, nd->src, nd->n, nd->ckind);
+		else
+			gnnemu_memset(nd->dst, nd->value, nd->n);
+	}
+	graph_replaying = 0;
+	GR.st.graph_launches++;
+	return 0;
+}
+
+/* a graph (GRAPH_MAGIC) or an executable graph (EXEC_MAGIC) goes */
+static int
+graph_destroy(void *h, unsigned magic)
+{
+	struct graph *g = h;
+
+	if (!g || g->magic != magic)
+		return set_error(E_INVALID_VALUE);
+	graph_free(g);
+	return 0;
+}
+
+int
+gnnemu_graph_destroy(void *graph)
+{
+	return graph_destroy(graph, GRAPH_MAGIC);
+}
+
+int
+gnnemu_graph_exec_destroy(void *exec)
+{
+	return graph_destroy(exec, EXEC_MAGIC);
+}
+
+void
+gnnemu_get_stats(gnnemu_stats *st)
+{
+	*st = GR.st;
+	st->copies = copies_run;
+}
+
+static int
+pinned_add(void *p, size_t n)
+{
+	void *q;
+
+	if (GR.npin == GR.cappin) {
+		GR.cappin = GR.cappin ? 2 * GR.cappin : 16;
+		if (!(q = realloc(GR.pin, GR.cappin * sizeof *GR.pin)))
+			return -1;
+		GR.pin = q;
+	}
+	GR.pin[GR.npin].p = p;
+	GR.pin[GR.npin++].n = n;
+	return 0;
+}
+
+static int
+pinned_remove(void *p)
+{
+	size_t i;
+
+	for (i = 0; i < GR.npin; i++)
+		if (GR.pin[i].p == p) {
+			GR.pin[i] = GR.pin[--GR.npin];
+			return 0;
+		}
+	return -1;
+}
+
+int
+gnnemu_pointer_type(const void *p)
+{
+	size_t i;
+
+	if (live_rec(p))
+		return 2;
+	if (in_heap(p))
+		return -1;
+	for (i = 0; i < GR.npin; i++)
+		if ((const char *)p >= GR.pin[i].p && (const char *)p < GR.pin[i].p + GR.pin[i].n)
+			return 1;
+	return 0;
+}
+
+/* GNNEMU_STATS=1: what ran, when the program (or the object holding the
+ * emulator) ends */
+__attribute__((destructor)) static void
+gnnemu_stats_report(void)
+{
+	const char *s = getenv("GNNEMU_STATS");
+	char buf[320];
+
+	if (s && !strcmp(s, "1")) {
+		snprintf(buf, sizeof buf, "gnnemu: stats: %llu kernels run (%llu replayed by graphs), %llu recorded; "
+			 "%llu captures, %llu graphs instantiated, %llu updated, %llu graph launches; %llu copies\n",
+			 GR.st.kernels, GR.st.replayed, GR.st.recorded, GR.st.captures, GR.st.instantiated, GR.st.updated,
+			 GR.st.graph_launches, copies_run);
+		fflush(stdout);
+		if (write(2, buf, strlen(buf)) < 0)
+			return;
+	}
+	free(GR.pin);
+	GR.pin = NULL;
+	GR.npin = GR.cappin = 0;
 }

@@ -35,6 +35,8 @@
  *   GNNEMU_WORK=path    append a line per launch in which some thread
  *                       called gnnemu_work: the kernel, its warps, their
  *                       total work and the busiest warp's (see below)
+ *   GNNEMU_STATS=1      print what ran (kernels, captures, graph launches:
+ *                       gnnemu_stats) on stderr when the program ends
  *
  * Memory: cudaMalloc memory is 256-byte aligned, separated by redzones of
  * at least 256 bytes, and filled with the poison word 0x7fbadbad (a
@@ -127,6 +129,44 @@ size_t gnnemu_device_memory(void);
 /* is p inside a live cudaMalloc allocation (or one past its end)? */
 int gnnemu_is_device_pointer(const void *p);
 
+/* ---- stream capture and graphs (CUDA Graphs) ----
+ * While a stream captures (cudaStreamBeginCapture), its launches and
+ * async copies and sets are recorded as the nodes of a graph instead of
+ * run; cudaGraphLaunch runs an executable graph's nodes in their order,
+ * through the checks eager calls make (pointer arguments, launch bounds,
+ * copy ranges).  mode is cudaStreamCaptureMode's (0 global, 1 thread
+ * local, 2 relaxed); status is cudaStreamCaptureStatus's. */
+int gnnemu_stream_begin_capture(void *s, int mode);
+int gnnemu_stream_end_capture(void *s, void **graph);
+int gnnemu_stream_is_capturing(void *s, int *status);
+int gnnemu_stream_synchronize(void *s);
+int gnnemu_stream_query(void *s);
+int gnnemu_device_synchronize(void);
+int gnnemu_memcpy_async(void *dst, const void *src, size_t n, int kind, void *s);
+int gnnemu_memset_async(void *dst, int value, size_t n, void *s);
+int gnnemu_event_record_on(void *e, void *s);
+int gnnemu_graph_instantiate(void **exec, void *graph);
+/* *result: cudaGraphExecUpdateResult */
+int gnnemu_graph_exec_update(void *exec, void *graph, int *result);
+int gnnemu_graph_launch(void *exec, void *s);
+int gnnemu_graph_destroy(void *graph);
+int gnnemu_graph_exec_destroy(void *exec);
+/* cudaMemoryType of p: 0 unregistered host memory, 1 page-locked host
+ * memory (cudaMallocHost), 2 device memory; -1 freed device memory */
+int gnnemu_pointer_type(const void *p);
+
+/* What ran so far: kernels run (replayed: those run by cudaGraphLaunch),
+ * kernels recorded by captures, captures ended with a graph, executable
+ * graphs made (instantiated, updated), graph launches, and copies run
+ * (cudaMemcpy and cudaMemcpyAsync, replayed ones too).  GNNEMU_STATS=1
+ * prints them on stderr when the program ends. */
+typedef struct gnnemu_stats {
+	unsigned long long kernels, replayed, recorded;
+	unsigned long long captures, instantiated, updated, graph_launches;
+	unsigned long long copies;
+} gnnemu_stats;
+void gnnemu_get_stats(gnnemu_stats *st);
+
 /* ---- launches ---- */
 typedef struct gnnemu_launch_desc {
 	const char *name;          /* the kernel's name, for messages */
@@ -136,6 +176,11 @@ typedef struct gnnemu_launch_desc {
 	void *stream;
 	void (*thunk)(void *);     /* runs the kernel body for gnnemu_self */
 	void *arg;
+	/* arg is a trivially copyable closure of argsize bytes (the kernel
+	 * and its parameters), so that a capturing stream keeps a copy;
+	 * check(arg) checks its pointer parameters, again at each replay */
+	size_t argsize;
+	void (*check)(void *);
 } gnnemu_launch_desc;
 
 /* Runs a whole grid before returning; errors exit the process. */

@@ -84,7 +84,8 @@ run(void *mv, const void *const *in, void *const *out)
 
 	if (s != GNN_OK)
 		return s;
-	compute(m);
+	while (gnn_prog_issue(m))
+		compute(m);
 	return gnn_prog_end(m, out);
 }
 
@@ -249,10 +250,19 @@ main(void)
 	prog.graphsym[0] = 0;
 	prog.graphsize[0] = -1;
 
-	/* the fake CUDA device: device copies, staging, events */
+	/* the fake CUDA device: device copies, staging, events.  It cannot
+	 * capture graphs (its kernels are host code): forward falls back to
+	 * plain launches, and without page-locked memory to pageable copies */
 	prog.dev = &fake_cuda;
 	CHECK_ST(session(NULL), GNN_OK);
 	CHECK(fake_live == 0);
+	fake_nopin = 1;
+	CHECK_ST(session(NULL), GNN_OK);
+	fake_nopin = 0;
+	CHECK(fake_live == 0);
+	/* the rest without graphs: a capture's fallback clears the error of
+	 * the capture that failed, a call the failures below would count */
+	setenv("GNN_CUDA_GRAPHS", "0", 1);
 	check_oom("a cuda session", session, NULL);
 	CHECK(fake_live == 0);
 	CHECK(strcmp(gnn_prog_arch(&prog), "sm_90") == 0);

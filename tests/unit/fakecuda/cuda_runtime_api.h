@@ -19,9 +19,16 @@ typedef struct FakeStream *cudaStream_t;
 typedef struct FakeEvent *cudaEvent_t;
 struct cudaDeviceProp { int major, minor; };
 #define cudaStreamNonBlocking 1
+typedef struct FakeGraph *cudaGraph_t;
+typedef struct FakeGraphExec *cudaGraphExec_t;
+enum cudaStreamCaptureMode { cudaStreamCaptureModeGlobal, cudaStreamCaptureModeThreadLocal, cudaStreamCaptureModeRelaxed };
+enum cudaMemoryType { cudaMemoryTypeUnregistered, cudaMemoryTypeHost, cudaMemoryTypeDevice, cudaMemoryTypeManaged };
+struct cudaPointerAttributes { enum cudaMemoryType type; };
+typedef struct cudaGraphExecUpdateResultInfo { int result; } cudaGraphExecUpdateResultInfo;
 
 static long fake_calls, fake_failat = -1, fake_live;
 static int fake_sticky, fake_pending;
+static int fake_nopin;   /* cudaMallocHost fails (staging then copies from pageable memory) */
 static char fake_token;
 
 /* does this call fail? */
@@ -165,6 +172,92 @@ cudaGetDeviceProperties(struct cudaDeviceProp *p, int d)
 	p->major = 9;
 	p->minor = 0;
 	return fake_ret();
+}
+
+/* Page-locked memory is host memory (counted).  A failure is no error of
+** the runtime's (forward_host stages through pageable memory then), so
+** it comes from fake_nopin, not from the failing call count. */
+static inline cudaError_t
+cudaMallocHost(void **p, size_t n)
+{
+	if (fake_nopin)
+		return cudaErrorFake;
+	*p = malloc(n);
+	fake_live++;
+	return cudaSuccess;
+}
+
+static inline cudaError_t
+cudaFreeHost(void *p)
+{
+	return cudaFree(p);
+}
+
+/* every pointer is pageable host memory: forward never writes in place */
+static inline cudaError_t
+cudaPointerGetAttributes(struct cudaPointerAttributes *a, const void *p)
+{
+	(void)p;
+	a->type = cudaMemoryTypeUnregistered;
+	return cudaSuccess;
+}
+
+/* The fake device cannot capture (its "kernels" are host code), which is
+** the runtime's fallback to plain launches; the rest are never reached. */
+static inline cudaError_t
+cudaStreamBeginCapture(cudaStream_t s, enum cudaStreamCaptureMode m)
+{
+	(void)s;
+	(void)m;
+	return cudaErrorFake;
+}
+
+static inline cudaError_t
+cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *g)
+{
+	(void)s;
+	*g = NULL;
+	return cudaErrorFake;
+}
+
+static inline cudaError_t
+cudaGraphExecUpdate(cudaGraphExec_t x, cudaGraph_t g, cudaGraphExecUpdateResultInfo *r)
+{
+	(void)x;
+	(void)g;
+	r->result = 1;
+	return cudaErrorFake;
+}
+
+static inline cudaError_t
+cudaGraphInstantiateWithFlags(cudaGraphExec_t *x, cudaGraph_t g, unsigned long long f)
+{
+	(void)g;
+	(void)f;
+	*x = NULL;
+	return cudaErrorFake;
+}
+
+static inline cudaError_t
+cudaGraphLaunch(cudaGraphExec_t x, cudaStream_t s)
+{
+	(void)x;
+	(void)s;
+	return cudaErrorFake;
+}
+
+static inline cudaError_t
+cudaGraphExecDestroy(cudaGraphExec_t x)
+{
+	(void)x;
+	return cudaSuccess;
+}
+
+static inline cudaError_t
+cudaGraphDestroy(cudaGraph_t g)
+{
+	(void)g;
+	return cudaSuccess;
 }
 
 #endif
