@@ -63,12 +63,13 @@ void emitsource(FILE *f, Mod *m, const CodegenOpts *o);
 void emitheader(FILE *f, Mod *m, const CodegenOpts *o);
 
 /* report.c: --report=kernels,breaks,syncs,memory */
-enum { ReportKernels = 1, ReportBreaks = 2, ReportSyncs = 4, ReportMemory = 8, ReportSchedules = 16 };
+enum { ReportKernels = 1, ReportBreaks = 2, ReportSyncs = 4, ReportMemory = 8, ReportSchedules = 16, ReportCost = 32 };
 typedef struct ReportOpts {
 	unsigned what;           /* Report* bits */
 	int target;              /* TargetCPU or TargetCUDA */
 	const char *graph;       /* --report-graph: an edge_index .npy, or NULL */
 	int64_t nodes;           /* --report-nodes; -1: the largest index + 1 */
+	int gpu;                 /* --gpu: cost.c's device table (optgpus' order) */
 } ReportOpts;
 /*
  * Print what each model of m (optimized) will do: the kernels of one
@@ -78,5 +79,33 @@ typedef struct ReportOpts {
  * read or does not fit the model).
  */
 int report(FILE *f, Mod *m, const ReportOpts *o);
+
+/* cost.c: --report=cost, the cuda target's cost model (docs/cost.md) */
+typedef struct CostGpu {
+	const char *name, *what;
+	int sms;
+	double ghz;              /* sustained SM clock */
+	double fp32, tf32;       /* FLOP/s: FFMA, dense tensor cores */
+	double hbm, gather;      /* DRAM bytes/s: streaming, row gathers */
+	double l2bw, l2;         /* L2 hit bandwidth (bytes/s), size (bytes) */
+	double launch, gap, kmin;   /* us: host launch, GPU gap between kernels, least kernel */
+	double l2ns, dramns;     /* a dependent load's latency */
+	int warps;               /* resident warps an SM */
+} CostGpu;
+extern const CostGpu costgpus[];   /* optgpus' order */
+/* fn's forward on o->gpu for the graph o->graph: 0, or -1 after a message */
+int reportcost(FILE *f, Mod *m, Fn *fn, const ReportOpts *o);
+/* The same model for choosing schedules (the cuda target's, when the
+ * schedules have a graph): fn on an H100 for graph g (NULL
+ * when fn has no graph input or g does not fit it, after a message);
+ * costtime: kernel k's launches under s, in seconds, gaps included. */
+typedef struct CostModel CostModel;
+struct gnn_graph;
+CostModel *costmodel(Mod *m, Fn *fn, const struct gnn_graph *g);
+double costtime(CostModel *cm, const Kernel *k, const Sched *s);
+/* the candidate of k's schedule space with the least costtime (equal
+ * times: the least schedcost under gs) */
+void costpickgpu(CostModel *cm, const Kernel *k, const SchedTarget *st, const GraphStats *gs, Sched *best);
+void costmodelfree(CostModel *cm);
 
 #endif

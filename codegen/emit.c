@@ -6,10 +6,11 @@
  * runtime for cuda).  Per model it holds
  *   1. one function per instruction: a parallel loop over independent
  *      tasks (output elements, rows, segments), whose sizes arrive as
- *      arguments.  Bind-time instructions always run on the host; forward
- *      instructions run on the device for cuda, so their functions are
- *      __global__ kernels there and plain loops (OpenMP where available)
- *      for cpu.  Loop bodies are written once, for both;
+ *      arguments.  Forward and bind-time instructions run on the device
+ *      for cuda (bind works on the device there, runtime/devbind.cu), so
+ *      their functions are __global__ kernels there and plain loops
+ *      (OpenMP where available) for cpu; load-time ones run on the host.
+ *      Loop bodies are written once, for both;
  *   2. bind: graph ops through the runtime, derived sizes, the other
  *      bind-time values, segment plans for deterministic scatters, and
  *      the memory plan (every forward value gets its offset in one arena,
@@ -103,6 +104,10 @@ typedef struct Host {
 	Dim *pdim;         /* the dims written so far, and where */
 	int *pat, np, capp;
 	int nin, nbind, nload;   /* tensor inputs; bind and load steps */
+	/* segments beyond the instructions': split plans and scratch */
+	struct Extra { int kind, ins, what, c0, seg; } *extra;
+	int nextra, capextra;
+	Str extrasteps;
 } Host;
 
 const char *
@@ -261,6 +266,58 @@ numelpoly(E *e, Ref v)
 	return polyof(e, numel(e, v));
 }
 
+/* an extra segment (kind 1: split plan, 2: scratch), made once per key */
+static int
+extraseg(E *e, int kind, int i, int what, int c0, bool *made)
+{
+	Host *h = e->host;
+	int k;
+
+	*made = false;
+	for (k = 0; k < h->nextra; k++)
+		if (h->extra[k].kind == kind && h->extra[k].ins == i && h->extra[k].what == what && h->extra[k].c0 == c0)
+			return h->extra[k].seg;
+	if (h->nextra == h->capextra) {
+		h->capextra = h->capextra ? 2 * h->capextra : 8;
+		h->extra = erealloc(h->extra, h->capextra * sizeof *h->extra);
+	}
+	h->extra[h->nextra++] = (struct Extra){kind, i, what, c0, h->nseg};
+	*made = true;
+	return h->nseg++;
+}
+
+int
+splitplanseg(E *e, int i, int c0)
+{
+	const Ins *in = &e->fn->ins[i];
+	bool made;
+	int s = extraseg(e, 1, -1 - e->host->seg[i], 0, c0, &made);   /* one per plan */
+	Dim n;
+
+	if (made) {
+		if (in->op == Oedge_softmax)
+			n = ty(e, in->arg[0]).dim[0];
+		else
+			attrdim(in, "n", &n);
+		sput(&e->host->extrasteps, "\t{GNN_STEP_SPLITPLAN, %d, %d, %d, %d, 0},   /* split of the plan for %s */\n", s,
+		     e->host->seg[i], c0, polyof(e, n), pf(e, "%%%s", irname(e, in->to)));
+	}
+	return s;
+}
+
+int
+splitscratchseg(E *e, int i, int what, int c0, int64_t w)
+{
+	int p = splitplanseg(e, i, c0);
+	bool made;
+	int s = extraseg(e, 2, i, what, c0, &made);
+
+	if (made)
+		sput(&e->host->extrasteps, "\t{GNN_STEP_SPLITBUF, %d, %d, %lld, 0, 0},   /* partials of %s, walk %d */\n", s, p,
+		     (long long)w, pf(e, "%%%s", irname(e, e->fn->ins[i].to)), what);
+	return s;
+}
+
 static int
 bufkind(E *e, Ref v)
 {
@@ -304,7 +361,13 @@ hostlayout(E *e, Host *h)
 	for (i = 0; i < fn->nins; i++) {
 		const Ins *in = &fn->ins[i];
 		v = in->to;
-		h->seg[i] = hasseg(e, i) ? h->nseg++ : -1;
+		h->seg[i] = -1;
+		if (hasseg(e, i)) {
+			int j;
+			for (j = 0; j < i && !(h->seg[j] >= 0 && sameplan(fn, e->p->phase, i, j)); j++)
+				;
+			h->seg[i] = j < i ? h->seg[j] : h->nseg++;
+		}
 		if (isaliasins(in))
 			continue;
 		if (ty(e, v).kind == TGraph) {
@@ -335,7 +398,9 @@ hostfree(Host *h)
 	free(h->seg);
 	free(h->pdim);
 	free(h->pat);
+	free(h->extra);
 	sfree(&h->poly);
+	sfree(&h->extrasteps);
 }
 
 static void
@@ -439,6 +504,7 @@ emittables(E *e)
 	Host *h = e->host;
 	Str bind = {0}, load = {0}, bufs = {0};
 	int i, k, b, nparam = 0, nbind = 0, nload = 0;
+	char *segdone;   /* per plan: its step written; then: forward walks it */
 	Ref v;
 	Type gt = ty(e, e->p->graph);
 	const char *nm = e->nm;
@@ -480,16 +546,22 @@ emittables(E *e)
 	}
 	/* bind: the graph ops and bind-time values in order, each plan
 	 * before the kernel that walks it; then forward's plans */
+	segdone = emalloc(h->nseg + 1);
 	for (i = 0; i < fn->nins; i++) {
 		if (phaseof(e, fn->ins[i].to) != PhaseBind)
 			continue;
-		if (hasseg(e, i))
+		if (hasseg(e, i) && !segdone[h->seg[i]]) {
 			segstep(e, &bind, i);
+			segdone[h->seg[i]] = 1;
+		}
 		bindstep(e, &bind, i);
 	}
 	for (i = 0; i < fn->nins; i++)
-		if (phaseof(e, fn->ins[i].to) == PhaseForward && hasseg(e, i))
+		if (phaseof(e, fn->ins[i].to) == PhaseForward && hasseg(e, i) && !segdone[h->seg[i]]) {
 			segstep(e, &bind, i);
+			segdone[h->seg[i]] = 1;
+		}
+	sput(&bind, "%s", sstr(&h->extrasteps));
 	for (i = 0; i < fn->nins; i++) {
 		v = fn->ins[i].to;
 		if (phaseof(e, v) == PhaseLoad && e->calls[i])
@@ -534,9 +606,16 @@ emittables(E *e)
 			out(e, "%d, ", polyof(e, ty(e, fn->ret[i]).dim[k]));
 	out(e, "-1};\n");
 	out(e, "static const unsigned char %s_segdev[] = {", nm);
+	/* a shared plan is the forward's where any of its walks is */
+	memset(segdone, 0, h->nseg + 1);
 	for (i = 0; i < fn->nins; i++)
-		if (h->seg[i] >= 0)
-			out(e, "%d, ", phaseof(e, fn->ins[i].to) == PhaseForward);
+		if (h->seg[i] >= 0 && phaseof(e, fn->ins[i].to) == PhaseForward)
+			segdone[h->seg[i]] = 1;
+	for (k = 0; k < h->nseg - h->nextra; k++)
+		out(e, "%d, ", segdone[k]);
+	free(segdone);
+	for (k = 0; k < h->nextra; k++)
+		out(e, "%d, ", h->extra[k].kind);
 	out(e, "0};\n");
 	sfree(&bind);
 	sfree(&load);
@@ -739,7 +818,8 @@ static void
 emitprelude(E *e, const CodegenOpts *o)
 {
 	out(e, "/*\n * Generated by gnncc from %s for --target=%s; do not edit.\n", o->source ? o->source : "<ir>", e->cuda ? "cuda" : "cpu");
-	out(e, " * Bind-time work runs on the host; forward runs %s.\n */\n", e->cuda ? "as CUDA kernels on the model's stream" : "as host loops (OpenMP where enabled)");
+	out(e, " * %s.\n */\n", e->cuda ? "Bind and forward run as CUDA kernels on the model's stream" :
+	    "Bind-time work runs on the host; forward runs as host loops (OpenMP where enabled)");
 	out(e, "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n%s\n", o->tune ? "#include <stdio.h>\n#include <time.h>\n" : "");
 	if (e->cuda)
 		out(e, "#include <cuda_runtime.h>\n\n");
@@ -830,7 +910,10 @@ emitsource(FILE *f, Mod *m, const CodegenOpts *o)
 		e.nm = fn->name;
 		out(&e, "\n/* ---- model %s ---- */\n", fn->name);
 		hostlayout(&e, &host);
+		e.splitused = false;
 		emitkernels(&e);
+		if (e.splitused)
+			emitsplitreduce(&e);
 		out(&e, "\n/* ---- model %s: host tables ---- */\n", fn->name);
 		emittables(&e);
 		emitprogram(&e);

@@ -63,6 +63,7 @@ typedef struct E {
 	char **pool;         /* pf()'s strings */
 	size_t npool, capool;
 	struct Host *host;   /* the host half's layout (emit.c) */
+	bool splitused;      /* a kernel splits its walks: the reduce kernel is needed */
 } E;
 
 /* formatted text into the current writer */
@@ -89,6 +90,12 @@ const char *storage(E *e, Ref v, bool dev);
  * counts) as a void * expression, and its size in bytes */
 const char *segment(E *e, int i, bool dev);
 const char *segbytes(E *e, int i);
+/* split walks (cuda): the segment of the split plan over instruction i's
+ * segment plan with chunk length at least c0, and of a walk's scratch of
+ * w floats per item (what: the walk's kind, so that each walk has its
+ * own); made on first use with their bind steps */
+int splitplanseg(E *e, int i, int c0);
+int splitscratchseg(E *e, int i, int what, int c0, int64_t w);
 /* tuning: the candidate forward kernel k runs (an int lvalue) */
 const char *tunesel(E *e, int k);
 /* v's name as a C identifier, unique in its function: the IR name, or
@@ -166,5 +173,8 @@ void emitgemmcuda(E *e, int i, Args *a, Str *call);
  * KNAME, its parameters into a, and the statement that runs it (a launch
  * for cuda) into call */
 void emitrowkernel(E *e, int grp, Args *a, Str *call);
+/* the reduce kernel of split walks and the function launching its levels
+ * (after the kernels, where one of them splits) */
+void emitsplitreduce(E *e);
 
 #endif

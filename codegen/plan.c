@@ -215,3 +215,34 @@ readinforward(const Fn *fn, const unsigned char *phase, Ref v)
 					return true;
 	return false;
 }
+
+/* the graph whose edges instruction i walks by target, or RNone */
+static Ref
+plangraph(const Fn *fn, int i)
+{
+	const Ins *in = &fn->ins[i], *ix;
+	Dim n;
+
+	if (in->op == Oedge_softmax)
+		return in->arg[0];
+	ix = fn->val[in->arg[1]].def >= 0 ? &fn->ins[fn->val[in->arg[1]].def] : NULL;
+	if (ix && ix->op == Odst && attrdim(in, "n", &n) && n == fn->val[ix->arg[0]].type.dim[0])
+		return ix->arg[0];
+	return RNone;
+}
+
+bool
+sameplan(const Fn *fn, const unsigned char *phase, int i, int j)
+{
+	const Ins *a = &fn->ins[i], *b = &fn->ins[j];
+	Ref ga, gb;
+	Dim na, nb;
+
+	if ((a->op != Oedge_softmax && phase[a->arg[1]] != PhaseBind) || (b->op != Oedge_softmax && phase[b->arg[1]] != PhaseBind))
+		return false;
+	ga = plangraph(fn, i);
+	gb = plangraph(fn, j);
+	if (ga != RNone || gb != RNone)
+		return ga == gb;
+	return storageroot(fn, a->arg[1]) == storageroot(fn, b->arg[1]) && attrdim(a, "n", &na) && attrdim(b, "n", &nb) && na == nb;
+}

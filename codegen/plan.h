@@ -24,6 +24,12 @@ int plan(Plan *p, Fn *fn, int target);   /* returns the number of errors */
 void planfree(Plan *p);
 /* storageroot(p->fn, v), for emit.c */
 Ref storageof(const Plan *p, Ref v);
+/* Do instructions i and j (scatters or edge_softmax) walk the same
+ * segment plan?  Then they share it: one sort at bind, one copy in
+ * memory.  The graph's edges by target are one plan however reached
+ * (edge_softmax, a scatter by dst into its nodes); other scatters share
+ * by index value and row count; a serial scatter's counters are its own. */
+bool sameplan(const Fn *fn, const unsigned char *phase, int i, int j);
 /* Does forward read storage root v (or return it)?  phase: per value. */
 bool readinforward(const Fn *fn, const unsigned char *phase, Ref v);
 

@@ -75,6 +75,16 @@ bindplan(R *r, int i)
 	return (opinfo[in->op].flags & Fscatter) && r->phase[in->arg[1]] == PhaseBind;
 }
 
+/* Is instruction i the first to walk its plan (plans are shared)? */
+static bool
+firstplan(R *r, int i)
+{
+	for (int j = 0; j < i; j++)
+		if (bindplan(r, j) && sameplan(r->fn, r->phase, i, j))
+			return false;
+	return true;
+}
+
 static void
 worklist(R *r, int phase, const char *what, const char *when)
 {
@@ -85,7 +95,7 @@ worklist(R *r, int phase, const char *what, const char *when)
 	fprintf(r->f, "  %s:", what);
 	for (i = 0; i < fn->nins; i++) {
 		in = &fn->ins[i];
-		if (phase == PhaseBind && bindplan(r, i))
+		if (phase == PhaseBind && bindplan(r, i) && firstplan(r, i))
 			nplan++;
 		if (r->phase[in->to] != phase || in->op == Oparam || isalias(in))
 			continue;
@@ -105,19 +115,41 @@ reportkernels(R *r)
 	const Ins *in, **locs = emalloc((fn->nins + 1) * sizeof *locs);
 	int k, i, n, nloc;
 
-	fprintf(r->f, "kernels: %d per forward\n", r->nkern);
+	int nchunk = 0, split;
+
+	/* a split row kernel launches one chunk kernel per walk before it
+	 * (rowkernel.c); the reduce levels between them depend on the graph */
+	Kernel *ks;
+	int nk = listkernels(fn, &ks);
+
+	for (k = 0; k < nk; k++)
+		if (r->cuda && ks[k].walks && fn->ins[ks[k].first].hassched &&
+		    fn->ins[ks[k].first].sched.split > 0)
+			nchunk += ks[k].nwalk;
+	free(ks);
+	fprintf(r->f, "kernels: %d per forward", r->nkern);
+	if (nchunk)
+		fprintf(r->f, ", and %d chunk kernel%s for rows longer than the split, with their reduce levels",
+		        nchunk, nchunk == 1 ? "" : "s");
+	fprintf(r->f, "\n");
 	for (k = 0; k < r->nkern; k++) {
 		fprintf(r->f, "  kernel %d:", k);
+		split = 0;
 		for (i = 0, n = 0, nloc = 0; i < fn->nins; i++) {
 			in = &fn->ins[i];
 			if (r->kern[i] != k || isalias(in))
 				continue;
+			if (in->hassched)
+				split = in->sched.split;
 			fprintf(r->f, "%s %s", n++ ? "," : "", opinfo[in->op].name);
 			addloc(locs, &nloc, in);
 		}
 		for (i = 0; i < nloc; i++)
 			fprintf(r->f, "%s%s:%d", i ? ", " : "  (", locs[i]->loc.file, locs[i]->loc.line);
-		fprintf(r->f, "%s\n", nloc ? ")" : "");
+		fprintf(r->f, "%s", nloc ? ")" : "");
+		if (r->cuda && split > 0)
+			fprintf(r->f, "  [split=%d]", split);
+		fprintf(r->f, "\n");
 	}
 	free(locs);
 	worklist(r, PhaseLoad, "load", "once per weights");
@@ -329,7 +361,8 @@ reportmemory(R *r)
 		}
 		for (i = 0; i < fn->nins; i++)
 			if (r->phase[fn->ins[i].to] == PhaseForward &&
-			    ((opinfo[fn->ins[i].op].flags & Fscatter) || fn->ins[i].op == Oedge_softmax))
+			    ((opinfo[fn->ins[i].op].flags & Fscatter) || fn->ins[i].op == Oedge_softmax) &&
+			    (!bindplan(r, i) || firstplan(r, i)))
 				addplan(r, &plans, i);
 		for (i = 0; i < fn->narg; i++)
 			if (fn->val[fn->arg[i]].type.kind == TTensor)
@@ -507,6 +540,8 @@ report(FILE *f, Mod *m, const ReportOpts *o)
 			reportsyncs(&r);
 		if (o->what & ReportMemory)
 			reportmemory(&r);
+		if ((o->what & ReportCost) && reportcost(f, m, fn, o) < 0)
+			rc = -1;
 		freevalnames(r.name);
 		free(r.symval);
 		free(r.kern);

@@ -34,6 +34,17 @@ typedef struct Tmp {
 	const char *idx, *name;
 } Tmp;
 
+/* the walks over a row's edges, in emission order: edge_softmax's two
+ * (the column maxima, then the sums) and a scatter's one */
+enum { WalkMax, WalkSum, WalkScatter };
+
+typedef struct Walk {
+	int ins, what;
+	int64_t w;                   /* the accumulator's width */
+	int plan, scratch;           /* split: the segments of its plan and partials */
+	const char *lix, *ch, *sw, *lr;   /* and the kernel parameters reading them */
+} Walk;
+
 typedef struct R {
 	E *e;
 	Fn *fn;
@@ -49,6 +60,15 @@ typedef struct R {
 	bool lane;               /* L > 1: lanes share the row */
 	Tmp *tmp;                /* lanes: the edge values of this element */
 	int ntmp, captmp, tmpno;
+	/* split walks (cuda; runtime/split.c): long rows' walks run in chunk
+	 * kernels, and the row kernel reads their combined values */
+	bool split;              /* and the row kernel takes the plan's row windows (rw_) */
+	int chunk;               /* -1: the row kernel; else the walk this chunk kernel computes */
+	int walkno, cur;         /* walks met so far; the open one */
+	bool stop;               /* a chunk kernel's walk is written: nothing follows */
+	const char *Tn;          /* the segment plans' row count: T_, or TR_ where T_ counts chunks */
+	Walk *walk;
+	int nwalk;
 } R;
 
 static const Ins *
@@ -386,8 +406,13 @@ segopen(R *r, int i)
 	const char *s = segname(r, i);
 	int j;
 
-	wopen(r->e->w, "for (int64_t k_ = %s[r_]; k_ < %s[r_ + 1]; k_++)", s, s);
-	out(r->e, "const int64_t e_ = %s[T_ + 1 + k_];\n", s);
+	if (r->chunk >= 0)
+		wopen(r->e->w, "for (int64_t k_ = lo_; k_ < hi_; k_++)");
+	else
+		wopen(r->e->w, "for (int64_t k_ = %s[r_]; k_ < %s[r_ + 1]; k_++)", s, s);
+	out(r->e, "const int64_t e_ = %s[%s + 1 + k_];\n", s, r->Tn);
+	if (r->e->cuda)
+		out(r->e, "GNN_WORK(1);\n");
 	if (!r->e->cuda && !r->lane) {
 		bool any = false;
 		for (j = r->a0; j < r->b; j++) {
@@ -419,6 +444,93 @@ segclose(R *r)
 	resetedges(r);
 }
 
+/* the test for a segment walk's first edge */
+static const char *
+firstedge(R *r, int i)
+{
+	return r->chunk >= 0 ? "k_ == lo_" : pf(r->e, "k_ == %s[r_]", segname(r, i));
+}
+
+/* How a walk's accumulator acc (an lvalue of j_) is laid out: one column
+ * j_ already in scope (a lane's edge_softmax column), all columns in one
+ * thread, or a lane's registers acc_[jj_] for columns lane_ + jj_ * L. */
+enum { AccColumn, AccRow, AccLanes };
+
+/* the accumulator of walk w to or from its scratch: the long row's
+ * combined value (row kernels, and the earlier walks in a chunk kernel)
+ * or this chunk's partial */
+static void
+accxfer(R *r, const Walk *w, const char *acc, int shape, bool store)
+{
+	const char *far = store ? pf(r->e, "%s[c_ * %lld + j_]", w->sw, (long long)w->w)
+	                        : pf(r->e, "%s[lx_ * %lld + j_]", w->lr, (long long)w->w);
+	const char *to = store ? far : acc, *from = store ? acc : far;
+
+	if (shape == AccColumn)
+		out(r->e, "%s = %s;\n", to, from);
+	else if (shape == AccRow)
+		out(r->e, "for (int64_t j_ = 0; j_ < %lld; j_++)\n\t%s = %s;\n", (long long)w->w, to, from);
+	else {
+		wopen(r->e->w, "for (int jj_ = 0; jj_ < %lld; jj_++)", (long long)((w->w + r->L - 1) / r->L));
+		out(r->e, "const int64_t j_ = lane_ + (int64_t)jj_ * %d;\n\nif (j_ < %lld)\n\t%s = %s;\n", r->L, (long long)w->w, to, from);
+		wclose(r->e->w, "");
+	}
+}
+
+/*
+ * Around every segment walk (instruction i, what: Walk*), whose
+ * accumulator is acc: whether to write the walk itself.  Unsplit: always.
+ * A split row kernel: for a long row, its combined value instead.  A
+ * chunk kernel: the walks before its own only load their combined values
+ * (the statistics its walk reads), its own walks the chunk lo_..hi_, and
+ * nothing after it is written.
+ */
+static bool
+walkopen(R *r, int i, int what, const char *acc, int shape)
+{
+	int k = r->walkno++;
+	const Walk *w;
+
+	r->cur = k;
+	if (!r->split)
+		return true;
+	if (k >= r->nwalk || r->walk[k].ins != i || r->walk[k].what != what)
+		die("rowkernel: split walk %d out of step", k);
+	w = &r->walk[k];
+	if (r->chunk < 0) {
+		blockopen(r->e->w);
+		out(r->e, "const int64_t lx_ = %s[r_];\n\n", w->lix);
+		wopen(r->e->w, "if (lx_ >= 0)");
+		out(r->e, "GNN_WORK(1);\n");
+		accxfer(r, w, acc, shape, false);
+		wclose(r->e->w, "");
+		wopen(r->e->w, "else");
+		return true;
+	}
+	if (r->stop || k > r->chunk)
+		return false;
+	if (k < r->chunk) {
+		if (what != WalkScatter)
+			accxfer(r, w, acc, shape, false);
+		return false;
+	}
+	return true;
+}
+
+static void
+walkclose(R *r, const char *acc, int shape)
+{
+	if (!r->split)
+		return;
+	if (r->chunk < 0) {
+		wclose(r->e->w, "");
+		wclose(r->e->w, "");
+	} else if (r->cur == r->chunk && !r->stop) {
+		accxfer(r, &r->walk[r->cur], acc, shape, true);
+		r->stop = true;
+	}
+}
+
 /* the stats of every edge_softmax that v depends on, before its loop */
 static void
 needstats(R *r, Ref v)
@@ -440,7 +552,7 @@ needstats(R *r, Ref v)
 	if (in->op != Oedge_softmax)
 		return;
 	i = r->fn->val[v].def;
-	first = pf(r->e, "k_ == %s[r_]", segname(r, i));
+	first = firstedge(r, i);
 	w = width(r, v);
 	dt = ty(r->e, v).dtype;
 	T = ctype(dt);
@@ -451,36 +563,49 @@ needstats(R *r, Ref v)
 		phaseopen(r);
 		wopen(r->e->w, "for (int64_t j_ = lane_; j_ < %lld; j_ += %d)", (long long)w, r->L);
 		out(r->e, "%s mx_ = 0, sm_ = 0;\n", T);
-		segopen(r, i);
-		out(r->e, "const %s s_ = %s;\n", T, access(r, in->arg[1], "j_"));
-		esmaxstep(r->e, first, "s_", "mx_");
-		segclose(r);
-		segopen(r, i);
-		essumstep(r->e, dt, access(r, in->arg[1], "j_"), "mx_", "sm_");
-		segclose(r);
-		out(r->e, "%s[j_] = mx_;\n%s[j_] = sm_;\n", mx, sm);
+		if (walkopen(r, i, WalkMax, "mx_", AccColumn)) {
+			segopen(r, i);
+			out(r->e, "const %s s_ = %s;\n", T, access(r, in->arg[1], "j_"));
+			esmaxstep(r->e, first, "s_", "mx_");
+			segclose(r);
+		}
+		walkclose(r, "mx_", AccColumn);
+		if (walkopen(r, i, WalkSum, "sm_", AccColumn)) {
+			segopen(r, i);
+			essumstep(r->e, dt, access(r, in->arg[1], "j_"), "mx_", "sm_");
+			segclose(r);
+		}
+		walkclose(r, "sm_", AccColumn);
+		if (!r->stop)
+			out(r->e, "%s[j_] = mx_;\n%s[j_] = sm_;\n", mx, sm);
 		wclose(r->e->w, "");
 		phaseclose(r);
 		return;
 	}
 	out(r->e, "%s %s[%lld], %s[%lld];\n", T, mx, (long long)w, sm, (long long)w);
 	out(r->e, "for (int64_t j_ = 0; j_ < %lld; j_++)\n\t%s[j_] = %s[j_] = 0;\n", (long long)w, mx, sm);
-	segopen(r, i);
-	neededge(r, in->arg[1]);
-	s = access(r, in->arg[1], "j_");
-	wopen(r->e->w, "for (int64_t j_ = 0; j_ < %lld; j_++)", (long long)w);
-	out(r->e, "const %s s_ = %s;\n", T, s);
-	esmaxstep(r->e, first, "s_", pf(r->e, "%s[j_]", mx));
-	wclose(r->e->w, "");
-	segclose(r);
-	segopen(r, i);
-	neededge(r, in->arg[1]);
-	s = access(r, in->arg[1], "j_");
-	out(r->e, "for (int64_t j_ = 0; j_ < %lld; j_++)\n", (long long)w);
-	r->e->w->ind++;
-	essumstep(r->e, dt, s, pf(r->e, "%s[j_]", mx), pf(r->e, "%s[j_]", sm));
-	r->e->w->ind--;
-	segclose(r);
+	if (walkopen(r, i, WalkMax, pf(r->e, "%s[j_]", mx), AccRow)) {
+		segopen(r, i);
+		neededge(r, in->arg[1]);
+		s = access(r, in->arg[1], "j_");
+		wopen(r->e->w, "for (int64_t j_ = 0; j_ < %lld; j_++)", (long long)w);
+		out(r->e, "const %s s_ = %s;\n", T, s);
+		esmaxstep(r->e, first, "s_", pf(r->e, "%s[j_]", mx));
+		wclose(r->e->w, "");
+		segclose(r);
+	}
+	walkclose(r, pf(r->e, "%s[j_]", mx), AccRow);
+	if (walkopen(r, i, WalkSum, pf(r->e, "%s[j_]", sm), AccRow)) {
+		segopen(r, i);
+		neededge(r, in->arg[1]);
+		s = access(r, in->arg[1], "j_");
+		out(r->e, "for (int64_t j_ = 0; j_ < %lld; j_++)\n", (long long)w);
+		r->e->w->ind++;
+		essumstep(r->e, dt, s, pf(r->e, "%s[j_]", mx), pf(r->e, "%s[j_]", sm));
+		r->e->w->ind--;
+		segclose(r);
+	}
+	walkclose(r, pf(r->e, "%s[j_]", sm), AccRow);
 }
 
 static void
@@ -490,22 +615,31 @@ emitscatter(R *r, const Ins *in)
 	int i = r->fn->val[v].def;
 	int64_t w = width(r, v), J;
 	const char *T = ctype(ty(r->e, v).dtype), *V = rowname(r, v), *seg = segname(r, i);
-	const char *first = pf(r->e, "k_ == %s[r_]", seg);
+	const char *first = firstedge(r, i);
 
 	needstats(r, m);
+	if (r->stop)
+		return;
 	if (r->lane) {
 		/* lane l accumulates columns l, l + L, ... in registers while
 		 * walking the edges once: loads of a message row coalesce */
 		J = (w + r->L - 1) / r->L;
 		phaseopen(r);
 		out(r->e, "%s acc_[%lld];\nfor (int jj_ = 0; jj_ < %lld; jj_++)\n\tacc_[jj_] = 0;\n", T, (long long)(J ? J : 1), (long long)J);
-		segopen(r, i);
-		wopen(r->e->w, "for (int jj_ = 0; jj_ < %lld; jj_++)", (long long)J);
-		out(r->e, "const int64_t j_ = lane_ + (int64_t)jj_ * %d;\n\nif (j_ >= %lld)\n\tbreak;\n", r->L, (long long)w);
-		out(r->e, "const %s x_ = %s;\n", T, access(r, m, "j_"));
-		scatterstep(r->e, in, first, "x_", "acc_[jj_]");
-		wclose(r->e->w, "");
-		segclose(r);
+		if (walkopen(r, i, WalkScatter, "acc_[jj_]", AccLanes)) {
+			segopen(r, i);
+			wopen(r->e->w, "for (int jj_ = 0; jj_ < %lld; jj_++)", (long long)J);
+			out(r->e, "const int64_t j_ = lane_ + (int64_t)jj_ * %d;\n\nif (j_ >= %lld)\n\tbreak;\n", r->L, (long long)w);
+			out(r->e, "const %s x_ = %s;\n", T, access(r, m, "j_"));
+			scatterstep(r->e, in, first, "x_", "acc_[jj_]");
+			wclose(r->e->w, "");
+			segclose(r);
+		}
+		walkclose(r, "acc_[jj_]", AccLanes);
+		if (r->stop) {
+			phaseclose(r);
+			return;
+		}
 		wopen(r->e->w, "for (int jj_ = 0; jj_ < %lld; jj_++)", (long long)J);
 		out(r->e, "const int64_t j_ = lane_ + (int64_t)jj_ * %d;\n\nif (j_ < %lld)\n\t%s[j_] = acc_[jj_];\n", r->L, (long long)w, V);
 		wclose(r->e->w, "");
@@ -513,14 +647,19 @@ emitscatter(R *r, const Ins *in)
 		const char *s;
 		declrow(r, v);
 		out(r->e, "for (int64_t j_ = 0; j_ < %lld; j_++)\n\t%s[j_] = 0;\n", (long long)w, V);
-		segopen(r, i);
-		neededge(r, m);
-		s = access(r, m, "j_");
-		wopen(r->e->w, "for (int64_t j_ = 0; j_ < %lld; j_++)", (long long)w);
-		out(r->e, "const %s x_ = %s;\n", T, s);
-		scatterstep(r->e, in, first, "x_", pf(r->e, "%s[j_]", V));
-		wclose(r->e->w, "");
-		segclose(r);
+		if (walkopen(r, i, WalkScatter, pf(r->e, "%s[j_]", V), AccRow)) {
+			segopen(r, i);
+			neededge(r, m);
+			s = access(r, m, "j_");
+			wopen(r->e->w, "for (int64_t j_ = 0; j_ < %lld; j_++)", (long long)w);
+			out(r->e, "const %s x_ = %s;\n", T, s);
+			scatterstep(r->e, in, first, "x_", pf(r->e, "%s[j_]", V));
+			wclose(r->e->w, "");
+			segclose(r);
+		}
+		walkclose(r, pf(r->e, "%s[j_]", V), AccRow);
+		if (r->stop)
+			return;
 	}
 	if (in->op == Oscatter_mean) {
 		wopen(r->e->w, "for (int64_t j_ = %s; j_ < %lld; j_ += %d)", r->lane ? "lane_" : "0", (long long)w, r->L);
@@ -743,7 +882,7 @@ rowarrays(R *r, int mode)
 		long long w = width(r, v) ? width(r, v) : 1;
 		const char *T = ctype(ty(e, v).dtype);
 		n = 0;
-		if (r->kind[v] == RowNode && !isalias(in))
+		if (r->kind[v] == RowNode && !isalias(in) && r->chunk < 0)   /* a chunk kernel keeps only statistics */
 			name[n++] = rowname(r, v);
 		if (in->op == Oedge_softmax) {
 			name[n++] = statname(r, v, "max");
@@ -762,23 +901,217 @@ rowarrays(R *r, int mode)
 	}
 }
 
+/*
+ * A chunk kernel's task c_ is chunk c_ of the split plan: edges lo_ to
+ * hi_ of row r_, the lx_-th long row (ch: the chunks' rows, then their
+ * first and end edges).
+ */
+static void
+chunkvars(R *r, const Walk *w, const char *live)
+{
+	if (live)
+		out(r->e, "const int64_t r_ = %s ? %s[c_] : 0, lo_ = %s ? %s[T_ + c_] : 0, hi_ = %s ? %s[2 * T_ + c_] : 0;\n"
+		          "const int64_t lx_ = %s ? %s[r_] : 0;\n", live, w->ch, live, w->ch, live, w->ch, live, w->lix);
+	else
+		out(r->e, "const int64_t r_ = %s[c_], lo_ = %s[T_ + c_], hi_ = %s[2 * T_ + c_], lx_ = %s[r_];\n", w->ch, w->ch, w->ch, w->lix);
+	out(r->e, "(void)lx_;\n");
+}
+
+/* Does this kernel take the split plan's row windows (a split row kernel)? */
+static bool
+rowwindows(const R *r)
+{
+	return r->split && r->chunk < 0;
+}
+
 static void
 rowloopopen(R *r)
 {
 	E *e = r->e;
 	int R_ = e->sched.rows;
+	const char *t = r->chunk >= 0 ? "c_" : "r_";
 
 	if (r->lane && e->cuda) {
 		rowarrays(r, ArrShared);
 		out(e, "const int lane_ = threadIdx.x %% %d, slot_ = threadIdx.x / %d;\n\n", r->L, r->L);
 		wopen(e->w, "for (int64_t base_ = (int64_t)blockIdx.x * %d; base_ < T_; base_ += (int64_t)gridDim.x * %d)", R_, R_);
-		out(e, "const int64_t r_ = base_ + slot_;\nconst bool live_ = r_ < T_;\n");
+		if (rowwindows(r)) {
+			/* slot_ walks window w_'s rows; the warp's slots step
+			 * together, as often as its longest window has rows, so
+			 * that every lane meets every __syncwarp */
+			out(e, "const int64_t w_ = base_ + slot_, rlo_ = w_ < T_ ? rw_[w_] : 0, rhi_ = w_ < T_ ? rw_[w_ + 1] : 0;\n"
+			       "const int s0_ = (int)(threadIdx.x & ~31u) / %d, s1_ = s0_ + %d < %d ? s0_ + %d : %d;\n"
+			       "int64_t nr_ = 0;\n\n"
+			       "for (int s_ = s0_; s_ < s1_ && base_ + s_ < T_; s_++)\n"
+			       "\tnr_ = rw_[base_ + s_ + 1] - rw_[base_ + s_] > nr_ ? rw_[base_ + s_ + 1] - rw_[base_ + s_] : nr_;\n",
+			    r->L, 32 / r->L > 1 ? 32 / r->L : 1, R_, 32 / r->L > 1 ? 32 / r->L : 1, R_);
+			wopen(e->w, "for (int64_t i_ = 0; i_ < nr_; i_++)");
+			out(e, "const int64_t r_ = rlo_ + i_;\nconst bool live_ = r_ < rhi_;\n");
+		} else
+			out(e, "const int64_t %s = base_ + slot_;\nconst bool live_ = %s < T_;\n", t, t);
+		if (r->chunk >= 0)
+			chunkvars(r, &r->walk[r->chunk], "live_");
 		rowarrays(r, ArrBind);
+		out(e, "if (live_)\n\tGNN_WORK(1);\n");
 		return;
 	}
-	wopen(e->w, "GNN_DLOOP(r_, T_)");
+	if (rowwindows(r)) {
+		wopen(e->w, "GNN_DLOOP(w_, T_)");
+		wopen(e->w, "for (int64_t r_ = rw_[w_]; r_ < rw_[w_ + 1]; r_++)");
+	} else
+		wopen(e->w, "GNN_DLOOP(%s, T_)", t);
+	if (r->chunk >= 0)
+		chunkvars(r, &r->walk[r->chunk], NULL);
+	if (e->cuda)
+		out(e, "GNN_WORK(1);\n");
 	if (r->lane)
 		rowarrays(r, ArrLocal);
+}
+
+/* The walks of the group in the order the emitters meet them: each
+ * scatter's, after those of the edge_softmaxes its messages depend on
+ * (needstats' walk, once per value). */
+static void
+walksof(R *r, Ref v, char *seen)
+{
+	const Ins *in;
+	int k;
+
+	v = base(r, v);
+	if (!r->ingroup[v] || seen[v])
+		return;
+	seen[v] = 1;
+	in = defins(r, v);
+	for (k = 0; k < in->narg; k++)
+		walksof(r, in->arg[k], seen);
+	if (in->op == Oedge_softmax) {
+		r->walk = erealloc(r->walk, (r->nwalk + 2) * sizeof *r->walk);
+		r->walk[r->nwalk++] = (Walk){.ins = r->fn->val[v].def, .what = WalkMax, .w = width(r, v)};
+		r->walk[r->nwalk++] = (Walk){.ins = r->fn->val[v].def, .what = WalkSum, .w = width(r, v)};
+	}
+}
+
+static void
+collectwalks(R *r)
+{
+	char *seen = emalloc(r->fn->nval + 1);
+	int i;
+
+	for (i = r->a0; i < r->b; i++) {
+		const Ins *in = &r->fn->ins[i];
+		if (r->kind[in->to] != RowNode || !(opinfo[in->op].flags & Fscatter))
+			continue;
+		walksof(r, in->arg[0], seen);
+		r->walk = erealloc(r->walk, (r->nwalk + 1) * sizeof *r->walk);
+		r->walk[r->nwalk++] = (Walk){.ins = i, .what = WalkScatter, .w = width(r, in->to)};
+	}
+	free(seen);
+}
+
+/* the launch of kernel k (T tasks) as the row kernel is launched */
+static void
+rowlaunch(R *r, Str *call, const char *k, const char *T)
+{
+	E *e = r->e;
+
+	if (e->cuda && (r->lane || e->sched.rows > 1))
+		sput(call, "GNN_RLAUNCH(%s, %d, %d, %s", k, r->L, e->sched.rows, T);
+	else if (!e->cuda && e->sched.chunk)
+		sput(call, "GNN_HLAUNCH_DYN(%s, %d, %s", k, e->sched.chunk, T);
+	else
+		sput(call, "GNN_DLAUNCH(%s, %s", k, T);
+	for (int i = 0; i < r->a->n; i++)
+		sput(call, ", %s", r->a->val[i]);
+	sput(call, ");");
+}
+
+/* the kernel head shared by the row kernel and its chunk kernels */
+static void
+rowhead(R *r, const char *name)
+{
+	E *e = r->e;
+	int k;
+
+	if (r->lane && e->cuda)
+		out(e, "GNN_DKERNEL_LB(%s, %d)(int64_t T_", name, r->L * e->sched.rows);
+	else
+		out(e, "GNN_DKERNEL(%s)(GNN_DRANGE int64_t T_", name);
+	for (k = 0; k < r->a->n; k++)
+		out(e, ", %s", r->a->decl[k]);
+	out(e, ")\n");
+}
+
+/* The chunk kernel of walk k: that walk over the chunk's edges, after
+ * loading the combined values of the walks before it that it reads. */
+static void
+emitchunk(R *r, int k)
+{
+	E *e = r->e;
+	int i;
+
+	memset(r->done, 0, r->fn->nval + 1);
+	memset(r->esdone, 0, r->fn->nval + 1);
+	tmpreset(r);
+	r->chunk = k;
+	r->walkno = 0;
+	r->stop = false;
+	out(e, "\n/* walk %d of the group over one chunk of a long row (split) */\n", k);
+	rowhead(r, pf(e, KNAME "_c%d", k));
+	blockopen(e->w);
+	rowloopopen(r);
+	for (i = r->a0; i < r->b && !r->stop; i++)
+		if (r->kind[r->fn->ins[i].to] == RowNode && (opinfo[r->fn->ins[i].op].flags & Fscatter))
+			emitscatter(r, &r->fn->ins[i]);
+	if (!r->stop)
+		die("rowkernel: chunk kernel %d has no walk", k);
+	wclose(e->w, "");
+	wclose(e->w, "");
+	memset(r->done, 0, r->fn->nval + 1);
+	memset(r->esdone, 0, r->fn->nval + 1);
+	tmpreset(r);
+	r->chunk = -1;
+	r->walkno = 0;
+	r->stop = false;
+}
+
+/* split: the walks, their segments, and the parameters that reach them */
+static void
+splitsetup(R *r, Dim nodes)
+{
+	E *e = r->e;
+	int k, j, np = 0, *plans;
+
+	collectwalks(r);
+	plans = emalloc((r->nwalk + 1) * sizeof *plans);
+	for (k = 0; k < r->nwalk; k++) {
+		Walk *w = &r->walk[k];
+		const char *h;
+		w->plan = splitplanseg(e, w->ins, e->sched.split);
+		w->scratch = splitscratchseg(e, w->ins, w->what, e->sched.split, w->w);
+		h = pf(e, "((const int64_t *)m->hseg[%d])", w->plan);
+		for (j = 0; j < np && plans[j] != w->plan; j++)
+			;
+		if (j == np) {
+			plans[np++] = w->plan;
+			arg(r->a, pf(e, "const int64_t *lix%d_", j), "(const int64_t *)m->seg[%d] + GNN_SPLIT_HEADER", w->plan);
+			arg(r->a, pf(e, "const int64_t *ch%d_", j), "(const int64_t *)m->seg[%d] + %s[GNN_SPLIT_CHUNKS]", w->plan, h);
+		}
+		w->lix = pf(e, "lix%d_", j);
+		w->ch = pf(e, "ch%d_", j);
+		w->sw = pf(e, "sw%d_", k);
+		w->lr = pf(e, "lr%d_", k);
+		arg(r->a, pf(e, "float *%s", w->sw), "(float *)m->seg[%d]", w->scratch);
+		arg(r->a, pf(e, "const float *%s", w->lr), "(const float *)m->seg[%d] + %s[GNN_SPLIT_NITEMS] * %lld", w->scratch, h,
+		    (long long)w->w);
+		if (ctype(ty(e, r->fn->ins[w->ins].to).dtype)[0] != 'f')
+			die("rowkernel: split walk of %s values", ctype(ty(e, r->fn->ins[w->ins].to).dtype));
+	}
+	arg(r->a, "const int64_t *rw_", "(const int64_t *)m->seg[%d] + ((const int64_t *)m->hseg[%d])[GNN_SPLIT_WINS]",
+	    r->walk[0].plan, r->walk[0].plan);
+	arg(r->a, "int64_t TR_", "%s", cdim(e, nodes));
+	r->Tn = "TR_";
+	free(plans);
+	e->splitused = true;
 }
 
 void
@@ -836,6 +1169,11 @@ emitrowkernel(E *e, int grp, Args *a, Str *call)
 	}
 	r.L = e->sched.lanes > 1 ? e->sched.lanes : 1;
 	r.lane = r.L > 1;
+	r.chunk = -1;
+	r.Tn = "T_";
+	r.split = e->cuda && e->sched.split > 0;
+	if (r.split)
+		splitsetup(&r, nodes);
 	out(e, "\n/* fusion group %d:", grp);
 	for (i = r.a0; i < r.b; i++)
 		out(e, " %s", opinfo[fn->ins[i].op].name);
@@ -845,13 +1183,11 @@ emitrowkernel(E *e, int grp, Args *a, Str *call)
 		out(e, " (schedule %s)", text);
 	}
 	out(e, " */\n");
-	if (r.lane && e->cuda)
-		out(e, "GNN_DKERNEL_LB(" KNAME ", %d)(int64_t T_", r.L * e->sched.rows);
-	else
-		out(e, "GNN_DKERNEL(" KNAME ")(GNN_DRANGE int64_t T_");
-	for (k = 0; k < a->n; k++)
-		out(e, ", %s", a->decl[k]);
-	out(e, ")\n");
+	for (k = 0; k < r.nwalk; k++)
+		emitchunk(&r, k);
+	if (r.nwalk)
+		out(e, "\n");
+	rowhead(&r, KNAME);
 	blockopen(e->w);
 	rowloopopen(&r);
 	for (i = r.a0; i < r.b; i++)
@@ -867,17 +1203,26 @@ emitrowkernel(E *e, int grp, Args *a, Str *call)
 			    (long long)width(&r, v), r.L, pf(e, "%s_out_", valname(e, v)), (long long)width(&r, v), rowname(&r, v));
 	}
 	phaseclose(&r);
+	if (rowwindows(&r))
+		wclose(e->w, "");
 	wclose(e->w, "");
 	wclose(e->w, "");
-	if (e->cuda && (r.lane || e->sched.rows > 1))
-		sput(call, "GNN_RLAUNCH(" KNAME ", %d, %d, %s", r.L, e->sched.rows, cdim(e, nodes));
-	else if (!e->cuda && e->sched.chunk)
-		sput(call, "GNN_HLAUNCH_DYN(" KNAME ", %d, %s", e->sched.chunk, cdim(e, nodes));
-	else
-		sput(call, "GNN_DLAUNCH(" KNAME ", %s", cdim(e, nodes));
-	for (k = 0; k < a->n; k++)
-		sput(call, ", %s", a->val[k]);
-	sput(call, ");");
+	if (r.split) {
+		/* each walk's chunks, then its reduce levels; then the rows */
+		sput(call, "{\n");
+		for (k = 0; k < r.nwalk; k++) {
+			const Walk *w = &r.walk[k];
+			const Ins *wi = &fn->ins[w->ins];
+			sput(call, "\t");
+			rowlaunch(&r, call, pf(e, KNAME "_c%d", k), pf(e, "((const int64_t *)m->hseg[%d])[GNN_SPLIT_NCHUNK]", w->plan));
+			sput(call, "\n\t%s_split_levels(m, %d, %d, %lld, %d);\n", e->nm, w->plan, w->scratch, (long long)w->w,
+			     w->what == WalkMax || (w->what == WalkScatter && wi->op == Oscatter_max));
+		}
+		sput(call, "\t");
+		rowlaunch(&r, call, KNAME, pf(e, "((const int64_t *)m->hseg[%d])[GNN_SPLIT_NWIN]", r.walk[0].plan));
+		sput(call, "\n}");
+	} else
+		rowlaunch(&r, call, KNAME, cdim(e, nodes));
 	free(r.kind);
 	free(r.egraph);
 	free(r.ingroup);
@@ -885,4 +1230,44 @@ emitrowkernel(E *e, int grp, Args *a, Str *call)
 	free(r.done);
 	free(r.esdone);
 	free(r.tmp);
+	free(r.walk);
+}
+
+/* Split walks' reduce levels (runtime/split.c), one kernel per model:
+ * thread t combines column t % W_ of window t / W_, in item order, into
+ * a carry for the next level or a long row's final value. */
+void
+emitsplitreduce(E *e)
+{
+	const char *nm = e->nm;
+
+	out(e, "\n/* split walks: one reduce level (runtime/split.c) */\n");
+	out(e, "GNN_DKERNEL(%s_split_reduce)(GNN_DRANGE int64_t T_, int64_t W_, int max_, const float *in_, float *carry_, float *lr_,\n"
+	       "\tconst int64_t *irow_, const int64_t *wstart_, const int64_t *wdest_)\n", nm);
+	blockopen(e->w);
+	wopen(e->w, "GNN_DLOOP(t_, T_)");
+	out(e, "const int64_t w_ = t_ / W_, j_ = t_ %% W_, a_ = wstart_[w_], b_ = wstart_[w_ + 1], d_ = wdest_[w_];\n\n");
+	out(e, "GNN_WORK(1 + (b_ - a_));\n");
+	wopen(e->w, "for (int64_t i_ = a_; i_ < b_;)");
+	out(e, "const int64_t row_ = irow_[i_];\nfloat acc_ = in_[i_ * W_ + j_];\nint64_t k_ = i_ + 1;\n\n");
+	wopen(e->w, "for (; k_ < b_ && irow_[k_] == row_; k_++)");
+	out(e, "const float x_ = in_[k_ * W_ + j_];\n\n");
+	out(e, "if (!max_)\n\tacc_ += x_;\nelse if (x_ > acc_ || x_ != x_)\n\tacc_ = x_;\n");
+	wclose(e->w, "");
+	out(e, "if (d_ >= 0)\n\tcarry_[d_ * W_ + j_] = acc_;\nelse\n\tlr_[row_ * W_ + j_] = acc_;\ni_ = k_;\n");
+	wclose(e->w, "");
+	wclose(e->w, "");
+	wclose(e->w, "");
+	out(e, "\n/* a split walk's reduce levels, in order */\nstatic void\n%s_split_levels(gnn_instance *m, int plan, int scratch, int64_t W, int max)\n", nm);
+	blockopen(e->w);
+	out(e, "const int64_t *h = (const int64_t *)m->hseg[plan], *d = (const int64_t *)m->seg[plan];\n");
+	out(e, "float *s = (float *)m->seg[scratch];\n\n");
+	wopen(e->w, "for (int64_t l = 0; l < h[GNN_SPLIT_NLEV]; l++)");
+	out(e, "const int64_t *v = h + GNN_SPLIT_LEVEL + GNN_SPLIT_LEVELSLOTS * l;\n\n");
+	/* a level of few windows (the last ones) gets whole warps, not a
+	 * block of mostly idle ones */
+	out(e, "const int64_t T = v[1] * W;\nconst int b = T < 256 ? (int)((T + 31) / 32 * 32) : 256;\n\n");
+	out(e, "if (T > 0)\n\tGNN_LAUNCH(%s_split_reduce, gnn_blocks(T, b), b, 0, (cudaStream_t)m->stream)(T, W, max, s + v[2] * W, s + v[3] * W, s + h[GNN_SPLIT_NITEMS] * W, d + v[4], d + v[5], d + v[6]);\n", nm);
+	wclose(e->w, "");
+	wclose(e->w, "");
 }

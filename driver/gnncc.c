@@ -127,7 +127,7 @@ hasprefix(const char *s, const char *p)
 static unsigned
 reportof(const char *list)
 {
-	static const char *const name[] = {"kernels", "breaks", "syncs", "memory", "schedules"};
+	static const char *const name[] = {"kernels", "breaks", "syncs", "memory", "schedules", "cost"};
 	const char *p = list, *q;
 	unsigned what = 0;
 	size_t n;
@@ -136,11 +136,11 @@ reportof(const char *list)
 	for (;;) {
 		q = p + strcspn(p, ",");
 		n = q - p;
-		for (k = 0; k < 5; k++)
+		for (k = 0; k < 6; k++)
 			if (strlen(name[k]) == n && strncmp(p, name[k], n) == 0)
 				break;
-		if (k == 5)
-			optfatal("unknown report '%.*s' in '--report=%s'; expected kernels, breaks, syncs, memory or schedules",
+		if (k == 6)
+			optfatal("unknown report '%.*s' in '--report=%s'; expected kernels, breaks, syncs, memory, schedules or cost",
 			         (int)n, p, list);
 		what |= 1u << k;
 		if (!*q)
@@ -209,6 +209,7 @@ parseargs(Opts *o, int argc, char **argv)
 			break;
 		case OptReportGraph: o->report.graph = v; break;
 		case OptReportNodes: o->report.nodes = optint("--report-nodes", v, 0, INT64_MAX, NULL); break;
+		case OptGpu: o->report.gpu = p.choice; break;
 		case OptDumpIr:
 			if (v && !*v)
 				optfatal("'--dump-ir=' needs 'all' or a pass name");
@@ -406,8 +407,12 @@ checkopts(Opts *o)
 	/* breaks and the report depend on where forward runs */
 	o->po.hostforward = o->target == TargetCPU;
 	o->report.target = o->target;
-	if (o->report.graph && !(o->report.what & ReportMemory))
-		optwarn("'--report-graph' has no effect without --report=memory");
+	if (o->report.graph && !(o->report.what & (ReportMemory | ReportCost)))
+		optwarn("'--report-graph' has no effect without --report=memory or --report=cost");
+	if ((o->report.what & ReportCost) && o->target != TargetCUDA)
+		optfatal("'--report=cost' models the cuda target's kernels; add --target=cuda");
+	if ((o->report.what & ReportMemory) && o->report.graph && hasprefix(o->report.graph, "preset:"))
+		optfatal("'--report=memory' sizes the arena of an edge_index .npy, not of '%s'", o->report.graph);
 	if (o->report.nodes >= 0 && !o->report.graph)
 		optwarn("'--report-nodes' has no effect without --report-graph");
 

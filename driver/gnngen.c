@@ -32,26 +32,15 @@
 #include "options.h"
 
 
-/* the shapes of the usual benchmark datasets (PyG's Planetoid, OGB,
- * Reddit), in the order of --preset's names (optpresets, options.c) */
-static const struct Preset {
-	int64_t nodes, edges, features;
-} presets[] = {
-	{2708, 10556, 1433},            /* cora */
-	{3327, 9104, 3703},             /* citeseer */
-	{19717, 88648, 500},            /* pubmed */
-	{169343, 2315598, 128},         /* arxiv */
-	{232965, 114615892, 602},       /* reddit */
-	{2449029, 123718280, 100},      /* products */
-};
-
-enum { NPRESET = sizeof presets / sizeof presets[0] };
+/* the shapes of the usual benchmark datasets, in the order of --preset's
+ * names (options.c) */
+enum { NPRESET = sizeof optpresetsizes / sizeof optpresetsizes[0] };
 _Static_assert(NPRESET + 1 == sizeof optpresets / sizeof optpresets[0], "a preset without its name");
 
 typedef struct Opts {
 	gnn_synth_spec spec;
 	bool hasnodes, hasedges, hasfeatures;
-	int preset;               /* in presets[]; -1: none */
+	int preset;               /* in optpresetsizes[]; -1: none */
 	const char *out;
 	const char *stats;        /* --stats FILE */
 	bool generating;          /* some option only generation takes */
@@ -71,7 +60,7 @@ usage(FILE *f)
 	fputs("\npresets:\n", f);
 	for (int k = 0; k < NPRESET; k++)
 		fprintf(f, "  %-10s N=%-9lld E=%-11lld F=%lld\n", optpresets[k],
-			(long long)presets[k].nodes, (long long)presets[k].edges, (long long)presets[k].features);
+			(long long)optpresetsizes[k].nodes, (long long)optpresetsizes[k].edges, (long long)optpresetsizes[k].features);
 }
 
 static bool
@@ -140,7 +129,7 @@ parseargs(int argc, char **argv, Opts *o)
 		return !o->generating;
 	}
 	if (o->preset >= 0) {
-		const struct Preset *pr = &presets[o->preset];
+		const OptPresetSize *pr = &optpresetsizes[o->preset];
 		o->spec.nodes = o->hasnodes ? o->spec.nodes : pr->nodes;
 		o->spec.edges = o->hasedges ? o->spec.edges : pr->edges;
 		o->spec.features = o->hasfeatures ? o->spec.features : pr->features;

@@ -30,6 +30,19 @@ const char *const optcpus[6] = {"portable", "native", "x86-64-v2", "x86-64-v3", 
 const char *const optgpumaths[3] = {"fp32", "tf32", NULL};
 static const char *const levels[] = {"0", "1", "2", "3", NULL};
 const char *const optpresets[7] = {"cora", "citeseer", "pubmed", "arxiv", "reddit", "products", NULL};
+/* the shapes of the usual benchmark datasets (PyG's Planetoid, OGB,
+ * Reddit), in optpresets' order: gnngen's presets, and gnncc's
+ * --report-graph=preset:NAME */
+const OptPresetSize optpresetsizes[6] = {
+	{2708, 10556, 1433},            /* cora */
+	{3327, 9104, 3703},             /* citeseer */
+	{19717, 88648, 500},            /* pubmed */
+	{169343, 2315598, 128},         /* arxiv */
+	{232965, 114615892, 602},       /* reddit */
+	{2449029, 123718280, 100},      /* products */
+};
+/* --gpu: the devices the cost report knows (codegen/cost.c's table) */
+const char *const optgpus[3] = {"h100", "a100", NULL};
 
 #define CC ForCc
 #define RUN ForRun
@@ -138,13 +151,16 @@ static const OptSpec table[] = {
 	{OptReport, CC, "--report", NULL, ArgOptional, "LIST", NULL, NULL,
 	 "per model: kernels (what one forward launches), breaks,\n"
 	 "syncs, memory (the arena as a formula in N, E, ...),\n"
-	 "schedules (each kernel's, and why); LIST is a comma list\n"
-	 "of these (default: all).  Alone, without -o or --emit,\n"
-	 "nothing else is written"},
+	 "schedules (each kernel's, and why), cost (one forward\n"
+	 "modeled on --gpu for --report-graph; cuda); LIST is a\n"
+	 "comma list of these (default: the first four).  Alone,\n"
+	 "without -o or --emit, nothing else is written"},
 	{OptReportGraph, CC, "--report-graph", NULL, ArgRequired, "FILE", NULL, NULL,
-	 "the arena's size for this edge_index (.npy, [2, E])"},
+	 "the arena's size and the cost report for this\nedge_index (.npy, [2, E]), or preset:NAME (a gnngen\npreset's graph, seed 1)"},
 	{OptReportNodes, CC, "--report-nodes", NULL, ArgRequired, "N", NULL, NULL,
 	 "that graph's node count (default: largest index + 1)"},
+	{OptGpu, CC, "--gpu", NULL, ArgRequired, NULL, optgpus, "gpu",
+	 "the device --report=cost models (default h100;\ndocs/cost.md states its constants)"},
 
 	SECTION(CC | RUN, "Output:"),
 	{OptOut, CC, "-o", NULL, ArgRequired, "FILE", NULL, NULL,

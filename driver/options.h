@@ -49,7 +49,7 @@ typedef enum Opt {
 	OptLang, OptTarget, OptEmulate, OptArch, OptOpenmp, OptNoOpenmp, OptCpu, OptGpuMath,
 	OptPasses, OptVerifyEach, OptNoGraphBreaks,
 	OptTune, OptTuneGraph, OptTuneNodes, OptTuneSynthetic, OptTuneBudget,
-	OptReport, OptReportGraph, OptReportNodes,
+	OptReport, OptReportGraph, OptReportNodes, OptGpu,
 	OptOut, OptEmit, OptKeepTemps, OptMD, OptMMD, OptMF, OptMT, OptMP, OptDumpIr,
 	OptSyntaxOnly, OptVerbose, OptPrintLinkFlags, OptPrintCflags,
 	OptNoCaret, OptCaret, OptMaxErrors,
@@ -74,6 +74,13 @@ typedef struct OptSpec {
 
 /* gnngen's presets, in the order of its sizes table (checked there) */
 extern const char *const optpresets[7];
+/* their node, edge and feature counts, in the same order */
+typedef struct OptPresetSize {
+	int64_t nodes, edges, features;
+} OptPresetSize;
+extern const OptPresetSize optpresetsizes[6];
+/* --gpu's choices (codegen/cost.c's device table, in its order) */
+extern const char *const optgpus[3];
 /* --cpu's choices, CpuPortable first (codegen.h's Cpu* order) */
 extern const char *const optcpus[6];
 /* --gpu-math's choices (codegen.h's GpuMath* order) */

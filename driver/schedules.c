@@ -214,6 +214,8 @@ pickschedules(Mod *m, const SchedOpts *o, Choices *cs)
 		}
 	for (fn = m->fn; fn; fn = fn->link) {
 		Kernel *ks;
+		/* cuda with a graph: the cost report's times (codegen/cost.c) */
+		CostModel *cm = st.target == TargetCUDA && g ? costmodel(m, fn, g) : NULL;
 		n = listkernels(fn, &ks);
 		cs->c = erealloc(cs->c, (cs->n + n + 1) * sizeof *cs->c);
 		for (j = 0; j < n; j++) {
@@ -225,7 +227,10 @@ pickschedules(Mod *m, const SchedOpts *o, Choices *cs)
 			c->model = fn->name;
 			c->k = ks[j];
 			c->ncand = schedspace(&ks[j], &st, sp, 256);
-			costpick(&ks[j], &st, &cs->gs, &c->s);
+			if (cm)
+				costpickgpu(cm, &ks[j], &st, &cs->gs, &c->s);
+			else
+				costpick(&ks[j], &st, &cs->gs, &c->s);
 			c->why = o->olevel > 0 ? WhyCost : WhyReference;
 			if (o->olevel == 0)
 				scheddefault(&c->s);
@@ -245,6 +250,7 @@ pickschedules(Mod *m, const SchedOpts *o, Choices *cs)
 			} else if (f && strcmp(f->kernel, "all") != 0) {
 				fprintf(stderr, "%s: error: --schedule=%s:...: %s\n", o->who, f->kernel, err);
 				free(ks);
+				costmodelfree(cm);
 				goto out;
 			} else if (cache && cs->archkey[0] && o->olevel > 0 && c->why == WhyCost) {
 				CacheKey key = {tname, cs->archkey, cs->statsknown ? cs->bucket : NULL, ks[j].sig};
@@ -263,6 +269,7 @@ pickschedules(Mod *m, const SchedOpts *o, Choices *cs)
 			setsched(fn, &ks[j], &c->s);
 		}
 		free(ks);
+		costmodelfree(cm);
 	}
 	/* a kernel named by --schedule must exist */
 	for (i = 0; i < o->nforce; i++) {

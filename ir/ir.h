@@ -235,7 +235,7 @@ int opfromname(const char *s);  /* Oxxx if unknown */
 /* A kernel's schedule, kept on its first instruction (Ins.sched): see
  * sched.c for the fields.  Plain ints so that tables can list them. */
 typedef struct Sched {
-	int lanes, rows, tile, axpy, chunk, gemm, kc;
+	int lanes, rows, tile, axpy, chunk, gemm, kc, split;
 	int bm, bn, bk, tm, tn;          /* cuda's tiled GEMM (sched.c) */
 } Sched;
 

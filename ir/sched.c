@@ -31,6 +31,10 @@
  *          bk-deep slabs of A and B in shared memory, each thread a
  *          tm x tn register tile ((bm/tm) * (bn/tn) threads); all five
  *          together, or none (0: the loops of tile)
+ *   split  edge-balanced walks (cuda row kernels): rows longer than a
+ *          chunk of at least this many edges are walked in chunks by
+ *          kernels of their own and combined in a fixed tree
+ *          (runtime/split.c); 0: every row walked by its own lanes
  */
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +58,7 @@ static const struct {
 	{"bk", offsetof(Sched, bk), 0, 0, 64},
 	{"tm", offsetof(Sched, tm), 0, 0, 16},
 	{"tn", offsetof(Sched, tn), 0, 0, 16},
+	{"split", offsetof(Sched, split), 0, 0, 1 << 20},
 };
 enum { NField = sizeof fields / sizeof fields[0] };
 

@@ -135,7 +135,16 @@ typedef struct Kernel {
 	int64_t smem;            /* row kernels: shared bytes per row with lanes */
 	int64_t weightbytes;     /* dense: B's bytes (matmulweightbytes) */
 	bool lanable, hasmatmul;
+	/* row kernels: walks edges; and every walk's messages come from
+	 * memory, not from rows the kernel makes, so a chunk of a row's
+	 * edges can be walked without the row (the `split` schedule) */
+	bool walks, splittable;
+	int nwalk;               /* edge walks: one per scatter, two per edge_softmax */
 } Kernel;
+/* split=SplitDefault is the split the cost model offers (ir/sched.c);
+ * ResidentWarps: warps an H100 keeps resident (132 SMs x 64), the
+ * parallelism the cost model sets a serial walk against */
+enum { SplitDefault = 32, ResidentWarps = 132 * 64 };
 /* forward's kernels in launch order (free *out) */
 int listkernels(Fn *fn, Kernel **out);
 int64_t rowsharedbytes(const Fn *fn, int group);

@@ -70,6 +70,28 @@ rowmatmul(const Fn *fn, const Ins *in)
 	return matmulweightbytes(fn, in) <= RowWeightBytes;
 }
 
+/* Does value v, as group grp computes it, read a node row that the group
+ * itself makes?  (seen: 0 unknown, 1 no, 2 yes) */
+static bool
+readsrow(const Fn *fn, const unsigned char *kind, int grp, Ref v, unsigned char *seen)
+{
+	const Ins *in;
+	int d = fn->val[v].def, k;
+	bool r = false;
+
+	if (d < 0 || attrint(&fn->ins[d], "group", -1) != grp)
+		return false;   /* read from memory */
+	if (seen[v])
+		return seen[v] == 2;
+	in = &fn->ins[d];
+	if (kind[v] == RowNode && !(opinfo[in->op].flags & Falias))
+		r = true;
+	for (k = 0; k < in->narg && !r; k++)
+		r = readsrow(fn, kind, grp, in->arg[k], seen);
+	seen[v] = r ? 2 : 1;
+	return r;
+}
+
 /* canonical text of the kernel's instructions, for its signature */
 static uint64_t
 signature(Fn *fn, const int *kern, int k)
@@ -141,6 +163,7 @@ listkernels(Fn *fn, Kernel **out)
 	unsigned char *phase = emalloc(fn->nval + 1), *kind = emalloc(fn->nval + 1);
 	Ref *eg = emalloc((fn->nval + 1) * sizeof *eg);
 	int *kern = emalloc((fn->nins + 1) * sizeof *kern);
+	unsigned char *seen = emalloc(fn->nval + 1);
 	int i, n;
 	Kernel *ks;
 
@@ -188,7 +211,19 @@ listkernels(Fn *fn, Kernel **out)
 			if (w > k->msgwidth)
 				k->msgwidth = w;
 		}
+		if ((opinfo[in->op].flags & Fscatter) || in->op == Oedge_softmax) {
+			Ref m = in->op == Oedge_softmax ? in->arg[1] : in->arg[0];
+			memset(seen, 0, fn->nval + 1);
+			if (!k->walks)
+				k->splittable = true;
+			k->walks = true;
+			k->nwalk += in->op == Oedge_softmax ? 2 : 1;
+			/* the reduce levels combine float partials */
+			if (readsrow(fn, kind, k->group, m, seen) || fn->val[in->to].type.dtype != DF32)
+				k->splittable = false;
+		}
 	}
+	free(seen);
 	for (i = 0; i < n; i++) {
 		ks[i].sig = signature(fn, kern, i);
 		if (ks[i].kind == KernelRow)
@@ -282,6 +317,15 @@ schedlegal(const Kernel *k, const SchedTarget *st, const Sched *s, char *err, si
 	if (s->bm && (st->target != TargetCUDA || k->kind != KernelDense)) {
 		snprintf(err, errlen, "kernel %s (%s): bm, bn, bk, tm and tn tile cuda's dense transforms", k->name, k->what);
 		return SchedNotFor;
+	}
+	if (s->split && (st->target != TargetCUDA || k->kind != KernelRow || !k->walks)) {
+		snprintf(err, errlen, "kernel %s (%s): split applies to the edge walks of cuda row kernels", k->name, k->what);
+		return SchedNotFor;
+	}
+	if (s->split && !k->splittable) {
+		snprintf(err, errlen, "kernel %s (%s): its messages read rows the kernel makes, so a chunk of edges cannot be walked alone",
+		         k->name, k->what);
+		return SchedIllegal;
 	}
 	if (k->kind == KernelRow && s->lanes > 1 && !k->lanable) {
 		snprintf(err, errlen, "kernel %s (%s): its edge values are not elementwise, so lanes cannot share a row", k->name, k->what);
@@ -411,12 +455,16 @@ schedspace(const Kernel *k, const SchedTarget *st, Sched *out, int max)
 				}
 			break;
 		}
-		for (a = 0; a < 6; a++)
-			for (b = 0; b < 3; b++) {
-				s.lanes = lanes[a];
-				s.rows = blocks[b] / lanes[a];
-				n = add(out, n, max, k, st, s);
-			}
+		/* each block shape unsplit, and with long rows' walks split
+		 * (where the kernel can be) */
+		for (c = 0; c < (k->splittable ? 2 : 1); c++)
+			for (a = 0; a < 6; a++)
+				for (b = 0; b < 3; b++) {
+					s.lanes = lanes[a];
+					s.rows = blocks[b] / lanes[a];
+					s.split = c ? SplitDefault : 0;
+					n = add(out, n, max, k, st, s);
+				}
 		break;
 	default:
 		break;
@@ -486,11 +534,22 @@ schedcost(const Kernel *k, const SchedTarget *st, const GraphStats *gs, const Sc
 		steps = maxof(gs, perwarp) * ceil(M / L) + ceil(W / L) * (k->hasmatmul ? W : 1);
 		eff = L * 4 >= 32 ? 1.0 : L * 4 / 32.0;
 		warps = N / perwarp;
+		double bulk, crit, C;
 		/* blocks too large for the rows there are leave SMs idle */
 		if (N / s->rows < 264)
 			warps *= 264.0 / (N / s->rows);
 		/* and a block costs something to start */
-		return warps * steps / eff + (L > 1 ? warps * 4 : 0) + N / s->rows * 2;
+		bulk = warps * steps / eff + (L > 1 ? warps * 4 : 0) + N / s->rows * 2;
+		/* The longest row is one lane group's serial walk, however many
+		 * warps are free: in these units (steps summed over warps) it
+		 * costs as much as the GPU's resident warps (132 SMs x 64) all
+		 * walking that long.  split bounds it by a chunk (the runtime
+		 * takes at least twice the mean degree) for a launch of chunks
+		 * and a few of reduce levels per walk, about 2.5 us each: 25
+		 * steps of every resident warp. */
+		C = s->split ? fmax((double)s->split, 2 * deg) : (double)(gs->maxdeg > 0 ? gs->maxdeg : deg);
+		crit = C * ceil(M / L) * ResidentWarps;
+		return fmax(bulk, crit) + (s->split ? k->nwalk * 3 * 25.0 * ResidentWarps : 0);
 	}
 }
 
@@ -498,12 +557,16 @@ void
 defaultstats(GraphStats *gs)
 {
 	/* a typical graph when nothing is known: mid-sized, mean in-degree
-	 * 8, heavy-tailed */
+	 * 8, heavy-tailed, and a hub holding a tenth of the edges: the
+	 * object runs on whatever graph is bound, and one unsplit walk of a
+	 * hub is the whole kernel's time, while a split plan costs little
+	 * where there is none (bind finds no long rows; their launches are
+	 * empty) */
 	gs->nodes = 100000;
 	gs->edges = 800000;
 	gs->meandeg = 8;
 	gs->cvdeg = 1.5;
-	gs->maxdeg = 1000;
+	gs->maxdeg = gs->edges / 10;
 }
 
 int

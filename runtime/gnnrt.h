@@ -226,6 +226,34 @@ void gnn_graph_gcn_norm(const gnn_graph *g, float *out);
 gnn_status gnn_segment_plan(const int64_t *index, int64_t k, int64_t n,
 	int64_t *rowptr, int64_t *order);
 
+/*
+** split.c: a split plan over a segment plan's rowptr (t rows), which
+** balances the cuda target's edge walks (the `split` schedule): rows
+** longer than C edges are walked in chunks of C and their partials
+** combined in reduce levels (split.c says how).  C is the largest of
+** c0, 2c0, ... under which the busiest row's work is within twice the
+** mean row's, else c0 (at least 2).  The plan is gnn_malloc'd int64
+** slots (*nbytes bytes): the header below, then the arrays it locates
+** (slot offsets).  A level's header: item count n, windows nwin, its
+** items' first row in the scratch, the next level's, and the offsets of
+** irow[n], wstart[nwin + 1] and wdest[nwin].
+*/
+enum {
+	GNN_SPLIT_C, GNN_SPLIT_T, GNN_SPLIT_NLONG, GNN_SPLIT_NCHUNK, GNN_SPLIT_NLEV,
+	GNN_SPLIT_NITEMS,        /* scratch rows before lr (one per long row) */
+	GNN_SPLIT_LIX,           /* offset of lix[t]: long-row index or -1 */
+	GNN_SPLIT_CHUNKS,        /* offset of crow[n0], then clo[n0], chi[n0] */
+	GNN_SPLIT_NWIN,          /* the row kernel's row windows */
+	GNN_SPLIT_WINS,          /* offset of their first rows, rwin[nwin + 1] */
+	GNN_SPLIT_LEVEL,         /* the levels' headers from here */
+	GNN_SPLIT_LEVELSLOTS = 7,
+	GNN_SPLIT_MAXLEV = 64,
+	GNN_SPLIT_HEADER = GNN_SPLIT_LEVEL + GNN_SPLIT_LEVELSLOTS * GNN_SPLIT_MAXLEV,
+};
+int64_t gnn_split_chunk(const int64_t *rowptr, int64_t t, int64_t c0);
+gnn_status gnn_split_plan(const int64_t *rowptr, int64_t t, int64_t c0,
+	int64_t **plan, size_t *nbytes);
+
 /* model.c: what compiled models share */
 
 typedef enum gnn_target { GNN_TARGET_CPU = 1, GNN_TARGET_CUDA } gnn_target;
@@ -332,6 +360,8 @@ enum {
 	GNN_STEP_SEGPLAN,        /* segment out: index buffer in grouped into poly[size] rows */
 	GNN_STEP_EDGEPLAN,       /* segment out: graph in's CSR by target (rowptr, perm) */
 	GNN_STEP_COUNTS,         /* segment out: poly[size] counters (a serial scatter's) */
+	GNN_STEP_SPLITPLAN,      /* segment out: split plan of segment in's rowptr, c0 = arg */
+	GNN_STEP_SPLITBUF,       /* segment out: scratch of arg floats per item of split plan in */
 };
 typedef struct gnn_step {
 	unsigned char op;
@@ -375,7 +405,7 @@ struct gnn_program {
 	int nbuf;
 	const gnn_buffer *buf;
 	int ngraph, nseg;
-	const unsigned char *segdev;   /* per segment: forward reads it */
+	const unsigned char *segdev;   /* per segment: forward reads it (2: scratch, device only) */
 	int nstep, nload;
 	const gnn_step *step, *load;
 	int graphsym[3];         /* nodes, edges, graphs: the symbol each sets, or -1 */

@@ -327,6 +327,25 @@ hoststep(gnn_instance *m, const gnn_step *st)
 	case GNN_STEP_COUNTS:
 		n = poly(m, st->size);
 		return segalloc(m, st->out, (size_t)(n > 0 ? n : 1) * sizeof(int64_t));
+	case GNN_STEP_SPLITPLAN: {
+		const int64_t *seg = (const int64_t *)m->hseg[st->in];
+		int64_t *plan;
+		size_t nb;
+		n = poly(m, st->size);   /* the segment plan's rows */
+		if ((s = gnn_split_plan(seg, n, st->arg, &plan, &nb)) != GNN_OK)
+			return s;
+		m->hseg[st->out] = plan;
+		m->segnb[st->out] = nb;
+		return GNN_OK;
+	}
+	case GNN_STEP_SPLITBUF: {
+		/* device-only scratch (segdev 2): no host copy */
+		const int64_t *plan = (const int64_t *)m->hseg[st->in];
+		m->segnb[st->out] = (size_t)(plan[GNN_SPLIT_NITEMS] + plan[GNN_SPLIT_NLONG]) * (size_t)st->arg * sizeof(float);
+		if (!m->segnb[st->out])
+			m->segnb[st->out] = sizeof(float);
+		return GNN_OK;
+	}
 	default:
 		break;
 	}
@@ -495,6 +514,21 @@ devstep(gnn_instance *m, const gnn_step *st)
 	case GNN_STEP_COUNTS:
 		n = poly(m, st->size);
 		return devseg(m, st->out, (size_t)(n > 0 ? n : 1) * sizeof(int64_t));
+	case GNN_STEP_SPLITPLAN:
+		/* for now from the segment plan's rowptr, read back to the host
+		 * (O(N)): the plan goes up with layout() */
+		n = poly(m, st->size);
+		if (!(m->hseg[st->in] = gnn_malloc((size_t)(n + 1) * sizeof(int64_t))))
+			return gnn_error(GNN_ERR_MEM, "%s_bind: out of memory", p->name);
+		if ((err = p->dev->copy(m->hseg[st->in], m->seg[st->in], (size_t)(n + 1) * sizeof(int64_t), GNN_D2H, m->stream, 0)))
+			s = deverr(m, "bind: reading a segment plan back", err);
+		else
+			s = hoststep(m, st);
+		gnn_free(m->hseg[st->in], (size_t)(n + 1) * sizeof(int64_t));
+		m->hseg[st->in] = NULL;
+		return s;
+	case GNN_STEP_SPLITBUF:
+		return hoststep(m, st);   /* sizes from the host plan */
 	default:
 		break;
 	}
@@ -607,7 +641,7 @@ layout(gnn_instance *m)
 		m->seg[i] = m->hseg[i];
 		if (dev->separate && p->segdev[i]) {
 			m->seg[i] = m->arena + at[p->nbuf + i];
-			if ((err = dev->copy(m->seg[i], m->hseg[i], m->segnb[i], GNN_H2D, m->stream, 0))) {
+			if (p->segdev[i] != 2 && (err = dev->copy(m->seg[i], m->hseg[i], m->segnb[i], GNN_H2D, m->stream, 0))) {
 				gnn_free(at, nat);
 				return deverr(m, "bind: upload failed", err);
 			}

@@ -292,4 +292,17 @@ check_mutations(const char *seed, const char *path, gnn_status (*load)(const cha
 	gnn_set_allocator(NULL, NULL);
 }
 
+/* xorshift64: the tests' reproducible random numbers (one sequence a
+ * test program) */
+static inline uint32_t
+rt_next(void)
+{
+	static uint64_t x = 0x9e3779b97f4a7c15u;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return (uint32_t)(x >> 32);
+}
+
 #endif

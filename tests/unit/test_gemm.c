@@ -21,22 +21,12 @@
 #define GUARD 64           /* canary floats on each side of a buffer */
 #define CANARY 12345.678f
 
-static uint64_t rng = 0x9e3779b97f4a7c15u;
-
-static uint32_t
-next(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng >> 32);
-}
 
 /* uniform in [-1, 1) in steps of 2^-23 */
 static float
 unif(void)
 {
-	return (float)((double)(next() >> 8) / 8388608.0 - 1.0);
+	return (float)((double)(rt_next() >> 8) / 8388608.0 - 1.0);
 }
 
 /* n floats between canaries */
@@ -78,8 +68,8 @@ static void
 mkprob(Prob *p, int64_t M, int64_t K, int64_t N, double density, int wlayout)
 {
 	p->M = M, p->K = K, p->N = N;
-	p->lda = K + (int64_t)(next() % 4);
-	p->ldc = N + (int64_t)(next() % 3);
+	p->lda = K + (int64_t)(rt_next() % 4);
+	p->ldc = N + (int64_t)(rt_next() % 3);
 	/* W layout (B = W^T, W N x K) with an odd row stride, or row major */
 	p->sk = wlayout ? 1 : N;
 	p->sn = wlayout ? K + 3 : 1;
@@ -88,8 +78,8 @@ mkprob(Prob *p, int64_t M, int64_t K, int64_t N, double density, int wlayout)
 	p->B = galloc(p->nb);
 	for (int64_t i = 0; i < M; i++)
 		for (int64_t k = 0; k < K; k++) {
-			double u = (double)next() / 4294967296.0;
-			p->A[i * p->lda + k] = u < density ? unif() : (next() & 1) ? 0.0f : -0.0f;
+			double u = (double)rt_next() / 4294967296.0;
+			p->A[i * p->lda + k] = u < density ? unif() : (rt_next() & 1) ? 0.0f : -0.0f;
 		}
 	for (int64_t k = 0; k < K; k++)
 		for (int64_t n = 0; n < N; n++)
@@ -178,7 +168,7 @@ static void
 rowsplit(const Prob *p, float *C, int64_t kc, int flags)
 {
 	for (int64_t m0 = 0, m1; m0 < p->M; m0 = m1) {
-		m1 = m0 + 1 + (int64_t)(next() % 20);
+		m1 = m0 + 1 + (int64_t)(rt_next() % 20);
 		if (m1 > p->M)
 			m1 = p->M;
 		gnn_sgemm_rows(m0, m1, p->K, p->N, p->A, p->lda, p->Bp, C, p->ldc, kc, flags);
@@ -195,7 +185,7 @@ rowsplit(const Prob *p, float *C, int64_t kc, int flags)
 static void
 inplace(const Prob *p, const float *C0, const float *in, int flags, int64_t kc)
 {
-	int64_t ldb = p->N + (int64_t)(next() % 3);
+	int64_t ldb = p->N + (int64_t)(rt_next() % 3);
 	float *B = malloc((size_t)(p->K * ldb + 1) * sizeof(float)), *C;
 
 	for (int64_t k = 0; k < p->K; k++)
@@ -203,7 +193,7 @@ inplace(const Prob *p, const float *C0, const float *in, int flags, int64_t kc)
 			B[k * ldb + n] = n < p->N ? p->B[k * p->sk + n * p->sn] : NAN;
 	C = mkc(p, in);
 	for (int64_t m0 = 0, m1; m0 < p->M; m0 = m1) {
-		m1 = m0 + 1 + (int64_t)(next() % 40);
+		m1 = m0 + 1 + (int64_t)(rt_next() % 40);
 		gnn_sgemm(m0, m1 < p->M ? m1 : p->M, p->K, p->N, p->A, p->lda, B, ldb, C, p->ldc, kc, flags);
 	}
 	if (!CHECK(sameC(p, C, C0)))
@@ -252,7 +242,7 @@ shape(int64_t M, int64_t K, int64_t N, double density, int wlayout, const int64_
 			gfree(C);
 		}
 		float *C = mkc(&p, in);
-		rowsplit(&p, C, kcs[next() % (unsigned)nkc], flags);
+		rowsplit(&p, C, kcs[rt_next() % (unsigned)nkc], flags);
 		if (!CHECK(sameC(&p, C, C0)))
 			printf("  row split differs: M %lld K %lld N %lld\n", (long long)M, (long long)K, (long long)N);
 		CHECK(cintact(&p, C));
@@ -260,7 +250,7 @@ shape(int64_t M, int64_t K, int64_t N, double density, int wlayout, const int64_
 		/* the sparse form, in pieces too */
 		C = mkc(&p, in);
 		for (int64_t m0 = 0, m1; m0 < M; m0 = m1) {
-			m1 = m0 + 1 + (int64_t)(next() % 9);
+			m1 = m0 + 1 + (int64_t)(rt_next() % 9);
 			gnn_sgemm_rows_sparse(m0, m1 < M ? m1 : M, K, N, p.A, p.lda, p.Bp, C, p.ldc, flags);
 		}
 		if (!CHECK(sameC(&p, C, C0)))
@@ -268,7 +258,7 @@ shape(int64_t M, int64_t K, int64_t N, double density, int wlayout, const int64_
 				(long long)M, (long long)K, (long long)N, density, acc);
 		CHECK(cintact(&p, C));
 		gfree(C);
-		inplace(&p, C0, in, flags, kcs[next() % (unsigned)nkc]);
+		inplace(&p, C0, in, flags, kcs[rt_next() % (unsigned)nkc]);
 		gfree(C0);
 	}
 	free(init);

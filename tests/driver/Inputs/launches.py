@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """launches.py SOURCE MODEL: count the kernels the generated forward of
 MODEL launches (MODEL_run's body: each GNN_DLAUNCH/GNN_HLAUNCH/GNN_RLAUNCH, and each
-call of a sequential scatter, MODEL_kN(...) on a line of its own).
-Prints "launches: N"."""
+call of a sequential scatter, MODEL_kN(...) on a line of its own), the
+split rows' chunk kernels (MODEL_gN_cK) apart.
+Prints "launches: N" and "chunk launches: C"."""
 import re
 import sys
 
@@ -15,6 +16,8 @@ for line in open(src):
         break
     elif inside:
         body.append(line)
-n = sum(1 for l in body
-        if re.search(r"GNN_[DHR]LAUNCH\(", l) or re.match(r"\s+%s_k\d+\(" % model, l))
-print("launches: %d" % n)
+calls = [l for l in body
+         if re.search(r"GNN_[DHR]LAUNCH\(", l) or re.match(r"\s+%s_k\d+\(" % model, l)]
+chunk = sum(1 for l in calls if re.search(r"\b%s_g\d+_c\d+\b" % model, l))
+print("launches: %d" % (len(calls) - chunk))
+print("chunk launches: %d" % chunk)

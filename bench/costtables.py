@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""costtables.py GNNCC [--graphs arxiv,products] [--gpu h100] [--tune-dir DIR]
+
+The modeled forward of the benchmark's models (bench.py's instantiation
+for the synthetic graphs) on gnngen's presets, from
+`gnncc --target=cuda --report=cost --report-graph=preset:NAME`, as the
+markdown tables of docs/cost.md: a summary line per model and graph,
+then per kernel launch its schedule, busiest/mean warp work, modeled
+time, bound and fraction of its DRAM lower bound (reduce levels summed
+per walk).  With --tune-dir, DIR/NAME/edge_index.npy (gnngen's output)
+is also given as --tune-graph, so the schedules are chosen on the graph.
+Needs no GPU; products takes about 20 s and 2 GB a model."""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import bench  # noqa: E402
+
+
+def parse(text):
+    """the launches (name, kind, schedule, busiest/mean, time, bound, %)
+    and the forward line of one report"""
+    ks, cur = [], None
+    for line in text.splitlines():
+        m = re.match(r"^  (\S+)\s+(row|chunk|reduce|dense|elementwise)\s+(.*)$", line)
+        if m:
+            cur = {"name": m.group(1), "kind": m.group(2), "sched": m.group(3).strip()}
+            ks.append(cur)
+            continue
+        m = re.search(r"busiest/mean=([\d.]+)", line)
+        if m and cur:
+            cur["bm"] = float(m.group(1))
+        m = re.search(r"time=([\d.]+) us \(([^)]+)\)\s+dram-lower-bound=(\d+)%", line)
+        if m and cur:
+            cur.update(t=float(m.group(1)), bound=m.group(2), lb=int(m.group(3)))
+    fw = re.search(r"forward: (\d+) launches, ([\d.]+) us.*dram-lower-bound=(\d+)%", text)
+    if not fw:
+        raise SystemExit("costtables.py: no forward line in the report:\n" + text)
+    return ks, fw
+
+
+def fmt(us):
+    return f"{us / 1000:.2f} ms" if us >= 1000 else f"{us:.0f} us"
+
+
+def table(title, ks, fw):
+    out = [f"{title}: {fw.group(1)} launches, **{fmt(float(fw.group(2)))}**, "
+           f"{fw.group(3)}% of the forward's DRAM lower bound", "",
+           "| kernel | schedule | busiest/mean | time | bound | of DRAM bound |",
+           "|---|---|---|---|---|---|"]
+    red = []
+
+    def flush():
+        if red:
+            out.append(f"| {len(red)} reduce levels | | {min(k['bm'] for k in red):.2f}-"
+                       f"{max(k['bm'] for k in red):.2f} | {fmt(sum(k['t'] for k in red))} | | "
+                       f"{min(k['lb'] for k in red)}-{max(k['lb'] for k in red)}% |")
+            red.clear()
+    for k in ks:
+        if k["kind"] == "reduce":
+            red.append(k)
+            continue
+        flush()
+        out.append(f"| {k['name'].split('_', 2)[-1]} ({k['kind']}) | `{k['sched']}` | {k['bm']:.2f} | "
+                   f"{fmt(k['t'])} | {k['bound']} | {k['lb']}% |")
+    flush()
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("gnncc")
+    ap.add_argument("--graphs", default="arxiv,products")
+    ap.add_argument("--gpu", default="h100")
+    ap.add_argument("--tune-dir")
+    a = ap.parse_args()
+    graphs = {g["name"]: g for g in bench.GRAPHS}
+    summary, tables = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for gname in a.graphs.split(","):
+            g = graphs[gname]
+            for kind in bench.MODELS:
+                w = bench.WIDTHS["large"][kind]
+                name = f"{kind}_{gname}"
+                src = os.path.join(tmp, name + ".gnn")
+                with open(src, "w") as f:
+                    f.write(bench.instantiate(kind, g["F"], g["classes"], name, **w))
+                cmd = [a.gnncc, "--target=cuda", "--report=cost", f"--report-graph=preset:{gname}",
+                       f"--gpu={a.gpu}", "--no-tune-cache", src]
+                if a.tune_dir:
+                    cmd.insert(1, "--tune-graph=" + os.path.join(a.tune_dir, gname, "edge_index.npy"))
+                text = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+                ks, fw = parse(text)
+                worst = max(k["bm"] for k in ks)
+                summary.append(f"| {kind.upper()} | {gname} | {fmt(float(fw.group(2)))} | {fw.group(3)}% | "
+                               f"{worst:.2f} |")
+                tables.append(table(f"{kind.upper()}, {gname}", ks, fw))
+    print("| model | graph | forward | of its DRAM lower bound | largest busiest/mean |")
+    print("|---|---|---|---|---|")
+    print("\n".join(summary))
+    print()
+    print("\n\n".join(tables))
+
+
+if __name__ == "__main__":
+    main()

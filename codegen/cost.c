@@ -1,0 +1,1220 @@
+/*
+ * --report=cost: a model of one forward of the cuda target on a stated
+ * device, for one graph (--report-graph: an edge_index .npy, or a
+ * gnngen preset's graph), kernel launch by kernel launch.
+ *
+ * Work.  The generated kernels count work units for the emulated
+ * device (GNN_WORK, docs/cost.md): a row kernel 1 per row a thread takes
+ * plus 1 per edge per walk (a split long row's walk: 1), a chunk kernel
+ * 1 per chunk plus 1 per edge, a reduce kernel 1 per thread plus 1 per
+ * item of its window.  A warp's work is the largest of its lanes' (a
+ * divergent loop runs until its longest lane is done).  The model
+ * assigns rows, chunks and windows to lanes and warps exactly as the
+ * generated code does, from the graph's degree sequences and the
+ * runtime's own split plan (runtime/split.c), so that the emulated
+ * device's counts (GNNEMU_WORK) check it.
+ *
+ * Bytes.  The minimum: every input read once, every output written
+ * once, the graph as int32 CSR (rowptr, and the gathers' index in edge
+ * order).  As emitted: per edge and walk the segment plan's int64
+ * permutation, then 32-byte sectors of the int64 index and of the
+ * gathered rows, with an L2 hit rate from the gathers' own distribution
+ * (the hottest rows that fit in L2 take their share of the gathers);
+ * DRAM bytes are the misses, and at least the minimum.
+ *
+ * Time.  max(DRAM bytes / bandwidth, L2 bytes / L2 bandwidth, flops /
+ * peak, L1 wavefronts at one an SM a clock, the busiest warp's latency
+ * chain, all warps' chains over the resident warps, the least kernel),
+ * naming the bound; a forward adds a gap per launch.  The device
+ * constants are the table below.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../runtime/gnnrt.h"
+#include "../driver/options.h"
+#include "codegen.h"
+
+/* ---- devices --------------------------------------------------------------- */
+
+/*
+ * H100 SXM5 at its sustained 1.755 GHz clock, A100 SXM4 80GB: the
+ * datasheets' peaks, streaming at about 85% of peak HBM and gathers of
+ * >= 128-byte rows at 85% of that, L2 and latency figures from public
+ * microbenchmarks (docs/cost.md says which).  Latencies are per
+ * dependent load.
+ */
+const CostGpu costgpus[] = {
+	{"h100", "H100 SXM5", 132, 1.755, 59.3e12, 495e12, 2.8e12, 2.4e12, 5.5e12, 50e6, 2.5, 1.0, 2.5, 150, 450, 64},
+	{"a100", "A100 SXM4 80GB", 108, 1.410, 19.5e12, 156e12, 1.7e12, 1.45e12, 4.0e12, 40e6, 2.5, 1.0, 2.5, 200, 500, 64},
+};
+_Static_assert(sizeof costgpus / sizeof costgpus[0] + 1 == sizeof optgpus / sizeof optgpus[0], "a gpu without its name");
+
+/* edges a walk has in flight (the segment loop's unroll, read off the PTX) */
+enum { InFlight = 4, Threads = 256, MaxBlocks = 1 << 20 };
+
+/* ---- the graph: degrees only ---------------------------------------------------- */
+
+/* What the model needs of a graph value: its in- and out-degrees and
+ * self loops per node (derived graphs are arithmetic on these). */
+typedef struct Deg {
+	int64_t n, e;
+	int64_t *in, *out, *self;
+	double *hot;             /* out-degrees sorted down, prefix sums (lazy) */
+} Deg;
+
+static void
+degfree(Deg *d)
+{
+	free(d->in);
+	free(d->out);
+	free(d->self);
+	free(d->hot);
+	memset(d, 0, sizeof *d);
+}
+
+static void
+degfromedges(Deg *d, const int64_t *src, const int64_t *dst, int64_t n, int64_t e)
+{
+	size_t b = ((size_t)n + 1) * sizeof *d->in;
+
+	d->n = n;
+	d->e = e;
+	d->in = memset(emalloc(b), 0, b);
+	d->out = memset(emalloc(b), 0, b);
+	d->self = memset(emalloc(b), 0, b);
+	for (int64_t k = 0; k < e; k++) {
+		d->in[dst[k]]++;
+		d->out[src[k]]++;
+		d->self[dst[k]] += src[k] == dst[k];
+	}
+}
+
+/*
+ * The report's edge_index: a .npy, or "preset:NAME" (gnngen's preset at
+ * seed 1, as bench/ makes it).  Returns false after a message.
+ */
+static bool
+readgraph(const ReportOpts *o, Deg *d)
+{
+	const char *name = o->graph;
+
+	if (!strncmp(name, "preset:", 7)) {
+		gnn_synth_spec sp = {.alpha = 1, .seed = 1};
+		int64_t *ei;
+		int k;
+		for (k = 0; optpresets[k] && strcmp(optpresets[k], name + 7) != 0; k++)
+			;
+		if (!optpresets[k]) {
+			fprintf(stderr, "gnncc: error: --report-graph: no preset '%s' (see gnngen --help)\n", name + 7);
+			return false;
+		}
+		sp.nodes = optpresetsizes[k].nodes;
+		sp.edges = optpresetsizes[k].edges;
+		ei = emalloc(2 * (size_t)sp.edges * sizeof *ei);
+		if (gnn_synth_edges(&sp, ei) != GNN_OK) {
+			fprintf(stderr, "gnncc: error: --report-graph: %s\n", gnn_errmsg());
+			free(ei);
+			return false;
+		}
+		degfromedges(d, ei, ei + sp.edges, sp.nodes, sp.edges);
+		free(ei);
+		return true;
+	}
+	{
+		gnn_graph *g = NULL;
+		if (gnn_graph_read_npy(&g, name, o->nodes) != GNN_OK) {
+			fprintf(stderr, "gnncc: error: --report-graph: %s\n", gnn_errmsg());
+			return false;
+		}
+		degfromedges(d, gnn_graph_src(g), gnn_graph_dst(g), gnn_graph_num_nodes(g), gnn_graph_num_edges(g));
+		gnn_graph_destroy(g);
+	}
+	return true;
+}
+
+/* graph op `op` applied to a: bind's add/remove self loops on degrees */
+static void
+degderive(Deg *to, const Deg *a, int op)
+{
+	int64_t n = a->n, loops = 0;
+
+	to->n = n;
+	to->in = emalloc(((size_t)n + 1) * sizeof *to->in);
+	to->out = emalloc(((size_t)n + 1) * sizeof *to->out);
+	to->self = emalloc(((size_t)n + 1) * sizeof *to->self);
+	for (int64_t v = 0; v < n; v++) {
+		/* add: one more loop; remove: none; add remaining: exactly one */
+		int64_t keep = op == Oadd_self_loops ? a->self[v] : 0, add = op == Oremove_self_loops ? 0 : 1;
+		to->in[v] = a->in[v] - a->self[v] + keep + add;
+		to->out[v] = a->out[v] - a->self[v] + keep + add;
+		to->self[v] = keep + add;
+		loops += a->self[v];
+	}
+	to->e = op == Oadd_self_loops ? a->e + n : op == Oremove_self_loops ? a->e - loops : a->e - loops + n;
+}
+
+static int
+cmpdown(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+/* The L2 hit rate of gathering rows of rowbytes by this graph's sources:
+ * the share of gathers that land on the hottest rows fitting in L2. */
+static double
+hitrate(Deg *d, double rowbytes, double l2)
+{
+	int64_t k;
+
+	if (d->n == 0 || d->e == 0)
+		return 1;
+	if (!d->hot) {
+		int64_t *s = emalloc((size_t)d->n * sizeof *s);
+		d->hot = emalloc(((size_t)d->n + 1) * sizeof *d->hot);
+		memcpy(s, d->out, (size_t)d->n * sizeof *s);
+		qsort(s, (size_t)d->n, sizeof *s, cmpdown);
+		d->hot[0] = 0;
+		for (int64_t v = 0; v < d->n; v++)
+			d->hot[v + 1] = d->hot[v] + (double)s[v];
+		free(s);
+	}
+	k = (int64_t)(l2 / (rowbytes > 1 ? rowbytes : 1));
+	if (k >= d->n)
+		return 1;
+	return d->hot[k] / d->hot[d->n];
+}
+
+/* ---- the model's state ------------------------------------------------------- */
+
+/* a segment plan: the rows of graph g by target (or by source), and the
+ * split plan the `split` schedule builds on it */
+typedef struct Seg {
+	Ref g;
+	bool bysrc;
+	int64_t t, e, *rowptr;
+	int64_t c0, *plan;
+	size_t planbytes;
+} Seg;
+
+enum { WMax, WSum, WScatter };
+
+/* a walk over a row's edges, in the order the row kernel makes them */
+typedef struct Walk {
+	int what, seg;
+	int64_t w;               /* its accumulator's width */
+	double dram, l2;         /* bytes per edge as emitted (DRAM misses, L2 traffic) */
+	double flops;            /* per edge */
+	double lat;              /* one edge's dependent-load chain (s), over InFlight */
+	double emin;             /* least bytes per edge: int32 index, edge tensors */
+	int ng;                  /* gathered tables: their bytes and row bytes */
+	double gtb[8], grb[8];
+} Walk;
+
+/* one launch of forward */
+typedef struct Line {
+	char name[64], sched[64];
+	const char *kind;
+	int64_t blocks, tpb, warps;
+	double total, busiest;
+	int64_t bblock, bwarp;
+	double minb, dram, l2, flops, t;
+	double wf;               /* L1 wavefronts (a warp's load of up to 128 bytes) */
+	const char *bound;
+} Line;
+
+typedef struct C {
+	FILE *f;
+	Fn *fn;
+	Mod *m;
+	const CostGpu *gpu;
+	unsigned char *kind;     /* rowkinds */
+	Ref *eg;
+	int64_t *symval;
+	Deg *dg;                 /* per value: graphs' degrees */
+	Seg *seg;
+	int nseg;
+	Line *line;
+	int nline;
+} C;
+
+static double
+sect(double bytes)
+{
+	return ceil(bytes / 32) * 32;
+}
+
+static double
+mix(const CostGpu *g, double hit)
+{
+	return (hit * g->l2ns + (1 - hit) * g->dramns) * 1e-9;
+}
+
+static Ref
+unalias(const Fn *fn, Ref v)
+{
+	int d;
+
+	while ((d = fn->val[v].def) >= 0 && (opinfo[fn->ins[d].op].flags & Falias))
+		v = fn->ins[d].arg[0];
+	return v;
+}
+
+static int64_t
+evaldim(C *c, Dim d)
+{
+	int64_t v = dimeval(c->m, d, c->symval);
+
+	return v < 0 ? 0 : v;
+}
+
+static double
+elems(C *c, Ref v)
+{
+	const Type *t = &c->fn->val[v].type;
+	double n = 1;
+
+	for (int k = 0; k < t->rank; k++)
+		n *= (double)evaldim(c, t->dim[k]);
+	return n;
+}
+
+static double
+bytesof(C *c, Ref v)
+{
+	return elems(c, v) * (double)dtypesize(c->fn->val[v].type.dtype);
+}
+
+static int64_t
+rowof(C *c, Ref v)
+{
+	const Type *t = &c->fn->val[v].type;
+	int64_t w = 1;
+
+	for (int k = 1; k < t->rank; k++)
+		w *= evaldim(c, t->dim[k]);
+	return w;
+}
+
+static bool
+ingroup(C *c, Ref v, int grp)
+{
+	int d = c->fn->val[v].def;
+
+	return d >= 0 && attrint(&c->fn->ins[d], "group", -1) == grp;
+}
+
+/* the graph value whose src or dst index v is, or RNone */
+static Ref
+indexgraph(C *c, Ref v, bool *bysrc)
+{
+	int d;
+
+	v = unalias(c->fn, v);
+	d = c->fn->val[v].def;
+	if (d < 0 || (c->fn->ins[d].op != Osrc && c->fn->ins[d].op != Odst))
+		return RNone;
+	*bysrc = c->fn->ins[d].op == Osrc;
+	return c->fn->ins[d].arg[0];
+}
+
+/* the segment plan of graph g (RNone: t rows and e edges spread evenly,
+ * for an index the model cannot follow) */
+static int
+segof(C *c, Ref g, bool bysrc, int64_t t, int64_t e)
+{
+	Seg *s;
+
+	for (int k = 0; k < c->nseg; k++)
+		if (c->seg[k].g == g && c->seg[k].bysrc == bysrc && (g != RNone || (c->seg[k].t == t && c->seg[k].e == e)))
+			return k;
+	c->seg = erealloc(c->seg, (c->nseg + 1) * sizeof *c->seg);
+	s = &c->seg[c->nseg];
+	memset(s, 0, sizeof *s);
+	s->g = g;
+	s->bysrc = bysrc;
+	if (g != RNone) {
+		t = c->dg[g].n;
+		e = c->dg[g].e;
+	}
+	s->t = t;
+	s->e = e;
+	s->rowptr = emalloc(((size_t)t + 1) * sizeof *s->rowptr);
+	s->rowptr[0] = 0;
+	for (int64_t r = 0; r < t; r++)
+		s->rowptr[r + 1] = s->rowptr[r] + (g != RNone ? (bysrc ? c->dg[g].out[r] : c->dg[g].in[r])
+		                                              : (e * (r + 1)) / t - (e * r) / t);
+	return c->nseg++;
+}
+
+/* the split plan of segment k at c0 (one per segment, as bind builds it) */
+static const int64_t *
+splitof(C *c, int k, int64_t c0)
+{
+	Seg *s = &c->seg[k];
+	size_t nb;
+
+	if (s->plan && s->c0 == c0)
+		return s->plan;
+	if (s->plan)
+		gnn_free(s->plan, s->planbytes);
+	if (gnn_split_plan(s->rowptr, s->t, c0, &s->plan, &nb) != GNN_OK)
+		die("cost: %s", gnn_errmsg());
+	s->c0 = c0;
+	s->planbytes = nb;
+	return s->plan;
+}
+
+/* the L2 hit rate of gathering table x by index idx */
+static double
+gatherhit(C *c, Ref x, Ref idx, double rowbytes)
+{
+	bool bysrc = false;
+	Ref g = indexgraph(c, idx, &bysrc);
+	double tb = bytesof(c, x);
+
+	if (g != RNone && bysrc)
+		return hitrate(&c->dg[g], sect(rowbytes), c->gpu->l2);
+	return tb <= c->gpu->l2 ? 1 : c->gpu->l2 / tb;
+}
+
+/* random 8-byte index reads along a segment plan: hits while the array fits L2 */
+static double
+indexhit(C *c, Ref v)
+{
+	double b = bytesof(c, v);
+
+	return b <= c->gpu->l2 ? 1 : c->gpu->l2 / b;
+}
+
+/*
+ * What one edge of a walk reads and computes: the message (or score)
+ * expression's edge values, made in the group from gathered rows and
+ * edge tensors read at the edge.
+ */
+static void
+edgecost(C *c, int grp, Ref v, char *seen, Walk *w)
+{
+	const Ins *in;
+	double rb, h;
+
+	v = unalias(c->fn, v);
+	if (seen[v])
+		return;
+	seen[v] = 1;
+	if (!ingroup(c, v, grp)) {
+		if (c->kind[v] != RowEdge)
+			return;   /* node rows: read once per row, below */
+		rb = (double)rowof(c, v) * (double)dtypesize(c->fn->val[v].type.dtype);
+		h = indexhit(c, v);
+		w->emin += rb;
+		w->l2 += sect(rb);
+		w->dram += sect(rb) * (1 - h);
+		if (mix(c->gpu, h) > w->lat)
+			w->lat = mix(c->gpu, h);
+		return;
+	}
+	in = &c->fn->ins[c->fn->val[v].def];
+	if (in->op == Ogather) {
+		Ref x = unalias(c->fn, in->arg[0]), idx = in->arg[1];
+		double hi = indexhit(c, idx);
+		rb = (double)rowof(c, x) * (double)dtypesize(c->fn->val[x].type.dtype);
+		h = gatherhit(c, x, idx, rb);
+		w->emin += 4;   /* the index, int32 */
+		if (w->ng < 8) {
+			w->gtb[w->ng] = bytesof(c, x);
+			w->grb[w->ng++] = rb;
+		}
+		w->l2 += 32 + sect(rb);
+		w->dram += 32 * (1 - hi) + sect(rb) * (1 - h);
+		if (mix(c->gpu, hi) + mix(c->gpu, h) > w->lat)
+			w->lat = mix(c->gpu, hi) + mix(c->gpu, h);
+		return;
+	}
+	if (c->kind[v] != RowEdge && in->op != Oedge_softmax)
+		return;
+	if (in->op != Oedge_softmax)
+		w->flops += (double)rowof(c, v);
+	for (int k = in->op == Oedge_softmax ? 1 : 0; k < in->narg; k++)
+		edgecost(c, grp, in->arg[k], seen, w);
+}
+
+/* a walk of instruction i (scatter or edge_softmax), of group grp */
+static Walk
+mkwalk(C *c, int grp, int i, int what)
+{
+	const Ins *in = &c->fn->ins[i];
+	char *seen = emalloc(c->fn->nval + 1);
+	Walk w = {.what = what};
+	Ref g;
+	bool bysrc = false;
+	Dim n;
+
+	memset(seen, 0, c->fn->nval + 1);
+	if (in->op == Oedge_softmax) {
+		g = in->arg[0];
+		w.seg = segof(c, g, false, 0, 0);
+		w.w = rowof(c, in->to);
+		edgecost(c, grp, in->arg[1], seen, &w);
+		w.flops += (double)w.w * (what == WSum ? 2 : 1);
+	} else {
+		g = indexgraph(c, in->arg[1], &bysrc);
+		attrdim(in, "n", &n);
+		w.seg = segof(c, g, bysrc, evaldim(c, n), (int64_t)elems(c, in->arg[1]));
+		w.w = rowof(c, in->to);
+		edgecost(c, grp, in->arg[0], seen, &w);
+		w.flops += (double)w.w;
+	}
+	/* the permutation's int64 (a sequential run per row), then the loads it leads to */
+	w.l2 += 8;
+	w.dram += 8;
+	w.lat = (c->gpu->l2ns * 1e-9 + w.lat) / InFlight;
+	free(seen);
+	return w;
+}
+
+/* the walks of group grp in emission order (rowkernel.c's collectwalks:
+ * each scatter's, after those of the edge_softmaxes its message reads) */
+static void
+walksof(C *c, int grp, Ref v, char *seen, Walk **ws, int *n)
+{
+	const Ins *in;
+
+	v = unalias(c->fn, v);
+	if (!ingroup(c, v, grp) || seen[v])
+		return;
+	seen[v] = 1;
+	in = &c->fn->ins[c->fn->val[v].def];
+	for (int k = 0; k < in->narg; k++)
+		walksof(c, grp, in->arg[k], seen, ws, n);
+	if (in->op == Oedge_softmax) {
+		*ws = erealloc(*ws, (*n + 2) * sizeof **ws);
+		(*ws)[(*n)++] = mkwalk(c, grp, c->fn->val[v].def, WMax);
+		(*ws)[(*n)++] = mkwalk(c, grp, c->fn->val[v].def, WSum);
+	}
+}
+
+static int
+collectwalks(C *c, const Kernel *k, Walk **ws)
+{
+	char *seen = emalloc(c->fn->nval + 1);
+	int n = 0;
+
+	*ws = NULL;
+	memset(seen, 0, c->fn->nval + 1);
+	for (int i = k->first; i <= k->last; i++) {
+		const Ins *in = &c->fn->ins[i];
+		if (attrint(in, "group", -1) != k->group || c->kind[in->to] != RowNode || !(opinfo[in->op].flags & Fscatter))
+			continue;
+		walksof(c, k->group, in->arg[0], seen, ws, &n);
+		*ws = erealloc(*ws, (n + 1) * sizeof **ws);
+		(*ws)[n++] = mkwalk(c, k->group, i, WScatter);
+	}
+	free(seen);
+	return n;
+}
+
+/* ---- work: tasks to lanes and warps, as the kernels take them ---------------------- */
+
+typedef double (*UnitFn)(void *ctx, int64_t task, int lane);
+static double reduceunit(void *p, int64_t t, int lane);
+
+static double
+oneunit(void *p, int64_t t, int lane)
+{
+	(void)p;
+	(void)t;
+	(void)lane;
+	return 1;
+}
+
+/*
+ * T tasks of a launch: L lanes a task and R tasks a block (dl: GNN_DLAUNCH,
+ * 256 tasks of one thread a block), grid-stride past 2^20 blocks.  Sets
+ * the launch's shape, its warps' total work and the busiest warp.
+ */
+static void
+launchwork(Line *ln, int64_t T, int L, int R, bool dl, UnitFn unit, void *ctx)
+{
+	/* a reduce level of few windows launches whole warps (rowkernel.c) */
+	int dlt = unit == reduceunit && T < Threads ? (int)((T + 31) / 32 * 32) : Threads;
+	int64_t per = dl ? dlt : R, blocks = (T + per - 1) / per;
+	int tpb = dl ? dlt : L * R, nw = (tpb + 31) / 32;
+
+	if (dl)
+		L = 1;
+	if (blocks > MaxBlocks)
+		blocks = MaxBlocks;
+	ln->blocks = blocks;
+	ln->tpb = tpb;
+	ln->warps = blocks * nw;
+	ln->total = ln->busiest = 0;
+	ln->bblock = ln->bwarp = 0;
+	for (int64_t b = 0; b < blocks; b++)
+		for (int w = 0; w < nw; w++) {
+			double m = 0;
+			if (unit == oneunit) {
+				/* a task a unit: the warp's first lane has the most */
+				int64_t t0 = b * per + 32 * w / L;
+				m = t0 < T ? (double)((T - 1 - t0) / (blocks * per) + 1) : 0;
+			}
+			/* a lane's work never grows with its index (the columns it
+			 * owns), so the warp's busiest is the first lane of a task */
+			for (int t = 32 * w; unit != oneunit && t < tpb && t < 32 * w + 32; t = (t / L + 1) * L) {
+				double s = 0;
+				for (int64_t task = b * per + t / L; task < T; task += blocks * per)
+					s += unit(ctx, task, t % L);
+				if (s > m)
+					m = s;
+			}
+			ln->total += m;
+			if (m > ln->busiest) {
+				ln->busiest = m;
+				ln->bblock = b;
+				ln->bwarp = w;
+			}
+		}
+}
+
+/* the columns of a walk lane l takes: edge_softmax's statistics walk the
+ * row once per column a lane owns (l, l + L, ...); a scatter once */
+static double
+cols(const Walk *w, int L, int l)
+{
+	if (w->what == WScatter || L == 1)
+		return 1;
+	return l < w->w ? (double)((w->w - 1 - l) / L + 1) : 0;
+}
+
+typedef struct RowCtx {
+	C *c;
+	const Walk *w;
+	int nw, L;
+	const int64_t **lix;     /* per walk: split plan's long-row index, or NULL */
+	const int64_t *ch;       /* chunk kernels: the plan's chunks */
+	const int64_t *rwin;     /* split row kernel: the row windows' first rows */
+	int64_t n0;
+	int walk;
+} RowCtx;
+
+static double
+rowunit(void *p, int64_t r, int lane)
+{
+	RowCtx *x = p;
+	double u = 1;
+
+	for (int k = 0; k < x->nw; k++) {
+		const Seg *s = &x->c->seg[x->w[k].seg];
+		int64_t d = r < s->t ? s->rowptr[r + 1] - s->rowptr[r] : 0;
+		if (x->lix[k] && x->lix[k][r] >= 0)
+			d = 1;
+		u += cols(&x->w[k], x->L, lane) * (double)d;
+	}
+	return u;
+}
+
+/* a split row kernel's task: a window of rows (runtime/split.c) */
+static double
+winunit(void *p, int64_t wi, int lane)
+{
+	RowCtx *x = p;
+	double u = 0;
+
+	for (int64_t r = x->rwin[wi]; r < x->rwin[wi + 1]; r++)
+		u += rowunit(p, r, lane);
+	return u;
+}
+
+static double
+chunkunit(void *p, int64_t ci, int lane)
+{
+	RowCtx *x = p;
+
+	return 1 + cols(&x->w[x->walk], x->L, lane) * (double)(x->ch[2 * x->n0 + ci] - x->ch[x->n0 + ci]);
+}
+
+typedef struct RedCtx {
+	const int64_t *wstart;
+	int64_t W;
+} RedCtx;
+
+static double
+reduceunit(void *p, int64_t t, int lane)
+{
+	RedCtx *x = p;
+	int64_t win = t / x->W;
+
+	(void)lane;
+	return 1 + (double)(x->wstart[win + 1] - x->wstart[win]);
+}
+
+/* ---- time ----------------------------------------------------------------------- */
+
+/* the line's time and its bound, given its latency per unit of work
+ * and whether its DRAM traffic is gathers */
+static void
+timeline(C *c, Line *ln, double unitlat, bool gather)
+{
+	const CostGpu *g = c->gpu;
+	double resident = (double)g->sms * g->warps, par = ln->warps < resident ? (double)ln->warps : resident;
+
+	/* what L2 serves was read from DRAM once: at least the least */
+	if (ln->dram < ln->minb)
+		ln->dram = ln->minb;
+	struct {
+		double t;
+		const char *what;
+	} b[] = {
+		{ln->dram / (gather ? g->gather : g->hbm), "dram"},
+		{ln->l2 / g->l2bw, "l2"},
+		{ln->flops / g->fp32, "fp32"},
+		{ln->wf / ((double)g->sms * g->ghz * 1e9), "l1"},
+		{ln->busiest * unitlat, "busiest warp"},
+		{par > 0 ? ln->total * unitlat / par : 0, "latency"},
+		{g->kmin * 1e-6, "launch"},
+	};
+
+	ln->t = 0;
+	for (size_t k = 0; k < sizeof b / sizeof b[0]; k++)
+		if (b[k].t > ln->t) {
+			ln->t = b[k].t;
+			ln->bound = b[k].what;
+		}
+}
+
+/* a launch of kernel fn->name + "_" + suffix */
+static Line *
+newline(C *c, const char *kind, const char *suffix)
+{
+	Line *ln;
+
+	c->line = erealloc(c->line, (c->nline + 1) * sizeof *c->line);
+	ln = &c->line[c->nline++];
+	memset(ln, 0, sizeof *ln);
+	ln->kind = kind;
+	snprintf(ln->name, sizeof ln->name, "%s_%s", c->fn->name, suffix);
+	return ln;
+}
+
+/* ---- kernels -------------------------------------------------------------------- */
+
+/* bytes group grp reads and writes once (not per edge): the least any
+ * kernel moves (int32 CSR for the segment plans) and what it adds as
+ * emitted (node rows per row, weights, outputs) */
+static void
+groupbytes(C *c, const Kernel *k, const Walk *ws, int nw, double *minb, double *rowb)
+{
+	char *seen = emalloc(c->fn->nval + 1);
+
+	memset(seen, 0, c->fn->nval + 1);
+	*minb = *rowb = 0;
+	for (int i = k->first; i <= k->last; i++) {
+		const Ins *in = &c->fn->ins[i];
+		if (attrint(in, "group", -1) != k->group || (opinfo[in->op].flags & Falias))
+			continue;
+		for (int a = 0; a < in->narg; a++) {
+			Ref v = unalias(c->fn, in->arg[a]);
+			double b;
+			if (ingroup(c, v, k->group) || seen[v] || c->fn->val[v].type.kind != TTensor)
+				continue;
+			seen[v] = 1;
+			b = bytesof(c, v);
+			/* the segment plan stands for a scatter's index; the walks
+			 * count what they gather and the edge tensors (walkmin) */
+			if (((opinfo[in->op].flags & Fscatter) && a == 1) || in->op == Ogather || c->kind[v] == RowEdge)
+				continue;
+			*minb += b;
+			*rowb += b;   /* read at the row (or weights, once) */
+		}
+		if (escapesgroup(c->fn, in->to, k->first, k->last + 1)) {
+			*minb += bytesof(c, in->to);
+			*rowb += bytesof(c, in->to);
+		}
+	}
+	for (int w = 0; w < nw; w++) {
+		bool dup = false;
+		for (int u = 0; u < w; u++)
+			dup |= ws[u].seg == ws[w].seg;
+		if (!dup)
+			*minb += 4 * (double)(c->seg[ws[w].seg].t + 1);   /* rowptr; the gathers' index counts the rest */
+	}
+	free(seen);
+}
+
+/* the least bytes walking `edges` edges of walk w reads: their indices
+ * and edge tensors, and each gathered table's rows (at most all of it) */
+static double
+walkmin(const Walk *w, double edges)
+{
+	double b = edges * w->emin;
+
+	for (int g = 0; g < w->ng; g++)
+		b += fmin(w->gtb[g], edges * w->grb[g]);
+	return b;
+}
+
+/* flops a row makes outside its walks: matmuls, elementwise node rows */
+static double
+rowflops(C *c, const Kernel *k)
+{
+	double f = 0;
+
+	for (int i = k->first; i <= k->last; i++) {
+		const Ins *in = &c->fn->ins[i];
+		if (attrint(in, "group", -1) != k->group || c->kind[in->to] != RowNode || (opinfo[in->op].flags & (Falias | Fscatter)))
+			continue;
+		if (in->op == Omatmul)
+			f += 2 * (double)rowof(c, in->arg[0]) * (double)rowof(c, in->to);
+		else
+			f += (double)rowof(c, in->to);
+	}
+	return f;
+}
+
+/* L1 wavefronts of a walk's edge under L lanes: the permutation and
+ * index, then ceil(w / L) loads a lane, each a wavefront per row of the
+ * warp (a row's L floats are one) */
+static double
+stepwf(const Walk *w, int L)
+{
+	return 2 + ceil((double)w->w / L);
+}
+
+static void
+rowkernel(C *c, const Kernel *k, const Sched *s)
+{
+	Walk *ws;
+	int nw = collectwalks(c, k, &ws), L = s->lanes > 0 ? s->lanes : 1, R = s->rows > 0 ? s->rows : 1;
+	bool dl = L == 1 && R == 1, split = s->split > 0 && nw > 0;
+	const int64_t **lix = emalloc((nw + 1) * sizeof *lix);
+	RowCtx x = {.c = c, .w = ws, .nw = nw, .L = L, .lix = lix};
+	double minb, rowb, lat = 0, T, most = 0;
+	char sc[48], nm[32];
+	Line *ln;
+
+	schedprint(sc, sizeof sc, s);
+	groupbytes(c, k, ws, nw, &minb, &rowb);
+	T = nw ? (double)c->seg[ws[0].seg].t : (double)evaldim(c, c->fn->val[c->fn->ins[k->last].to].type.dim[0]);
+	for (int w = 0; w < nw; w++) {
+		lix[w] = NULL;
+		if (ws[w].lat > lat)
+			lat = ws[w].lat;
+	}
+	if (!nw)
+		lat = c->gpu->l2ns * 1e-9;
+	/* split: each walk's chunk kernel and reduce levels first */
+	for (int w = 0; split && w < nw; w++) {
+		const int64_t *p = splitof(c, ws[w].seg, s->split);
+		const Seg *sg = &c->seg[ws[w].seg];
+		int64_t n0 = p[GNN_SPLIT_NCHUNK], W = ws[w].w, edges = 0;
+		lix[w] = p + p[GNN_SPLIT_LIX];
+		for (int64_t r = 0; r < sg->t; r++)
+			if (lix[w][r] >= 0)
+				edges += sg->rowptr[r + 1] - sg->rowptr[r];
+		if (n0 > 0) {
+			x.ch = p + p[GNN_SPLIT_CHUNKS];
+			x.n0 = n0;
+			x.walk = w;
+			snprintf(nm, sizeof nm, "g%d_c%d", k->group, w);
+			ln = newline(c, "chunk", nm);
+			snprintf(ln->sched, sizeof ln->sched, "%s, C=%lld", sc, (long long)p[GNN_SPLIT_C]);
+			launchwork(ln, n0, L, R, dl, chunkunit, &x);
+			ln->dram = (double)edges * ws[w].dram + (double)n0 * (24 + 4 * W) + (double)w * n0 * 4 * W;
+			ln->l2 = (double)edges * ws[w].l2 + (double)n0 * (24 + 4 * W);
+			ln->minb = walkmin(&ws[w], (double)edges) + (double)n0 * 4 * W;
+			ln->flops = (double)edges * ws[w].flops;
+			ln->wf = (double)edges * stepwf(&ws[w], L);
+			timeline(c, ln, ws[w].lat, true);
+		}
+		for (int l = 0; l < p[GNN_SPLIT_NLEV]; l++) {
+			const int64_t *hd = p + GNN_SPLIT_LEVEL + GNN_SPLIT_LEVELSLOTS * l;
+			RedCtx rx = {.wstart = p + hd[5], .W = W};
+			if (hd[1] * W <= 0)
+				continue;
+			ln = newline(c, "reduce", "split_reduce");
+			snprintf(ln->sched, sizeof ln->sched, "walk %d level %d", w, l);
+			launchwork(ln, hd[1] * W, 1, 1, true, reduceunit, &rx);
+			ln->dram = ln->l2 = 4 * (double)W * (double)(hd[0] + hd[1]) + 8 * (double)(hd[0] + 2 * hd[1]);
+			ln->minb = 4 * (double)W * (double)(hd[0] + hd[1]);
+			ln->flops = (double)W * (double)hd[0];
+			timeline(c, ln, c->gpu->l2ns * 1e-9, false);
+		}
+	}
+	snprintf(nm, sizeof nm, "g%d", k->group);
+	ln = newline(c, "row", nm);
+	snprintf(ln->sched, sizeof ln->sched, "%s", sc);
+	if (split) {
+		const int64_t *p = splitof(c, ws[0].seg, s->split);
+		x.rwin = p + p[GNN_SPLIT_WINS];
+		launchwork(ln, p[GNN_SPLIT_NWIN], L, R, dl, winunit, &x);
+	} else
+		launchwork(ln, (int64_t)T, L, R, dl, rowunit, &x);
+	ln->minb = minb;
+	ln->dram = rowb;
+	ln->l2 = rowb;
+	ln->flops = T * rowflops(c, k);
+	/* the least: walks over the same edges read them once (the largest walk's) */
+	for (int w = 0; w < nw; w++) {
+		const Seg *sg = &c->seg[ws[w].seg];
+		double edges = 0, nlong = 0;
+		for (int64_t r = 0; r < sg->t; r++) {
+			if (lix[w] && lix[w][r] >= 0)
+				nlong++;
+			else
+				edges += (double)(sg->rowptr[r + 1] - sg->rowptr[r]);
+		}
+		ln->dram += edges * ws[w].dram + 16 * (double)sg->t + nlong * 4 * (double)ws[w].w;
+		ln->l2 += edges * ws[w].l2 + 16 * (double)sg->t + nlong * 4 * (double)ws[w].w;
+		ln->flops += edges * ws[w].flops;
+		ln->wf += edges * stepwf(&ws[w], L);
+		if (walkmin(&ws[w], edges) > most)
+			most = walkmin(&ws[w], edges);
+	}
+	ln->minb += most;
+	timeline(c, ln, lat, nw > 0);
+	free(lix);
+	free(ws);
+}
+
+static void
+densekernel(C *c, const Kernel *k, const Sched *s)
+{
+	const Ins *in = &c->fn->ins[k->first];
+	double N = elems(c, in->arg[0]) / (double)(rowof(c, in->arg[0]) ? rowof(c, in->arg[0]) : 1);
+	double K = (double)k->msgwidth, P = (double)k->width;
+	Line *ln = newline(c, "dense", k->name);
+
+	schedprint(ln->sched, sizeof ln->sched, s);
+	ln->flops = 2 * N * K * P;
+	ln->minb = ln->dram = 4 * (N * K + K * P + N * P);
+	if (s->bm) {
+		/* tiled GEMM: A once per column tile, B once per row tile, from L2 */
+		double mt = ceil(N / s->bm), nt = ceil(P / s->bn);
+		double eff = (s->tm * s->tn / 4.0) / (ceil(s->tm / 4.0) + ceil(s->tn / 4.0));
+		launchwork(ln, (int64_t)(mt * nt), s->bm / s->tm * (s->bn / s->tn), 1, false, oneunit, NULL);
+		ln->l2 = 4 * (N * K * nt + K * P * mt + N * P);
+		/* a block's chain: a slab from L2 per bk of K */
+		timeline(c, ln, ceil(K / s->bk) * c->gpu->l2ns * 1e-9, false);
+		/* the FMA pipes at 70% (cuBLAS's) of the register tile's rate, idle SMs below 2 blocks each */
+		{
+			double t = ln->flops / (c->gpu->fp32 * 0.7 * (eff < 1 ? eff : 1));
+			double blocks = mt * nt, need = 2.0 * c->gpu->sms;
+			t *= blocks < need ? need / blocks : 1;
+			if (t > ln->t) {
+				ln->t = t;
+				ln->bound = "fp32";
+			}
+		}
+		return;
+	}
+	/* one thread per column and tile of rows, no shared memory: a warp's
+	 * 32 columns share A's loads, and each k step is a load of A and B
+	 * per row of the tile (L1 wavefronts) */
+	{
+		int tile = s->tile > 0 ? s->tile : 1;
+		double threads = ceil(N / tile) * P;
+		launchwork(ln, (int64_t)threads, 1, 1, true, oneunit, NULL);
+		ln->l2 = 4 * (N * K * ceil(P / 32) + K * P * ceil(N / tile) / 32 + N * P);
+		ln->wf = (double)ln->warps * K * (tile + 1);
+		/* a thread's chain: its k loop, an L2 round trip a step where
+		 * 4K bytes rows make every step cross a sector somewhere, an
+		 * eighth of one where a sector serves 8 steps */
+		timeline(c, ln, K * c->gpu->l2ns * 1e-9 * ((int64_t)(4 * K) % 32 ? 1 : 0.125), false);
+	}
+}
+
+static void
+elemkernel(C *c, const Kernel *k)
+{
+	Line *ln = newline(c, "elementwise", k->name);
+	char *seen = emalloc(c->fn->nval + 1);
+	double T = 0;
+
+	memset(seen, 0, c->fn->nval + 1);
+	snprintf(ln->sched, sizeof ln->sched, "default");
+	for (int i = k->first; i <= k->last; i++) {
+		const Ins *in = &c->fn->ins[i];
+		if (opinfo[in->op].flags & Falias)
+			continue;
+		for (int a = 0; a < in->narg; a++) {
+			Ref v = unalias(c->fn, in->arg[a]);
+			if (!seen[v] && c->fn->val[v].type.kind == TTensor) {
+				seen[v] = 1;
+				ln->minb += bytesof(c, v);
+			}
+		}
+		ln->minb += bytesof(c, in->to);
+		if (elems(c, in->to) > T)
+			T = elems(c, in->to);
+	}
+	free(seen);
+	ln->dram = ln->l2 = ln->minb;
+	ln->flops = T;
+	launchwork(ln, (int64_t)T, 1, 1, true, oneunit, NULL);
+	timeline(c, ln, 0, false);
+}
+
+/* ---- the report ------------------------------------------------------------------ */
+
+/* fn's graph input, or RNone */
+static Ref
+graphinput(const Fn *fn)
+{
+	for (int i = 0; i < fn->narg; i++)
+		if (fn->val[fn->arg[i]].type.kind == TGraph)
+			return fn->arg[i];
+	return RNone;
+}
+
+/*
+ * The degrees of every graph value bind makes (the input's, already in
+ * c->dg, then the derived graphs in order) and the sizes of fn's symbols
+ * they fix.  Returns false after a message (what: the graph's name).
+ */
+static bool
+bindgraphs(C *c, const char *what)
+{
+	Fn *fn = c->fn;
+	Ref garg = graphinput(fn);
+	const char *dims[2] = {"nodes", "edges"};
+
+	for (int s = 0; s < c->m->nsym; s++)
+		c->symval[s] = -1;
+	for (int k = 0; k < 2 && k < fn->val[garg].type.rank; k++) {
+		int64_t have = k ? c->dg[garg].e : c->dg[garg].n;
+		if (!dimbind(c->m, fn->val[garg].type.dim[k], have, c->symval)) {
+			fprintf(stderr, "gnncc: error: --report-graph: model %s takes ", fn->name);
+			fprintdim(stderr, c->m, fn->val[garg].type.dim[k]);
+			fprintf(stderr, " %s, %s has %lld\n", dims[k], what, (long long)have);
+			return false;
+		}
+	}
+	for (int i = 0; i < fn->nins; i++) {
+		const Ins *in = &fn->ins[i];
+		if (fn->val[in->to].type.kind != TGraph || !in->narg || !c->dg[in->arg[0]].in)
+			continue;
+		if (in->op != Oadd_self_loops && in->op != Oremove_self_loops && in->op != Oadd_remaining_self_loops)
+			continue;
+		degderive(&c->dg[in->to], &c->dg[in->arg[0]], in->op);
+		if (fn->val[in->to].type.rank > 1 && !dimbind(c->m, fn->val[in->to].type.dim[1], c->dg[in->to].e, c->symval)) {
+			fprintf(stderr, "gnncc: error: --report-graph: %s of %s has %lld edges, which the model's ",
+			        opinfo[in->op].name, what, (long long)c->dg[in->to].e);
+			fprintdim(stderr, c->m, fn->val[in->to].type.dim[1]);
+			fprintf(stderr, " does not fit\n");
+			return false;
+		}
+	}
+	return true;
+}
+
+/* the model's state for fn on gpu; its graph's degrees still to come */
+static C *
+cnew(FILE *f, Mod *m, Fn *fn, int gpu)
+{
+	C *c = emalloc(sizeof *c);
+
+	memset(c, 0, sizeof *c);
+	c->f = f;
+	c->fn = fn;
+	c->m = m;
+	c->gpu = &costgpus[gpu];
+	c->kind = emalloc(fn->nval + 1);
+	c->eg = emalloc((fn->nval + 1) * sizeof *c->eg);
+	c->symval = emalloc((m->nsym + 1) * sizeof *c->symval);
+	c->dg = emalloc((fn->nval + 1) * sizeof *c->dg);
+	memset(c->dg, 0, (fn->nval + 1) * sizeof *c->dg);
+	rowkinds(fn, c->kind, c->eg);
+	return c;
+}
+
+static void
+cfree(C *c)
+{
+	if (!c)
+		return;
+	for (int s = 0; s < c->nseg; s++) {
+		free(c->seg[s].rowptr);
+		if (c->seg[s].plan)
+			gnn_free(c->seg[s].plan, c->seg[s].planbytes);
+	}
+	for (int v = 0; v < c->fn->nval; v++)
+		degfree(&c->dg[v]);
+	free(c->seg);
+	free(c->line);
+	free(c->dg);
+	free(c->symval);
+	free(c->eg);
+	free(c->kind);
+	free(c);
+}
+
+/* kernel k's launches under s, appended to c->line */
+static void
+modelkernel(C *c, const Kernel *k, const Sched *s)
+{
+	if (k->kind == KernelRow)
+		rowkernel(c, k, s);
+	else if (k->kind == KernelDense)
+		densekernel(c, k, s);
+	else
+		elemkernel(c, k);
+}
+
+static void
+printline(C *c, const Line *ln)
+{
+	double mean = ln->warps ? ln->total / (double)ln->warps : 0, lb = ln->minb / c->gpu->hbm;
+
+	fprintf(c->f, "  %-20s %-11s %s\n", ln->name, ln->kind, ln->sched);
+	fprintf(c->f, "    grid=%lldx%lld warps=%lld work=%.0f busiest=%.0f (block %lld, warp %lld) busiest/mean=%.2f share=%.3g%%\n",
+	        (long long)ln->blocks, (long long)ln->tpb, (long long)ln->warps, ln->total, ln->busiest, (long long)ln->bblock,
+	        (long long)ln->bwarp, mean > 0 ? ln->busiest / mean : 0, ln->total > 0 ? 100 * ln->busiest / ln->total : 0);
+	fprintf(c->f, "    bytes: min=%.0f dram=%.0f l2=%.0f  flops=%.0f  time=%.2f us (%s)  dram-lower-bound=%.0f%%\n",
+	        ln->minb, ln->dram, ln->l2, ln->flops, ln->t * 1e6, ln->bound, ln->t > 0 ? 100 * lb / ln->t : 0);
+}
+
+static void
+printdevice(FILE *f, const CostGpu *g)
+{
+	fprintf(f, "device %s (%s): %d SMs at %.3f GHz, %d resident warps an SM; FP32 %.1f TFLOP/s, TF32 %.0f TFLOP/s; "
+	        "HBM %.2f TB/s streaming, %.2f TB/s gathering; L2 %.0f MB at %.1f TB/s; latency L2 %.0f ns, DRAM %.0f ns; "
+	        "launch %.1f us host, %.1f us gap, %.1f us least kernel\n",
+	        g->name, g->what, g->sms, g->ghz, g->warps, g->fp32 / 1e12, g->tf32 / 1e12, g->hbm / 1e12, g->gather / 1e12,
+	        g->l2 / 1e6, g->l2bw / 1e12, g->l2ns, g->dramns, g->launch, g->gap, g->kmin);
+}
+
+int
+reportcost(FILE *f, Mod *m, Fn *fn, const ReportOpts *o)
+{
+	C *c;
+	Kernel *ks;
+	int nk, rc = 0;
+	double t = 0, minb = 0, dram = 0, flops = 0;
+	Ref garg = graphinput(fn);
+
+	if (!o->graph) {
+		fprintf(stderr, "gnncc: error: --report=cost needs --report-graph (an edge_index .npy or preset:NAME)\n");
+		return -1;
+	}
+	if (garg == RNone) {
+		fprintf(stderr, "gnncc: error: --report-graph: model %s has no graph input\n", fn->name);
+		return -1;
+	}
+	c = cnew(f, m, fn, o->gpu);
+	nk = listkernels(fn, &ks);
+	if (!readgraph(o, &c->dg[garg]) || !bindgraphs(c, o->graph)) {
+		rc = -1;
+		goto out;
+	}
+	printdevice(f, c->gpu);
+	fprintf(f, "graph %s:", o->graph);
+	for (int s = 0, k = 0; s < m->nsym; s++)
+		if (c->symval[s] >= 0)
+			fprintf(f, "%s %s = %lld", k++ ? "," : "", m->sym[s].name, (long long)c->symval[s]);
+	fputc('\n', f);
+	for (int k = 0; k < nk; k++) {
+		Sched s;
+		schedof(&fn->ins[ks[k].first], &s);
+		modelkernel(c, &ks[k], &s);
+	}
+	for (int s = 0; s < c->nseg; s++) {
+		const Seg *sg = &c->seg[s];
+		int64_t mx = 0;
+		for (int64_t r = 0; r < sg->t; r++)
+			if (sg->rowptr[r + 1] - sg->rowptr[r] > mx)
+				mx = sg->rowptr[r + 1] - sg->rowptr[r];
+		fprintf(f, "segment plan %d: %lld rows, %lld edges, largest row %lld", s, (long long)sg->t, (long long)sg->e,
+		        (long long)mx);
+		if (sg->plan)
+			fprintf(f, "; split at C=%lld: %lld long rows, %lld chunks, %lld reduce levels", (long long)sg->plan[GNN_SPLIT_C],
+			        (long long)sg->plan[GNN_SPLIT_NLONG], (long long)sg->plan[GNN_SPLIT_NCHUNK],
+			        (long long)sg->plan[GNN_SPLIT_NLEV]);
+		fputc('\n', f);
+	}
+	fprintf(f, "launches: %d per forward\n", c->nline);
+	for (int k = 0; k < c->nline; k++) {
+		printline(c, &c->line[k]);
+		t += c->line[k].t + c->gpu->gap * 1e-6;
+		minb += c->line[k].minb;
+		dram += c->line[k].dram;
+		flops += c->line[k].flops;
+	}
+	fprintf(f, "forward: %d launches, %.2f us (kernels and a %.1f us gap each; %.1f us of host launches, which a CUDA Graph "
+	        "replay hides), bytes min=%.0f dram=%.0f, flops=%.0f, dram-lower-bound=%.0f%%\n",
+	        c->nline, t * 1e6, c->gpu->gap, c->nline * c->gpu->launch, minb, dram, flops,
+	        t > 0 ? 100 * minb / c->gpu->hbm / t : 0);
+out:
+	cfree(c);
+	free(ks);
+	return rc;
+}
+
+/* ---- the schedule picker's use ------------------------------------------------------ */
+
+struct CostModel {
+	C *c;
+};
+
+CostModel *
+costmodel(Mod *m, Fn *fn, const gnn_graph *g)
+{
+	CostModel *cm;
+	Ref garg = graphinput(fn);
+
+	if (garg == RNone || !g)
+		return NULL;
+	cm = emalloc(sizeof *cm);
+	cm->c = cnew(NULL, m, fn, 0);
+	degfromedges(&cm->c->dg[garg], gnn_graph_src(g), gnn_graph_dst(g), gnn_graph_num_nodes(g), gnn_graph_num_edges(g));
+	if (!bindgraphs(cm->c, "the schedules' graph")) {
+		costmodelfree(cm);
+		return NULL;
+	}
+	return cm;
+}
+
+double
+costtime(CostModel *cm, const Kernel *k, const Sched *s)
+{
+	C *c = cm->c;
+	int n0 = c->nline;
+	double t = 0;
+
+	modelkernel(c, k, s);
+	for (int i = n0; i < c->nline; i++)
+		t += c->line[i].t + c->gpu->gap * 1e-6;
+	c->nline = n0;
+	return t;
+}
+
+void
+costpickgpu(CostModel *cm, const Kernel *k, const SchedTarget *st, const GraphStats *gs, Sched *best)
+{
+	Sched sp[256];
+	int n = schedspace(k, st, sp, 256), b = 0;
+	double bt = 0, bc = 0;
+
+	for (int i = 0; i < n; i++) {
+		double t = costtime(cm, k, &sp[i]), c = schedcost(k, st, gs, &sp[i]);
+		/* equal times (a small graph: every launch at the least
+		 * kernel's) go to the rough model's ranking */
+		if (i == 0 || t < bt * 0.999 || (t <= bt * 1.001 && c < bc * 0.999)) {
+			bt = t;
+			bc = c;
+			b = i;
+		}
+	}
+	*best = sp[b];
+}
+
+void
+costmodelfree(CostModel *cm)
+{
+	if (!cm)
+		return;
+	cfree(cm->c);
+	free(cm);
+}
