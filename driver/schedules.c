@@ -75,9 +75,23 @@ ilog2(int64_t x)
 	return k;
 }
 
-/* where the generated code will run: the cache's arch field */
+static void archwhere(const SchedOpts *o, char *buf, size_t n);
+
+/* where the generated code will run, and for cuda how its GEMMs
+ * multiply (tf32 timings are not fp32's): the cache's arch field */
 static void
 archkey(const SchedOpts *o, char *buf, size_t n)
+{
+	size_t k;
+
+	archwhere(o, buf, n);
+	k = strlen(buf);
+	if (o->target != TargetCPU && k && o->gpumath != GpuMathFP32)
+		snprintf(buf + k, n - k, "/%s", optgpumaths[o->gpumath]);
+}
+
+static void
+archwhere(const SchedOpts *o, char *buf, size_t n)
 {
 	buf[0] = 0;
 	if (o->target == TargetCPU) {
