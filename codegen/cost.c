@@ -200,12 +200,13 @@ typedef struct Seg {
 	size_t planbytes;
 } Seg;
 
-enum { WMax, WSum, WScatter };
+enum { WStats, WScatter };
 
 /* a walk over a row's edges, in the order the row kernel makes them */
 typedef struct Walk {
 	int what, seg;
-	int64_t w;               /* its accumulator's width */
+	int64_t w;               /* its accumulator's width (columns) */
+	int64_t sw;              /* a split partial's floats: w, or 2w for a softmax's (max, sum) */
 	double dram, l2;         /* bytes per edge as emitted (DRAM misses, L2 traffic) */
 	double flops;            /* per edge */
 	double lat;              /* one edge's dependent-load chain (s), over InFlight */
@@ -459,13 +460,15 @@ mkwalk(C *c, int grp, int i, int what)
 		w.seg = segof(c, g, false, 0, 0);
 		w.w = rowof(c, in->to);
 		edgecost(c, grp, in->arg[1], seen, &w);
-		w.flops += (double)w.w * (what == WSum ? 2 : 1);
+		w.sw = 2 * w.w;
+		w.flops += (double)w.w * 3;   /* compare, exp, multiply-add */
 	} else {
 		g = indexgraph(c, in->arg[1], &bysrc);
 		attrdim(in, "n", &n);
 		w.seg = segof(c, g, bysrc, evaldim(c, n), (int64_t)elems(c, in->arg[1]));
 		w.w = rowof(c, in->to);
 		edgecost(c, grp, in->arg[0], seen, &w);
+		w.sw = w.w;
 		w.flops += (double)w.w;
 	}
 	/* the permutation's int64 (a sequential run per row), then the loads it leads to */
@@ -491,9 +494,8 @@ walksof(C *c, int grp, Ref v, char *seen, Walk **ws, int *n)
 	for (int k = 0; k < in->narg; k++)
 		walksof(c, grp, in->arg[k], seen, ws, n);
 	if (in->op == Oedge_softmax) {
-		*ws = erealloc(*ws, (*n + 2) * sizeof **ws);
-		(*ws)[(*n)++] = mkwalk(c, grp, c->fn->val[v].def, WMax);
-		(*ws)[(*n)++] = mkwalk(c, grp, c->fn->val[v].def, WSum);
+		*ws = erealloc(*ws, (*n + 1) * sizeof **ws);
+		(*ws)[(*n)++] = mkwalk(c, grp, c->fn->val[v].def, WStats);
 	}
 }
 
@@ -809,7 +811,7 @@ rowkernel(C *c, const Kernel *k, const Sched *s)
 	for (int w = 0; split && w < nw; w++) {
 		const int64_t *p = splitof(c, ws[w].seg, s->split);
 		const Seg *sg = &c->seg[ws[w].seg];
-		int64_t n0 = p[GNN_SPLIT_NCHUNK], W = ws[w].w, edges = 0;
+		int64_t n0 = p[GNN_SPLIT_NCHUNK], W = ws[w].w, SW = ws[w].sw, edges = 0;
 		lix[w] = p + p[GNN_SPLIT_LIX];
 		for (int64_t r = 0; r < sg->t; r++)
 			if (lix[w][r] >= 0)
@@ -822,9 +824,9 @@ rowkernel(C *c, const Kernel *k, const Sched *s)
 			ln = newline(c, "chunk", nm);
 			snprintf(ln->sched, sizeof ln->sched, "%s, C=%lld", sc, (long long)p[GNN_SPLIT_C]);
 			launchwork(ln, n0, L, R, dl, chunkunit, &x);
-			ln->dram = (double)edges * ws[w].dram + (double)n0 * (24 + 4 * W) + (double)w * n0 * 4 * W;
-			ln->l2 = (double)edges * ws[w].l2 + (double)n0 * (24 + 4 * W);
-			ln->minb = walkmin(&ws[w], (double)edges) + (double)n0 * 4 * W;
+			ln->dram = (double)edges * ws[w].dram + (double)n0 * (24 + 4 * SW) + (double)w * n0 * 4 * SW;
+			ln->l2 = (double)edges * ws[w].l2 + (double)n0 * (24 + 4 * SW);
+			ln->minb = walkmin(&ws[w], (double)edges) + (double)n0 * 4 * SW;
 			ln->flops = (double)edges * ws[w].flops;
 			ln->wf = (double)edges * stepwf(&ws[w], L);
 			timeline(c, ln, ws[w].lat, true);
@@ -837,9 +839,9 @@ rowkernel(C *c, const Kernel *k, const Sched *s)
 			ln = newline(c, "reduce", "split_reduce");
 			snprintf(ln->sched, sizeof ln->sched, "walk %d level %d", w, l);
 			launchwork(ln, hd[1] * W, 1, 1, true, reduceunit, &rx);
-			ln->dram = ln->l2 = 4 * (double)W * (double)(hd[0] + hd[1]) + 8 * (double)(hd[0] + 2 * hd[1]);
-			ln->minb = 4 * (double)W * (double)(hd[0] + hd[1]);
-			ln->flops = (double)W * (double)hd[0];
+			ln->dram = ln->l2 = 4 * (double)SW * (double)(hd[0] + hd[1]) + 8 * (double)(hd[0] + 2 * hd[1]);
+			ln->minb = 4 * (double)SW * (double)(hd[0] + hd[1]);
+			ln->flops = (double)SW * (double)hd[0] * (SW > W ? 2 : 1);
 			timeline(c, ln, c->gpu->l2ns * 1e-9, false);
 		}
 	}
@@ -866,8 +868,8 @@ rowkernel(C *c, const Kernel *k, const Sched *s)
 			else
 				edges += (double)(sg->rowptr[r + 1] - sg->rowptr[r]);
 		}
-		ln->dram += edges * ws[w].dram + 16 * (double)sg->t + nlong * 4 * (double)ws[w].w;
-		ln->l2 += edges * ws[w].l2 + 16 * (double)sg->t + nlong * 4 * (double)ws[w].w;
+		ln->dram += edges * ws[w].dram + 16 * (double)sg->t + nlong * 4 * (double)ws[w].sw;
+		ln->l2 += edges * ws[w].l2 + 16 * (double)sg->t + nlong * 4 * (double)ws[w].sw;
 		ln->flops += edges * ws[w].flops;
 		ln->wf += edges * stepwf(&ws[w], L);
 		if (walkmin(&ws[w], edges) > most)

@@ -285,6 +285,26 @@ essumstep(E *e, int dt, const char *s, const char *mx, const char *sum)
 	out(e, "%s += %s(%s - %s);\n", sum, expname(dt), par(e, s), mx);
 }
 
+/*
+ * One pass of edge_softmax's statistics (online softmax): the running
+ * maximum mx and sum of exp(s - mx), rescaled when the maximum grows.
+ * The two-pass form's special values: its sum is NaN when the maximum
+ * is +inf or NaN; when it is -inf every weight is NaN whatever the sum.
+ * So s - s + 1 stands for exp(s - s) (1, or NaN for an infinite or NaN
+ * s), and terms seen while the maximum was -inf rescale to 0, not to
+ * NaN * 0, once a larger score comes.
+ */
+void
+esonlinestep(E *e, int dt, const char *first, const char *s, const char *mx, const char *sum)
+{
+	const char *x = expname(dt), *T = ctype(dt);
+
+	out(e, "if (%s) {\n\t%s = %s;\n\t%s = %s - %s + 1;\n}\n", first, mx, s, sum, s, s);
+	out(e, "else if (%s > %s || %s != %s) {\n\t%s = (%s > -(%s)INFINITY ? %s * %s(%s - %s) : 0) + (%s - %s + 1);\n\t%s = %s;\n}\n", s,
+	    mx, s, s, sum, mx, T, sum, x, mx, s, s, s, mx, s);
+	out(e, "else\n\t%s += %s(%s - %s);\n", sum, x, s, mx);
+}
+
 const char *
 esweight(E *e, int dt, const char *s, const char *mx, const char *sum)
 {

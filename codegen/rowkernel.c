@@ -36,7 +36,9 @@ typedef struct Tmp {
 
 /* the walks over a row's edges, in emission order: edge_softmax's two
  * (the column maxima, then the sums) and a scatter's one */
-enum { WalkMax, WalkSum, WalkScatter };
+/* an edge_softmax's statistics walk (online: the maximum and the sum
+ * together, a pair of columns per column) or a scatter's */
+enum { WalkStats, WalkScatter };
 
 typedef struct Walk {
 	int ins, what;
@@ -460,13 +462,22 @@ enum { AccColumn, AccRow, AccLanes };
  * combined value (row kernels, and the earlier walks in a chunk kernel)
  * or this chunk's partial */
 static void
-accxfer(R *r, const Walk *w, const char *acc, int shape, bool store)
+accxfer(R *r, const Walk *w, const char *acc, const char *acc2, int shape, bool store)
 {
+	/* a statistics walk's scratch row: its maxima, then its sums */
+	int64_t cols = acc2 ? w->w / 2 : w->w;
 	const char *far = store ? pf(r->e, "%s[c_ * %lld + j_]", w->sw, (long long)w->w)
 	                        : pf(r->e, "%s[lx_ * %lld + j_]", w->lr, (long long)w->w);
+	const char *far2 = store ? pf(r->e, "%s[c_ * %lld + %lld + j_]", w->sw, (long long)w->w, (long long)cols)
+	                         : pf(r->e, "%s[lx_ * %lld + %lld + j_]", w->lr, (long long)w->w, (long long)cols);
 	const char *to = store ? far : acc, *from = store ? acc : far;
+	const char *to2 = store ? far2 : acc2, *from2 = store ? acc2 : far2;
 
-	if (shape == AccColumn)
+	if (acc2 && shape == AccColumn)
+		out(r->e, "%s = %s;\n%s = %s;\n", to, from, to2, from2);
+	else if (acc2)
+		out(r->e, "for (int64_t j_ = 0; j_ < %lld; j_++) {\n\t%s = %s;\n\t%s = %s;\n}\n", (long long)cols, to, from, to2, from2);
+	else if (shape == AccColumn)
 		out(r->e, "%s = %s;\n", to, from);
 	else if (shape == AccRow)
 		out(r->e, "for (int64_t j_ = 0; j_ < %lld; j_++)\n\t%s = %s;\n", (long long)w->w, to, from);
@@ -486,7 +497,7 @@ accxfer(R *r, const Walk *w, const char *acc, int shape, bool store)
  * nothing after it is written.
  */
 static bool
-walkopen(R *r, int i, int what, const char *acc, int shape)
+walkopen(R *r, int i, int what, const char *acc, const char *acc2, int shape)
 {
 	int k = r->walkno++;
 	const Walk *w;
@@ -502,7 +513,7 @@ walkopen(R *r, int i, int what, const char *acc, int shape)
 		out(r->e, "const int64_t lx_ = %s[r_];\n\n", w->lix);
 		wopen(r->e->w, "if (lx_ >= 0)");
 		out(r->e, "GNN_WORK(1);\n");
-		accxfer(r, w, acc, shape, false);
+		accxfer(r, w, acc, acc2, shape, false);
 		wclose(r->e->w, "");
 		wopen(r->e->w, "else");
 		return true;
@@ -511,14 +522,14 @@ walkopen(R *r, int i, int what, const char *acc, int shape)
 		return false;
 	if (k < r->chunk) {
 		if (what != WalkScatter)
-			accxfer(r, w, acc, shape, false);
+			accxfer(r, w, acc, acc2, shape, false);
 		return false;
 	}
 	return true;
 }
 
 static void
-walkclose(R *r, const char *acc, int shape)
+walkclose(R *r, const char *acc, const char *acc2, int shape)
 {
 	if (!r->split)
 		return;
@@ -526,7 +537,7 @@ walkclose(R *r, const char *acc, int shape)
 		wclose(r->e->w, "");
 		wclose(r->e->w, "");
 	} else if (r->cur == r->chunk && !r->stop) {
-		accxfer(r, &r->walk[r->cur], acc, shape, true);
+		accxfer(r, &r->walk[r->cur], acc, acc2, shape, true);
 		r->stop = true;
 	}
 }
@@ -559,23 +570,17 @@ needstats(R *r, Ref v)
 	mx = statname(r, v, "max");
 	sm = statname(r, v, "sum");
 	if (r->lane) {
-		/* lane l: the columns l, l + L, ...; two walks per column */
+		/* lane l: the columns l, l + L, ...; one walk per column */
 		phaseopen(r);
 		wopen(r->e->w, "for (int64_t j_ = lane_; j_ < %lld; j_ += %d)", (long long)w, r->L);
 		out(r->e, "%s mx_ = 0, sm_ = 0;\n", T);
-		if (walkopen(r, i, WalkMax, "mx_", AccColumn)) {
+		if (walkopen(r, i, WalkStats, "mx_", "sm_", AccColumn)) {
 			segopen(r, i);
 			out(r->e, "const %s s_ = %s;\n", T, access(r, in->arg[1], "j_"));
-			esmaxstep(r->e, first, "s_", "mx_");
+			esonlinestep(r->e, dt, first, "s_", "mx_", "sm_");
 			segclose(r);
 		}
-		walkclose(r, "mx_", AccColumn);
-		if (walkopen(r, i, WalkSum, "sm_", AccColumn)) {
-			segopen(r, i);
-			essumstep(r->e, dt, access(r, in->arg[1], "j_"), "mx_", "sm_");
-			segclose(r);
-		}
-		walkclose(r, "sm_", AccColumn);
+		walkclose(r, "mx_", "sm_", AccColumn);
 		if (!r->stop)
 			out(r->e, "%s[j_] = mx_;\n%s[j_] = sm_;\n", mx, sm);
 		wclose(r->e->w, "");
@@ -584,28 +589,17 @@ needstats(R *r, Ref v)
 	}
 	out(r->e, "%s %s[%lld], %s[%lld];\n", T, mx, (long long)w, sm, (long long)w);
 	out(r->e, "for (int64_t j_ = 0; j_ < %lld; j_++)\n\t%s[j_] = %s[j_] = 0;\n", (long long)w, mx, sm);
-	if (walkopen(r, i, WalkMax, pf(r->e, "%s[j_]", mx), AccRow)) {
+	if (walkopen(r, i, WalkStats, pf(r->e, "%s[j_]", mx), pf(r->e, "%s[j_]", sm), AccRow)) {
 		segopen(r, i);
 		neededge(r, in->arg[1]);
 		s = access(r, in->arg[1], "j_");
 		wopen(r->e->w, "for (int64_t j_ = 0; j_ < %lld; j_++)", (long long)w);
 		out(r->e, "const %s s_ = %s;\n", T, s);
-		esmaxstep(r->e, first, "s_", pf(r->e, "%s[j_]", mx));
+		esonlinestep(r->e, dt, first, "s_", pf(r->e, "%s[j_]", mx), pf(r->e, "%s[j_]", sm));
 		wclose(r->e->w, "");
 		segclose(r);
 	}
-	walkclose(r, pf(r->e, "%s[j_]", mx), AccRow);
-	if (walkopen(r, i, WalkSum, pf(r->e, "%s[j_]", sm), AccRow)) {
-		segopen(r, i);
-		neededge(r, in->arg[1]);
-		s = access(r, in->arg[1], "j_");
-		out(r->e, "for (int64_t j_ = 0; j_ < %lld; j_++)\n", (long long)w);
-		r->e->w->ind++;
-		essumstep(r->e, dt, s, pf(r->e, "%s[j_]", mx), pf(r->e, "%s[j_]", sm));
-		r->e->w->ind--;
-		segclose(r);
-	}
-	walkclose(r, pf(r->e, "%s[j_]", sm), AccRow);
+	walkclose(r, pf(r->e, "%s[j_]", mx), pf(r->e, "%s[j_]", sm), AccRow);
 }
 
 static void
@@ -626,7 +620,7 @@ emitscatter(R *r, const Ins *in)
 		J = (w + r->L - 1) / r->L;
 		phaseopen(r);
 		out(r->e, "%s acc_[%lld];\nfor (int jj_ = 0; jj_ < %lld; jj_++)\n\tacc_[jj_] = 0;\n", T, (long long)(J ? J : 1), (long long)J);
-		if (walkopen(r, i, WalkScatter, "acc_[jj_]", AccLanes)) {
+		if (walkopen(r, i, WalkScatter, "acc_[jj_]", NULL, AccLanes)) {
 			segopen(r, i);
 			wopen(r->e->w, "for (int jj_ = 0; jj_ < %lld; jj_++)", (long long)J);
 			out(r->e, "const int64_t j_ = lane_ + (int64_t)jj_ * %d;\n\nif (j_ >= %lld)\n\tbreak;\n", r->L, (long long)w);
@@ -635,7 +629,7 @@ emitscatter(R *r, const Ins *in)
 			wclose(r->e->w, "");
 			segclose(r);
 		}
-		walkclose(r, "acc_[jj_]", AccLanes);
+		walkclose(r, "acc_[jj_]", NULL, AccLanes);
 		if (r->stop) {
 			phaseclose(r);
 			return;
@@ -647,7 +641,7 @@ emitscatter(R *r, const Ins *in)
 		const char *s;
 		declrow(r, v);
 		out(r->e, "for (int64_t j_ = 0; j_ < %lld; j_++)\n\t%s[j_] = 0;\n", (long long)w, V);
-		if (walkopen(r, i, WalkScatter, pf(r->e, "%s[j_]", V), AccRow)) {
+		if (walkopen(r, i, WalkScatter, pf(r->e, "%s[j_]", V), NULL, AccRow)) {
 			segopen(r, i);
 			neededge(r, m);
 			s = access(r, m, "j_");
@@ -657,7 +651,7 @@ emitscatter(R *r, const Ins *in)
 			wclose(r->e->w, "");
 			segclose(r);
 		}
-		walkclose(r, pf(r->e, "%s[j_]", V), AccRow);
+		walkclose(r, pf(r->e, "%s[j_]", V), NULL, AccRow);
 		if (r->stop)
 			return;
 	}
@@ -985,9 +979,8 @@ walksof(R *r, Ref v, char *seen)
 	for (k = 0; k < in->narg; k++)
 		walksof(r, in->arg[k], seen);
 	if (in->op == Oedge_softmax) {
-		r->walk = erealloc(r->walk, (r->nwalk + 2) * sizeof *r->walk);
-		r->walk[r->nwalk++] = (Walk){.ins = r->fn->val[v].def, .what = WalkMax, .w = width(r, v)};
-		r->walk[r->nwalk++] = (Walk){.ins = r->fn->val[v].def, .what = WalkSum, .w = width(r, v)};
+		r->walk = erealloc(r->walk, (r->nwalk + 1) * sizeof *r->walk);
+		r->walk[r->nwalk++] = (Walk){.ins = r->fn->val[v].def, .what = WalkStats, .w = 2 * width(r, v)};
 	}
 }
 
@@ -1216,7 +1209,7 @@ emitrowkernel(E *e, int grp, Args *a, Str *call)
 			sput(call, "\t");
 			rowlaunch(&r, call, pf(e, KNAME "_c%d", k), pf(e, "((const int64_t *)m->hseg[%d])[GNN_SPLIT_NCHUNK]", w->plan));
 			sput(call, "\n\t%s_split_levels(m, %d, %d, %lld, %d);\n", e->nm, w->plan, w->scratch, (long long)w->w,
-			     w->what == WalkMax || (w->what == WalkScatter && wi->op == Oscatter_max));
+			     w->what == WalkStats ? 2 : w->what == WalkScatter && wi->op == Oscatter_max);
 		}
 		sput(call, "\t");
 		rowlaunch(&r, call, KNAME, pf(e, "((const int64_t *)m->hseg[%d])[GNN_SPLIT_NWIN]", r.walk[0].plan));
@@ -1234,40 +1227,52 @@ emitrowkernel(E *e, int grp, Args *a, Str *call)
 }
 
 /* Split walks' reduce levels (runtime/split.c), one kernel per model:
- * thread t combines column t % W_ of window t / W_, in item order, into
- * a carry for the next level or a long row's final value. */
+ * thread t combines column t % cols of window t / cols, in item order,
+ * into a carry for the next level or a long row's final value.  W_ is
+ * the scratch row; mode_ 0 sums, 1 takes the maximum, 2 combines
+ * online-softmax pairs (maxima in the row's first half, sums in its
+ * second: the sums rescaled to the larger maximum). */
 void
 emitsplitreduce(E *e)
 {
 	const char *nm = e->nm;
 
 	out(e, "\n/* split walks: one reduce level (runtime/split.c) */\n");
-	out(e, "GNN_DKERNEL(%s_split_reduce)(GNN_DRANGE int64_t T_, int64_t W_, int max_, const float *in_, float *carry_, float *lr_,\n"
+	out(e, "GNN_DKERNEL(%s_split_reduce)(GNN_DRANGE int64_t T_, int64_t W_, int mode_, const float *in_, float *carry_, float *lr_,\n"
 	       "\tconst int64_t *irow_, const int64_t *wstart_, const int64_t *wdest_)\n", nm);
 	blockopen(e->w);
+	out(e, "const int64_t cols_ = mode_ == 2 ? W_ / 2 : W_;\n\n");
 	wopen(e->w, "GNN_DLOOP(t_, T_)");
-	out(e, "const int64_t w_ = t_ / W_, j_ = t_ %% W_, a_ = wstart_[w_], b_ = wstart_[w_ + 1], d_ = wdest_[w_];\n\n");
+	out(e, "const int64_t w_ = t_ / cols_, j_ = t_ %% cols_, a_ = wstart_[w_], b_ = wstart_[w_ + 1], d_ = wdest_[w_];\n\n");
 	out(e, "GNN_WORK(1 + (b_ - a_));\n");
 	wopen(e->w, "for (int64_t i_ = a_; i_ < b_;)");
-	out(e, "const int64_t row_ = irow_[i_];\nfloat acc_ = in_[i_ * W_ + j_];\nint64_t k_ = i_ + 1;\n\n");
+	out(e, "const int64_t row_ = irow_[i_];\nfloat acc_ = in_[i_ * W_ + j_], sum_ = mode_ == 2 ? in_[i_ * W_ + cols_ + j_] : 0;\n"
+	       "int64_t k_ = i_ + 1;\n\n");
 	wopen(e->w, "for (; k_ < b_ && irow_[k_] == row_; k_++)");
 	out(e, "const float x_ = in_[k_ * W_ + j_];\n\n");
-	out(e, "if (!max_)\n\tacc_ += x_;\nelse if (x_ > acc_ || x_ != x_)\n\tacc_ = x_;\n");
+	wopen(e->w, "if (mode_ == 2)");
+	/* as esonlinestep: a part whose maximum is -inf adds 0 once the
+	 * other's is larger */
+	out(e, "const float y_ = in_[k_ * W_ + cols_ + j_], n_ = x_ > acc_ || x_ != x_ ? x_ : acc_;\n\n");
+	out(e, "sum_ = (acc_ > -INFINITY || n_ == acc_ ? sum_ * GNN_EXPF(acc_ - n_) : 0) + (x_ > -INFINITY || n_ == x_ ? y_ * GNN_EXPF(x_ - n_) : 0);\nacc_ = n_;\n");
 	wclose(e->w, "");
-	out(e, "if (d_ >= 0)\n\tcarry_[d_ * W_ + j_] = acc_;\nelse\n\tlr_[row_ * W_ + j_] = acc_;\ni_ = k_;\n");
+	out(e, "else if (!mode_)\n\tacc_ += x_;\nelse if (x_ > acc_ || x_ != x_)\n\tacc_ = x_;\n");
+	wclose(e->w, "");
+	out(e, "float *to_ = d_ >= 0 ? carry_ + d_ * W_ : lr_ + row_ * W_;\n\n");
+	out(e, "to_[j_] = acc_;\nif (mode_ == 2)\n\tto_[cols_ + j_] = sum_;\ni_ = k_;\n");
 	wclose(e->w, "");
 	wclose(e->w, "");
 	wclose(e->w, "");
-	out(e, "\n/* a split walk's reduce levels, in order */\nstatic void\n%s_split_levels(gnn_instance *m, int plan, int scratch, int64_t W, int max)\n", nm);
+	out(e, "\n/* a split walk's reduce levels, in order */\nstatic void\n%s_split_levels(gnn_instance *m, int plan, int scratch, int64_t W, int mode)\n", nm);
 	blockopen(e->w);
 	out(e, "const int64_t *h = (const int64_t *)m->hseg[plan], *d = (const int64_t *)m->seg[plan];\n");
 	out(e, "float *s = (float *)m->seg[scratch];\n\n");
 	wopen(e->w, "for (int64_t l = 0; l < h[GNN_SPLIT_NLEV]; l++)");
-	out(e, "const int64_t *v = h + GNN_SPLIT_LEVEL + GNN_SPLIT_LEVELSLOTS * l;\n\n");
+	out(e, "const int64_t *v = h + GNN_SPLIT_LEVEL + GNN_SPLIT_LEVELSLOTS * l;\n");
 	/* a level of few windows (the last ones) gets whole warps, not a
 	 * block of mostly idle ones */
-	out(e, "const int64_t T = v[1] * W;\nconst int b = T < 256 ? (int)((T + 31) / 32 * 32) : 256;\n\n");
-	out(e, "if (T > 0)\n\tGNN_LAUNCH(%s_split_reduce, gnn_blocks(T, b), b, 0, (cudaStream_t)m->stream)(T, W, max, s + v[2] * W, s + v[3] * W, s + h[GNN_SPLIT_NITEMS] * W, d + v[4], d + v[5], d + v[6]);\n", nm);
+	out(e, "const int64_t T = v[1] * (mode == 2 ? W / 2 : W);\nconst int b = T < 256 ? (int)((T + 31) / 32 * 32) : 256;\n\n");
+	out(e, "if (T > 0)\n\tGNN_LAUNCH(%s_split_reduce, gnn_blocks(T, b), b, 0, (cudaStream_t)m->stream)(T, W, mode, s + v[2] * W, s + v[3] * W, s + h[GNN_SPLIT_NITEMS] * W, d + v[4], d + v[5], d + v[6]);\n", nm);
 	wclose(e->w, "");
 	wclose(e->w, "");
 }

@@ -139,7 +139,7 @@ typedef struct Kernel {
 	 * memory, not from rows the kernel makes, so a chunk of a row's
 	 * edges can be walked without the row (the `split` schedule) */
 	bool walks, splittable;
-	int nwalk;               /* edge walks: one per scatter, two per edge_softmax */
+	int nwalk;               /* edge walks: one per scatter and per edge_softmax */
 } Kernel;
 /* split=SplitDefault is the split the cost model offers (ir/sched.c);
  * ResidentWarps: warps an H100 keeps resident (132 SMs x 64), the

@@ -217,7 +217,7 @@ listkernels(Fn *fn, Kernel **out)
 			if (!k->walks)
 				k->splittable = true;
 			k->walks = true;
-			k->nwalk += in->op == Oedge_softmax ? 2 : 1;
+			k->nwalk++;
 			/* the reduce levels combine float partials */
 			if (readsrow(fn, kind, k->group, m, seen) || fn->val[in->to].type.dtype != DF32)
 				k->splittable = false;
