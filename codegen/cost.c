@@ -602,6 +602,22 @@ typedef struct RowCtx {
 	int walk;
 } RowCtx;
 
+/* lane l's work in a walk of d edges, or of a long row's combined value
+ * (loaded): a statistics walk with fewer columns than lanes slices the
+ * edges instead (rowkernel.c: lane l takes column l % w and edges
+ * l / w, + Q, ... with Q = L / w), every lane reading a loaded value */
+static double
+walkunits(const Walk *w, int L, int l, int64_t d, bool loaded)
+{
+	if (w->what == WStats && L > 1 && w->w < L) {
+		int64_t Q = L / w->w, q = l / w->w;
+		if (loaded)
+			return 1;
+		return q < Q && d > q ? (double)((d - q + Q - 1) / Q) : 0;
+	}
+	return cols(w, L, l) * (double)(loaded ? 1 : d);
+}
+
 static double
 rowunit(void *p, int64_t r, int lane)
 {
@@ -611,9 +627,7 @@ rowunit(void *p, int64_t r, int lane)
 	for (int k = 0; k < x->nw; k++) {
 		const Seg *s = &x->c->seg[x->w[k].seg];
 		int64_t d = r < s->t ? s->rowptr[r + 1] - s->rowptr[r] : 0;
-		if (x->lix[k] && x->lix[k][r] >= 0)
-			d = 1;
-		u += cols(&x->w[k], x->L, lane) * (double)d;
+		u += walkunits(&x->w[k], x->L, lane, d, x->lix[k] && x->lix[k][r] >= 0);
 	}
 	return u;
 }
@@ -635,7 +649,7 @@ chunkunit(void *p, int64_t ci, int lane)
 {
 	RowCtx *x = p;
 
-	return 1 + cols(&x->w[x->walk], x->L, lane) * (double)(x->ch[2 * x->n0 + ci] - x->ch[x->n0 + ci]);
+	return 1 + walkunits(&x->w[x->walk], x->L, lane, x->ch[2 * x->n0 + ci] - x->ch[x->n0 + ci], false);
 }
 
 typedef struct RedCtx {

@@ -156,6 +156,7 @@ void scatterfinish(E *e, const Ins *in, const char *cnt, const char *acc);
 void esmaxstep(E *e, const char *first, const char *s, const char *mx);
 void essumstep(E *e, int dt, const char *s, const char *mx, const char *sum);
 void esonlinestep(E *e, int dt, const char *first, const char *s, const char *mx, const char *sum);
+void esonlinemerge(E *e, int dt, const char *mx, const char *sum, const char *m2, const char *s2);
 const char *esweight(E *e, int dt, const char *s, const char *mx, const char *sum);
 /* a dot product over k_ < K in k order into a new local acc */
 void dotbody(E *e, const char *T, const char *acc, const char *a, const char *b, const char *K);

@@ -292,17 +292,35 @@ essumstep(E *e, int dt, const char *s, const char *mx, const char *sum)
  * is +inf or NaN; when it is -inf every weight is NaN whatever the sum.
  * So s - s + 1 stands for exp(s - s) (1, or NaN for an infinite or NaN
  * s), and terms seen while the maximum was -inf rescale to 0, not to
- * NaN * 0, once a larger score comes.
+ * NaN * 0, once a larger score comes.  Without first, mx starts at
+ * -inf and sum at 0.
  */
 void
 esonlinestep(E *e, int dt, const char *first, const char *s, const char *mx, const char *sum)
 {
 	const char *x = expname(dt), *T = ctype(dt);
 
-	out(e, "if (%s) {\n\t%s = %s;\n\t%s = %s - %s + 1;\n}\n", first, mx, s, sum, s, s);
-	out(e, "else if (%s > %s || %s != %s) {\n\t%s = (%s > -(%s)INFINITY ? %s * %s(%s - %s) : 0) + (%s - %s + 1);\n\t%s = %s;\n}\n", s,
+	if (first)
+		out(e, "if (%s) {\n\t%s = %s;\n\t%s = %s - %s + 1;\n}\nelse ", first, mx, s, sum, s, s);
+	out(e, "if (%s > %s || %s != %s) {\n\t%s = (%s > -(%s)INFINITY ? %s * %s(%s - %s) : 0) + (%s - %s + 1);\n\t%s = %s;\n}\n", s,
 	    mx, s, s, sum, mx, T, sum, x, mx, s, s, s, mx, s);
 	out(e, "else\n\t%s += %s(%s - %s);\n", sum, x, s, mx);
+}
+
+/* Two parts of online-softmax statistics, (mx, sum) and (m2, s2), into
+ * (mx, sum) in that order; as esonlinestep, a part whose maximum is
+ * -inf adds 0 once the other's is larger. */
+void
+esonlinemerge(E *e, int dt, const char *mx, const char *sum, const char *m2, const char *s2)
+{
+	const char *x = expname(dt), *T = ctype(dt);
+
+	blockopen(e->w);
+	out(e, "const %s n_ = %s > %s || %s != %s ? %s : %s;\n\n", T, m2, mx, m2, m2, m2, mx);
+	out(e, "%s = (%s > -(%s)INFINITY || n_ == %s ? %s * %s(%s - n_) : 0) + (%s > -(%s)INFINITY || n_ == %s ? %s * %s(%s - n_) : 0);\n", sum,
+	    mx, T, mx, sum, x, mx, m2, T, m2, s2, x, m2);
+	out(e, "%s = n_;\n", mx);
+	wclose(e->w, "");
 }
 
 const char *

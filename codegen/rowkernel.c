@@ -71,6 +71,8 @@ typedef struct R {
 	const char *Tn;          /* the segment plans' row count: T_, or TR_ where T_ counts chunks */
 	Walk *walk;
 	int nwalk;
+	int kstride;             /* > 1: lane slices of a statistics walk, edge q_, q_ + kstride, ... */
+	const char *col;         /* and the column its lane takes (h_), else j_ */
 } R;
 
 static const Ins *
@@ -408,7 +410,11 @@ segopen(R *r, int i)
 	const char *s = segname(r, i);
 	int j;
 
-	if (r->chunk >= 0)
+	if (r->kstride > 1 && r->chunk >= 0)
+		wopen(r->e->w, "for (int64_t k_ = lo_ + q_; k_ < hi_; k_ += %d)", r->kstride);
+	else if (r->kstride > 1)
+		wopen(r->e->w, "for (int64_t k_ = %s[r_] + q_; k_ < %s[r_ + 1]; k_ += %d)", s, s, r->kstride);
+	else if (r->chunk >= 0)
 		wopen(r->e->w, "for (int64_t k_ = lo_; k_ < hi_; k_++)");
 	else
 		wopen(r->e->w, "for (int64_t k_ = %s[r_]; k_ < %s[r_ + 1]; k_++)", s, s);
@@ -466,14 +472,17 @@ accxfer(R *r, const Walk *w, const char *acc, const char *acc2, int shape, bool 
 {
 	/* a statistics walk's scratch row: its maxima, then its sums */
 	int64_t cols = acc2 ? w->w / 2 : w->w;
-	const char *far = store ? pf(r->e, "%s[c_ * %lld + j_]", w->sw, (long long)w->w)
-	                        : pf(r->e, "%s[lx_ * %lld + j_]", w->lr, (long long)w->w);
-	const char *far2 = store ? pf(r->e, "%s[c_ * %lld + %lld + j_]", w->sw, (long long)w->w, (long long)cols)
-	                         : pf(r->e, "%s[lx_ * %lld + %lld + j_]", w->lr, (long long)w->w, (long long)cols);
+	const char *j = shape == AccColumn && r->col ? r->col : "j_";
+	const char *far = store ? pf(r->e, "%s[c_ * %lld + %s]", w->sw, (long long)w->w, j)
+	                        : pf(r->e, "%s[lx_ * %lld + %s]", w->lr, (long long)w->w, j);
+	const char *far2 = store ? pf(r->e, "%s[c_ * %lld + %lld + %s]", w->sw, (long long)w->w, (long long)cols, j)
+	                         : pf(r->e, "%s[lx_ * %lld + %lld + %s]", w->lr, (long long)w->w, (long long)cols, j);
 	const char *to = store ? far : acc, *from = store ? acc : far;
 	const char *to2 = store ? far2 : acc2, *from2 = store ? acc2 : far2;
 
-	if (acc2 && shape == AccColumn)
+	if (acc2 && shape == AccColumn && store && r->kstride > 1)
+		out(r->e, "if (q_ == 0) {\n\t%s = %s;\n\t%s = %s;\n}\n", to, from, to2, from2);   /* every slice holds it */
+	else if (acc2 && shape == AccColumn)
 		out(r->e, "%s = %s;\n%s = %s;\n", to, from, to2, from2);
 	else if (acc2)
 		out(r->e, "for (int64_t j_ = 0; j_ < %lld; j_++) {\n\t%s = %s;\n\t%s = %s;\n}\n", (long long)cols, to, from, to2, from2);
@@ -569,6 +578,43 @@ needstats(R *r, Ref v)
 	T = ctype(dt);
 	mx = statname(r, v, "max");
 	sm = statname(r, v, "sum");
+	if (r->lane && r->e->cuda && w < r->L) {
+		/* fewer columns (heads) than lanes: lane l takes column
+		 * h_ = l % w and the row's edges q_, q_ + Q, ... (q_ = l / w,
+		 * Q = L / w slices), so every lane walks; the slices' pairs
+		 * then combine in slice order through shuffles among the row's
+		 * lanes, which all end with the row's statistics */
+		int Q = (int)(r->L / w);
+		phaseopen(r);
+		out(r->e, "const int64_t h_ = lane_ %% %lld, q_ = lane_ / %lld;\n", (long long)w, (long long)w);
+		out(r->e, "const unsigned gm_ = %s;\n", r->L == 32 ? "0xffffffffu" : pf(r->e, "((1u << %d) - 1) << (threadIdx.x & 31 & ~%du)", r->L, r->L - 1));
+		out(r->e, "%s mx_ = 0, sm_ = 0;\n", T);
+		r->kstride = Q;
+		r->col = "h_";
+		if (walkopen(r, i, WalkStats, "mx_", "sm_", AccColumn)) {
+			const char *j0 = "h_";
+			out(r->e, "%s pm_ = -(%s)INFINITY, ps_ = 0;\n\n", T, T);
+			wopen(r->e->w, "if (q_ < %d)", Q);
+			segopen(r, i);
+			out(r->e, "const %s s_ = %s;\n", T, access(r, in->arg[1], j0));
+			esonlinestep(r->e, dt, NULL, "s_", "pm_", "ps_");
+			segclose(r);
+			wclose(r->e->w, "");
+			out(r->e, "mx_ = __shfl_sync(gm_, pm_, (int)h_, %d);\nsm_ = __shfl_sync(gm_, ps_, (int)h_, %d);\n", r->L, r->L);
+			wopen(r->e->w, "for (int o_ = 1; o_ < %d; o_++)", Q);
+			out(r->e, "const %s m2_ = __shfl_sync(gm_, pm_, (int)h_ + o_ * %lld, %d), s2_ = __shfl_sync(gm_, ps_, (int)h_ + o_ * %lld, %d);\n\n",
+			    T, (long long)w, r->L, (long long)w, r->L);
+			esonlinemerge(r->e, dt, "mx_", "sm_", "m2_", "s2_");
+			wclose(r->e->w, "");
+		}
+		walkclose(r, "mx_", "sm_", AccColumn);
+		r->kstride = 0;
+		r->col = NULL;
+		if (!r->stop)
+			out(r->e, "if (q_ == 0) {\n\t%s[h_] = mx_;\n\t%s[h_] = sm_;\n}\n", mx, sm);
+		phaseclose(r);
+		return;
+	}
 	if (r->lane) {
 		/* lane l: the columns l, l + L, ...; one walk per column */
 		phaseopen(r);
@@ -1253,8 +1299,8 @@ emitsplitreduce(E *e)
 	wopen(e->w, "if (mode_ == 2)");
 	/* as esonlinestep: a part whose maximum is -inf adds 0 once the
 	 * other's is larger */
-	out(e, "const float y_ = in_[k_ * W_ + cols_ + j_], n_ = x_ > acc_ || x_ != x_ ? x_ : acc_;\n\n");
-	out(e, "sum_ = (acc_ > -INFINITY || n_ == acc_ ? sum_ * GNN_EXPF(acc_ - n_) : 0) + (x_ > -INFINITY || n_ == x_ ? y_ * GNN_EXPF(x_ - n_) : 0);\nacc_ = n_;\n");
+	out(e, "const float y_ = in_[k_ * W_ + cols_ + j_];\n\n");
+	esonlinemerge(e, DF32, "acc_", "sum_", "x_", "y_");
 	wclose(e->w, "");
 	out(e, "else if (!mode_)\n\tacc_ += x_;\nelse if (x_ > acc_ || x_ != x_)\n\tacc_ = x_;\n");
 	wclose(e->w, "");
