@@ -660,6 +660,12 @@ emitscatter(R *r, const Ins *in)
 	needstats(r, m);
 	if (r->stop)
 		return;
+	if (r->split && r->walkno < r->chunk) {
+		/* a chunk kernel of a later walk: no later walk's messages
+		 * read this scatter's row (the split's condition) */
+		r->walkno++;
+		return;
+	}
 	if (r->lane) {
 		/* lane l accumulates columns l, l + L, ... in registers while
 		 * walking the edges once: loads of a message row coalesce */
