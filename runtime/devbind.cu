@@ -2,7 +2,8 @@
 ** devbind.cu: bind's graph work as CUDA kernels (the gnn_devbind table of
 ** device.h), so that binding a model of the cuda target costs the host
 ** O(1) work in the graph's size: one copy of the edge index up, a few
-** 8-byte copies down (edge counts, the first bad index), and launches.
+** small copies down (edge counts, the first bad index, a split plan's
+** totals and header), and launches.
 **
 ** Built twice: by nvcc into libgnnrt_cuda.a (gnn_devbind_cuda), and as
 ** C++ against the emulated device's cuda_runtime.h into libgnnemu.a
@@ -20,7 +21,9 @@
 ** find the lanes with equal digits), so equal keys keep their order and
 ** the result is graph.c's countsort bit for bit.  Per-node sums of
 ** weights walk the node's CSR row, which is edge order within the row,
-** in double, as graph.c's setdis does.
+** in double, as graph.c's setdis does.  Split plans use integers only:
+** sums and maxima by integer atomics, windows by prefix sums and the
+** per-element tests of split.h, which split.c's reference uses too.
 */
 #include <math.h>
 #include <stdint.h>
@@ -28,6 +31,7 @@
 #include <cuda_runtime.h>
 
 #include "device.h"
+#include "split.h"
 
 #ifndef GNN_EMU
 #define GNN_DKERNEL(k) static __global__ void k
@@ -74,14 +78,17 @@ GNN_DKERNEL(db_firstbad)(int64_t k, const int64_t *key, int64_t n, unsigned long
 			atomicMin(first, (unsigned long long)t);
 }
 
-GNN_DKERNEL(db_scan_block)(int64_t L, int64_t *a, int64_t *sums)
+/* k arrays of L, one after another, in the same launch: block qb scans
+ * chunk qb % nb of array qb / nb (nb chunks an array) */
+GNN_DKERNEL(db_scan_block)(int64_t L, int64_t k, int64_t *a0, int64_t *sums)
 {
 	GNN_SHARED(int64_t, part, [NT]);
 	const int64_t nb = (L + SCAN_CH - 1) / SCAN_CH;
 	const int me = (int)threadIdx.x;
 
-	for (int64_t b = blockIdx.x; b < nb; b += gridDim.x) {
-		const int64_t base = b * SCAN_CH + (int64_t)me * SCAN_PER;
+	for (int64_t qb = blockIdx.x; qb < k * nb; qb += gridDim.x) {
+		int64_t *a = a0 + qb / nb * L;
+		const int64_t b = qb % nb, base = b * SCAN_CH + (int64_t)me * SCAN_PER;
 		int64_t s = 0, run, x;
 
 		for (int j = 0; j < SCAN_PER; j++)
@@ -103,15 +110,24 @@ GNN_DKERNEL(db_scan_block)(int64_t L, int64_t *a, int64_t *sums)
 				run += x;
 			}
 		if (me == NT - 1)
-			sums[b] = part[NT - 1];
+			sums[qb] = part[NT - 1];
 		__syncthreads();   /* part is the next block's */
 	}
 }
 
-GNN_DKERNEL(db_scan_add)(int64_t L, int64_t *a, const int64_t *sums)
+GNN_DKERNEL(db_scan_add)(int64_t L, int64_t k, int64_t *a, const int64_t *sums)
 {
-	GSTRIDE(t, L)
-		a[t] += sums[t / SCAN_CH];
+	const int64_t nb = (L + SCAN_CH - 1) / SCAN_CH;
+
+	GSTRIDE(t, k * L)
+		a[t] += sums[t / L * nb + t % L / SCAN_CH];
+}
+
+/* the totals of k scanned arrays of L, one after another */
+GNN_DKERNEL(db_totals)(int64_t L, int64_t k, const int64_t *a, int64_t *out)
+{
+	GSTRIDE(q, k)
+		out[q] = a[q * L + L - 1];
 }
 
 /* radix sort: per tile, how many of its keys have each digit (digit-major) */
@@ -272,28 +288,209 @@ GNN_DKERNEL(db_loops_rest)(int64_t n, int64_t kept, int64_t eo_n, const float *w
 	}
 }
 
+/* ---- split plans (split.c's rules, split.h) --------------------------- */
+
+/* a[0] <= x: the last i in [0, n) with a[i] <= x (a nondecreasing) */
+static __device__ int64_t
+lastle(const int64_t *a, int64_t n, int64_t x)
+{
+	int64_t lo = 0, hi = n;
+
+	while (hi - lo > 1) {
+		const int64_t mid = lo + (hi - lo) / 2;
+		if (a[mid] <= x)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* per candidate bucket (split.h): rows, their edges, their largest
+ * 1 + degree; summed in shared memory, then once a block */
+GNN_DKERNEL(db_sp_stats)(int64_t t, const int64_t *rowptr, int64_t c0, unsigned long long *st)
+{
+	GNN_SHARED(unsigned long long, acc, [3 * GNN_SPLIT_NCAND]);
+
+	for (int k = threadIdx.x; k < 3 * GNN_SPLIT_NCAND; k += blockDim.x)
+		acc[k] = 0;
+	__syncthreads();
+	GSTRIDE(r, t) {
+		const int64_t d = rowptr[r + 1] - rowptr[r];
+		const int b = gnn_split_bucket(d, c0);
+
+		atomicAdd(&acc[b], 1ULL);
+		atomicAdd(&acc[GNN_SPLIT_NCAND + b], (unsigned long long)d);
+		atomicMax(&acc[2 * GNN_SPLIT_NCAND + b], (unsigned long long)(1 + d));
+	}
+	__syncthreads();
+	for (int k = threadIdx.x; k < 3 * GNN_SPLIT_NCAND; k += blockDim.x)
+		if (acc[k]) {
+			if (k < 2 * GNN_SPLIT_NCAND)
+				atomicAdd(st + k, acc[k]);
+			else
+				atomicMax(st + k, acc[k]);
+		}
+}
+
+/* per row (and 0 at t): long or not, its work, its chunks */
+GNN_DKERNEL(db_sp_rows)(int64_t t, const int64_t *rowptr, int64_t c, int64_t *islong, int64_t *work, int64_t *chunks)
+{
+	GSTRIDE(r, t + 1) {
+		const int64_t d = r < t ? rowptr[r + 1] - rowptr[r] : 0;
+
+		islong[r] = r < t && d > c;
+		work[r] = r < t ? gnn_split_rowwork(d, c) : 0;
+		chunks[r] = r < t && d > c ? (d + c - 1) / c : 0;
+	}
+}
+
+/* per row (and 0 at t): does it open a row window (P: the work before
+ * each row) */
+GNN_DKERNEL(db_sp_opens)(int64_t t, int64_t h, int64_t tau, const int64_t *P, int64_t *opens)
+{
+	GSTRIDE(r, t + 1)
+		opens[r] = r < t && (r == 0 || gnn_split_opens(P[r - 1], P[r] - P[r - 1], P[r], P[r + 1] - P[r], h, tau));
+}
+
+/* the long rows in order: their rows and first chunks (first[nlong]: the
+ * chunks) */
+GNN_DKERNEL(db_sp_long)(int64_t t, const int64_t *pos, const int64_t *cs, int64_t *lrow, int64_t *first)
+{
+	GSTRIDE(r, t + 1) {
+		if (r == t)
+			first[pos[t]] = cs[t];
+		else if (pos[r + 1] > pos[r]) {
+			lrow[pos[r]] = r;
+			first[pos[r]] = cs[r];
+		}
+	}
+}
+
+/*
+ * One reduce level's rows (na active long rows, item: their first items,
+ * item[na] the level's items): per row the windows it opens, the carries
+ * it leaves (its windows when cut) and whether it is cut; 0 at na.
+ */
+GNN_DKERNEL(db_sp_lvrows)(int64_t na, int64_t c, int64_t h, int64_t tau, const int64_t *item, int64_t *win, int64_t *carry,
+                          int64_t *cut)
+{
+	GSTRIDE(i, na + 1) {
+		const int64_t k = i < na ? item[i + 1] - item[i] : 0;
+
+		if (i == na)
+			win[i] = carry[i] = cut[i] = 0;
+		else if (k > c) {
+			win[i] = carry[i] = (k + c - 1) / c;
+			cut[i] = 1;
+		} else {
+			win[i] = i == 0 || gnn_split_opens(item[i - 1], item[i] - item[i - 1], item[i], k, h, tau);
+			carry[i] = cut[i] = 0;
+		}
+	}
+}
+
+/* the next level's rows: the cut ones (cut: scanned), whose first items
+ * there are their first carries (carry: scanned) */
+GNN_DKERNEL(db_sp_next)(int64_t na, const int64_t *act, const int64_t *carry, const int64_t *cut, int64_t *act2, int64_t *item2)
+{
+	GSTRIDE(i, na + 1) {
+		if (i == na)
+			item2[cut[na]] = carry[na];
+		else if (cut[i + 1] > cut[i]) {
+			act2[cut[i]] = act ? act[i] : i;
+			item2[cut[i]] = carry[i];
+		}
+	}
+}
+
+/* per row: lix (its index among long rows, or -1) and, where it opens a
+ * row window (ws: the openings' scan), the window's first row */
+GNN_DKERNEL(db_sp_rowfill)(int64_t t, const int64_t *pos, const int64_t *ws, int64_t *lix, int64_t *rwin)
+{
+	GSTRIDE(r, t + 1) {
+		if (r == t) {
+			rwin[ws[t]] = t;
+			continue;
+		}
+		lix[r] = pos[r + 1] > pos[r] ? pos[r] : -1;
+		if (ws[r + 1] > ws[r])
+			rwin[ws[r]] = r;
+	}
+}
+
+/* one thread a chunk: its long row by binary search over the rows' first chunks */
+GNN_DKERNEL(db_sp_chunks)(int64_t n0, int64_t nlong, int64_t c, const int64_t *rowptr, const int64_t *lrow,
+                          const int64_t *first, int64_t *crow)
+{
+	GSTRIDE(k, n0) {
+		const int64_t j = lastle(first, nlong, k), r = lrow[j], e = rowptr[r] + (k - first[j]) * c;
+
+		crow[k] = r;
+		crow[n0 + k] = e;
+		crow[2 * n0 + k] = rowptr[r + 1] - e > c ? e + c : rowptr[r + 1];
+	}
+}
+
+/* a level's irow: one thread an item (act NULL: the identity) */
+GNN_DKERNEL(db_sp_irow)(int64_t n, int64_t na, const int64_t *act, const int64_t *item, int64_t *irow)
+{
+	GSTRIDE(x, n) {
+		const int64_t i = lastle(item, na, x);
+
+		irow[x] = act ? act[i] : i;
+	}
+}
+
+/* a level's windows: one thread a window, its row by binary search over
+ * the rows' first windows */
+GNN_DKERNEL(db_sp_wins)(int64_t nwin, int64_t na, int64_t c, const int64_t *item, const int64_t *win,
+                        const int64_t *carry, int64_t *wstart, int64_t *wdest)
+{
+	GSTRIDE(w, nwin + 1) {
+		const int64_t i = w < nwin ? lastle(win, na, w) : na, q = w - win[i];
+
+		if (w == nwin)
+			wstart[w] = item[na];
+		else if (item[i + 1] - item[i] > c) {
+			wstart[w] = item[i] + q * c;
+			wdest[w] = carry[i] + q;
+		} else {
+			wstart[w] = item[i];
+			wdest[w] = -1;
+		}
+	}
+}
+
 /* ---- host side: launches, O(1) each ----------------------------------- */
 
-/* a in place to its exclusive prefix sum, L >= 0 */
+/* k arrays of L (one after another) in place to their exclusive prefix
+ * sums, in the same launches; L >= 0 */
 static cudaError_t
-scan(int64_t *a, int64_t L, cudaStream_t s)
+scans(int64_t *a, int64_t L, int64_t k, cudaStream_t s)
 {
 	cudaError_t err = cudaSuccess;
 	int64_t nb = (L + SCAN_CH - 1) / SCAN_CH, *sums = NULL;
 
-	if (L == 0)
+	if (L == 0 || k == 0)
 		return cudaSuccess;
-	TRY(cudaMalloc((void **)&sums, (size_t)nb * sizeof *sums));
-	GNN_LAUNCH(db_scan_block, blocks(nb, 1), NT, 0, s)(L, a, sums);
+	TRY(cudaMalloc((void **)&sums, (size_t)(k * nb) * sizeof *sums));
+	GNN_LAUNCH(db_scan_block, blocks(k * nb, 1), NT, 0, s)(L, k, a, sums);
 	LAUNCHED();
 	if (nb > 1) {
-		TRY(scan(sums, nb, s));
-		GNN_LAUNCH(db_scan_add, blocks(L, NT), NT, 0, s)(L, a, sums);
+		TRY(scans(sums, nb, k, s));
+		GNN_LAUNCH(db_scan_add, blocks(k * L, NT), NT, 0, s)(L, k, a, sums);
 		LAUNCHED();
 	}
 done:
 	cudaFree(sums);
 	return err;
+}
+
+static cudaError_t
+scan(int64_t *a, int64_t L, cudaStream_t s)
+{
+	return scans(a, L, 1, s);
 }
 
 /* order[m]: 0..m-1 sorted stably by key (each in [0, n)) */
@@ -348,13 +545,20 @@ done:
 	return err;
 }
 
+/* n bytes back to the host */
+static cudaError_t
+fetchn(void *to, const void *from, size_t n, cudaStream_t s)
+{
+	cudaError_t err = cudaMemcpyAsync(to, from, n, cudaMemcpyDeviceToHost, s);
+
+	return err != cudaSuccess ? err : cudaStreamSynchronize(s);
+}
+
 /* 8 bytes back to the host */
 static cudaError_t
 fetch(void *to, const void *from, cudaStream_t s)
 {
-	cudaError_t err = cudaMemcpyAsync(to, from, 8, cudaMemcpyDeviceToHost, s);
-
-	return err != cudaSuccess ? err : cudaStreamSynchronize(s);
+	return fetchn(to, from, 8, s);
 }
 
 static void
@@ -571,6 +775,140 @@ done:
 	return (int)err;
 }
 
+/* a reduce level's rows on the device: na of them, act their long rows
+ * (NULL: the identity), item their first items (item[na]: the level's),
+ * win and carry the exclusive scans of their windows and carries */
+struct splitlev {
+	int64_t na, *act, *item, *win, *carry;
+};
+
+/*
+ * gnn_split_plan on the device: the chunk length from per-bucket
+ * statistics (one readback of 3 x 64 slots), then scans over the rows
+ * (long flags, work, chunks) and per reduce level over its rows
+ * (windows, carries, cut rows), each reading back three totals in one
+ * copy; the host makes the header from them, and every array of the
+ * plan is filled one thread an element, by binary search where an
+ * element needs its row.
+ */
+static int
+db_splitplan(int64_t **out, size_t *nbytes, int64_t *head, const int64_t *rowptr, int64_t t, int64_t c0, void *sv)
+{
+	cudaStream_t s = (cudaStream_t)sv;
+	cudaError_t err = cudaSuccess;
+	unsigned long long *st = NULL;
+	int64_t stats[3 * GNN_SPLIT_NCAND], tot[4], n[GNN_SPLIT_MAXLEV], nwin[GNN_SPLIT_MAXLEV], c, h, tau, lh, ltau, nlong, n0, rnwin;
+	int64_t *dtot, *pos = NULL, *P, *cs, *ws, *lrow = NULL, *first, *plan = NULL;
+	splitlev lv[GNN_SPLIT_MAXLEV + 1] = {};
+	size_t slots;
+	int nlev = 0;
+
+	*out = NULL;
+	*nbytes = 0;
+	if (c0 < 2)
+		c0 = 2;
+	TRY(cudaMalloc((void **)&st, sizeof stats + sizeof tot));
+	dtot = (int64_t *)(st + 3 * GNN_SPLIT_NCAND);
+	TRY(cudaMemsetAsync(st, 0, sizeof stats, s));
+	if (t > 0) {
+		GNN_LAUNCH(db_sp_stats, blocks(t, NT), NT, 0, s)(t, rowptr, c0, st);
+		LAUNCHED();
+	}
+	TRY(fetchn(stats, st, sizeof stats, s));
+	c = gnn_split_pick(stats, t, c0);
+	gnn_split_winrule(t, c, &h, &tau);
+	gnn_split_fit(c, &lh, &ltau);
+	/* the rows: scans of the long flags, the work and the chunks, then
+	 * of the window openings; their totals (long rows, chunks, windows),
+	 * then the long rows */
+	TRY(cudaMalloc((void **)&pos, (size_t)(4 * (t + 1)) * sizeof *pos));
+	P = pos + t + 1;
+	cs = P + t + 1;
+	ws = cs + t + 1;
+	GNN_LAUNCH(db_sp_rows, blocks(t + 1, NT), NT, 0, s)(t, rowptr, c, pos, P, cs);
+	LAUNCHED();
+	TRY(scans(pos, t + 1, 3, s));
+	GNN_LAUNCH(db_sp_opens, blocks(t + 1, NT), NT, 0, s)(t, h, tau, P, ws);
+	LAUNCHED();
+	TRY(scan(ws, t + 1, s));
+	GNN_LAUNCH(db_totals, 1, 32, 0, s)(t + 1, 4, pos, dtot);
+	LAUNCHED();
+	TRY(fetchn(tot, dtot, sizeof tot, s));
+	nlong = tot[0];
+	n0 = tot[2];
+	rnwin = tot[3];
+	TRY(cudaMalloc((void **)&lrow, (size_t)(2 * nlong + 1) * sizeof *lrow));
+	first = lrow + nlong;
+	GNN_LAUNCH(db_sp_long, blocks(t + 1, NT), NT, 0, s)(t, pos, cs, lrow, first);
+	LAUNCHED();
+	/* the levels: level 0's items are the chunks; the next level's rows
+	 * are this one's cut rows, their items its carries */
+	lv[0] = splitlev{nlong, NULL, first, NULL, NULL};
+	for (int64_t k = n0; k > 0; nlev++) {
+		splitlev *v = &lv[nlev];
+
+		if (nlev >= GNN_SPLIT_MAXLEV) {   /* C >= 2 halves a cut row's items per level: unreachable */
+			err = cudaErrorInvalidValue;
+			goto done;
+		}
+		n[nlev] = k;
+		/* win, carry, cut: one allocation, scanned together */
+		TRY(cudaMalloc((void **)&v->win, (size_t)(3 * (v->na + 1)) * sizeof *v->win));
+		v->carry = v->win + v->na + 1;
+		GNN_LAUNCH(db_sp_lvrows, blocks(v->na + 1, NT), NT, 0, s)(v->na, c, lh, ltau, v->item, v->win, v->carry,
+		                                                           v->carry + v->na + 1);
+		LAUNCHED();
+		TRY(scans(v->win, v->na + 1, 3, s));
+		GNN_LAUNCH(db_totals, 1, 32, 0, s)(v->na + 1, 3, v->win, dtot);
+		LAUNCHED();
+		TRY(fetchn(tot, dtot, 3 * sizeof *tot, s));   /* windows, carries, cut rows */
+		nwin[nlev] = tot[0];
+		k = tot[1];
+		if (tot[2] > 0) {
+			splitlev *w = &lv[nlev + 1];
+			w->na = tot[2];
+			TRY(cudaMalloc((void **)&w->act, (size_t)(2 * w->na + 1) * sizeof *w->act));
+			w->item = w->act + w->na;
+			GNN_LAUNCH(db_sp_next, blocks(v->na + 1, NT), NT, 0, s)(v->na, v->act, v->carry, v->carry + v->na + 1, w->act,
+			                                                         w->item);
+			LAUNCHED();
+		}
+	}
+	/* the plan: its header from the host, the rest filled in place */
+	slots = gnn_split_header(head, c, t, nlong, n0, nlev, n, nwin, rnwin);
+	TRY(cudaMalloc((void **)&plan, slots * sizeof *plan));
+	TRY(cudaMemcpyAsync(plan, head, GNN_SPLIT_HEADER * sizeof *plan, cudaMemcpyHostToDevice, s));
+	GNN_LAUNCH(db_sp_rowfill, blocks(t + 1, NT), NT, 0, s)(t, pos, ws, plan + head[GNN_SPLIT_LIX], plan + head[GNN_SPLIT_WINS]);
+	LAUNCHED();
+	if (n0 > 0) {
+		GNN_LAUNCH(db_sp_chunks, blocks(n0, NT), NT, 0, s)(n0, nlong, c, rowptr, lrow, first, plan + head[GNN_SPLIT_CHUNKS]);
+		LAUNCHED();
+	}
+	for (int l = 0; l < nlev; l++) {
+		const int64_t *hd = head + GNN_SPLIT_LEVEL + GNN_SPLIT_LEVELSLOTS * l;
+		const splitlev *v = &lv[l];
+
+		GNN_LAUNCH(db_sp_irow, blocks(n[l], NT), NT, 0, s)(n[l], v->na, v->act, v->item, plan + hd[4]);
+		LAUNCHED();
+		GNN_LAUNCH(db_sp_wins, blocks(nwin[l] + 1, NT), NT, 0, s)(nwin[l], v->na, c, v->item, v->win, v->carry,
+		                                                           plan + hd[5], plan + hd[6]);
+		LAUNCHED();
+	}
+	*out = plan;
+	*nbytes = slots * sizeof *plan;
+	plan = NULL;
+done:
+	for (int l = 0; l <= GNN_SPLIT_MAXLEV; l++) {
+		cudaFree(lv[l].win);
+		cudaFree(lv[l].act);
+	}
+	cudaFree(st);
+	cudaFree(pos);
+	cudaFree(lrow);
+	cudaFree(plan);
+	return (int)err;
+}
+
 static int
 db_zero(void *p, size_t n, void *s)
 {
@@ -578,5 +916,5 @@ db_zero(void *p, size_t n, void *s)
 }
 
 extern "C" const gnn_devbind GNN_DEVBIND_SYMBOL = {
-	db_upload, db_selfloops, db_tensor, db_segplan, db_csr, db_zero, db_release,
+	db_upload, db_selfloops, db_tensor, db_segplan, db_csr, db_splitplan, db_zero, db_release,
 };

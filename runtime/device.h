@@ -104,6 +104,11 @@ struct gnn_devbind {
 	int (*segplan)(int64_t *plan, const int64_t *key, int64_t k, int64_t n, int64_t *bad, int64_t *badval, void *s);
 	/* the CSR by target of g (g->csr), if not built yet */
 	int (*csr)(gnn_dgraph *g, void *s);
+	/* gnn_split_plan of the segment plan rowptr[t+1] (device) with
+	 * least chunk c0: *plan (device, *nbytes, for the device's free) and
+	 * its header in head (host, GNN_SPLIT_HEADER slots), all the host
+	 * reads of it; the rest stays on the device */
+	int (*splitplan)(int64_t **plan, size_t *nbytes, int64_t *head, const int64_t *rowptr, int64_t t, int64_t c0, void *s);
 	/* n zero bytes at p (device) */
 	int (*zero)(void *p, size_t n, void *s);
 	void (*release)(gnn_dgraph *g);

@@ -376,7 +376,11 @@ hoststep(gnn_instance *m, const gnn_step *st)
 	return GNN_OK;
 }
 
-/* the device-bind state: graph values, then per segment whether bind owns it */
+/* the device-bind state: graph values, then per segment whether bind
+ * owns it (SegDev), and a host copy of its header too (SegHead: split
+ * plans) */
+enum { SegDev = 1, SegHead };
+
 static size_t
 dgbytes(const gnn_program *p)
 {
@@ -406,6 +410,10 @@ devunbind(gnn_instance *m)
 		}
 	for (i = 0; i < p->nseg; i++)
 		if (segown(m)[i]) {
+			if (segown(m)[i] == SegHead) {
+				gnn_free(m->hseg[i], GNN_SPLIT_HEADER * sizeof(int64_t));
+				m->hseg[i] = NULL;
+			}
 			p->dev->free(m->seg[i]);
 			m->seg[i] = NULL;
 			m->segnb[i] = 0;
@@ -451,7 +459,7 @@ devseg(gnn_instance *m, int i, size_t n)
 	if ((err = m->prog->dev->alloc(&m->seg[i], n)))
 		return deverr(m, "bind: out of device memory", err);
 	m->segnb[i] = n;
-	segown(m)[i] = 1;
+	segown(m)[i] = SegDev;
 	return GNN_OK;
 }
 
@@ -514,21 +522,21 @@ devstep(gnn_instance *m, const gnn_step *st)
 	case GNN_STEP_COUNTS:
 		n = poly(m, st->size);
 		return devseg(m, st->out, (size_t)(n > 0 ? n : 1) * sizeof(int64_t));
-	case GNN_STEP_SPLITPLAN:
-		/* for now from the segment plan's rowptr, read back to the host
-		 * (O(N)): the plan goes up with layout() */
+	case GNN_STEP_SPLITPLAN: {
+		/* built on the device from the segment plan's rowptr; the host
+		 * keeps the header, which the launches' sizes come from */
+		int64_t *plan = NULL;
 		n = poly(m, st->size);
-		if (!(m->hseg[st->in] = gnn_malloc((size_t)(n + 1) * sizeof(int64_t))))
+		if (!(m->hseg[st->out] = gnn_malloc(GNN_SPLIT_HEADER * sizeof(int64_t))))
 			return gnn_error(GNN_ERR_MEM, "%s_bind: out of memory", p->name);
-		if ((err = p->dev->copy(m->hseg[st->in], m->seg[st->in], (size_t)(n + 1) * sizeof(int64_t), GNN_D2H, m->stream, 0)))
-			s = deverr(m, "bind: reading a segment plan back", err);
-		else
-			s = hoststep(m, st);
-		gnn_free(m->hseg[st->in], (size_t)(n + 1) * sizeof(int64_t));
-		m->hseg[st->in] = NULL;
-		return s;
+		segown(m)[st->out] = SegHead;
+		err = db->splitplan(&plan, &m->segnb[st->out], (int64_t *)m->hseg[st->out], (const int64_t *)m->seg[st->in], n,
+		                    st->arg, m->stream);
+		m->seg[st->out] = plan;
+		return err ? deverr(m, "bind: split plan", err) : GNN_OK;
+	}
 	case GNN_STEP_SPLITBUF:
-		return hoststep(m, st);   /* sizes from the host plan */
+		return hoststep(m, st);   /* sizes from the plan's header */
 	default:
 		break;
 	}

@@ -7,33 +7,51 @@
 ** group the whole kernel's critical path.  A split plan cuts every row
 ** longer than C edges ("long" rows) into chunks of C edges, walked by a
 ** chunk kernel into partial results, and combines the partials of each
-** long row in a fixed tree: reduce levels whose windows take at most C
-** items each.  The row kernel then reads one combined value for a long
-** row instead of walking it.  Every combine happens in a fixed order,
-** so results are bitwise reproducible.
+** long row in a fixed tree: reduce levels whose windows take at most
+** C items each.  The row kernel then reads one combined value for
+** a long row instead of walking it.  Every combine happens in a fixed
+** order, so results are bitwise reproducible.
 **
 ** C is chosen here, from the bound graph's degrees: the largest of
 ** c0, 2c0, 4c0, ... for which the busiest row's work is within twice
 ** the mean row's (a row costs 1, plus 1 per edge walked, and a long row
-** 1 for the value it reads), or c0 if none is.
+** 1 for the value it reads), or c0 if none is.  Per candidate this
+** needs only sums and maxima over rows, which one pass collects per
+** "bucket" (the first candidate keeping a row whole; split.h).
+**
+** Every rule below is a prefix sum and a test per element, never a
+** sequential packing, so that bind can build the same plan on the
+** device (devbind.cu) bit for bit; split.h holds the shared tests.
+** Windows come from one rule: with P the elements' offsets (a prefix
+** sum of their sizes), an element opens a window when it or the one
+** before it is heavy (larger than tau) or its offset passes a multiple
+** of h.  A window of light elements then holds at most h - 1 + tau.
+** "Fitting" cap (tau = cap / 2, h = cap - tau) gives windows of at most
+** cap from elements of at most cap: next fit's bound, without its
+** sequential walk.
 **
 ** Reduce levels: level 0's items are the chunks' partials, in long-row
 ** order.  A long row with more than C items at a level is cut into
 ** windows of C items (of its own), each leaving one item, a "carry", to
-** the next level; rows with at most C items are packed whole into
-** windows of at most C items (next fit), and their combined value is
-** final (it goes to the row's place in lr).  Each level shrinks a cut
-** row's items C-fold, so there are at most log_C(max degree) levels.
+** the next level; its combined value is final otherwise (it goes to the
+** row's place in lr).  Those short rows share windows fitting C, at
+** their first items' offsets in the level (a cut row before one counts
+** as heavy, so a window never spans a cut row): every window holds at
+** most C items.  Each level shrinks a cut row's items C-fold, so there
+** are at most log_C(max degree) levels.
 **
-** Row windows: the row kernel itself takes consecutive rows packed
-** next fit into windows of at most K work (the row work above), a
-** window to a group of lanes, so a warp's work no longer follows one
-** row's degree: every window but the last holds more than K - (C + 1),
-** and no row costs more than C + 1.  K is 2(C + 1) on graphs of
-** BundleRows rows and more, so a window's work is within 2x of any
-** other's; on smaller graphs, which a GPU holds in one wave of warps and
-** where the longest warp is the kernel's time, K = C + 1: packing never
-** makes a window costlier than the costliest row could be.
+** Row windows: the row kernel itself takes consecutive rows as windows,
+** a window to a group of lanes, so a warp's work no longer follows one
+** row's degree.  No row works more than C + 1; P_r is the work of the
+** rows before row r.
+**   - Graphs of GNN_SPLIT_BUNDLE rows and more: h = 2(C + 1) and no row
+**     heavy, so a window works less than h + C + 1 and there are at most
+**     ceil(total / h) windows: the busiest is within 1.5x the mean (plus
+**     one window's work).
+**   - Smaller graphs, which a GPU holds in one wave of warps and where
+**     the longest warp is the kernel's time: windows fitting C + 1, so
+**     packing never makes a window costlier than the costliest row could
+**     be.
 **
 ** The plan is one array of int64 slots: a header (gnnrt.h, GNN_SPLIT_*),
 ** then lix[T] (each row's index among long rows, or -1), the chunks
@@ -49,39 +67,31 @@
 #include <string.h>
 
 #include "internal.h"
-
-/* rows from which windows take 2(C + 1) work: about the threads an H100
- * keeps resident (132 SMs x 2048) */
-enum { BundleRows = 1 << 18 };
-
-/* the work of row r under chunk length c: 1, plus its edges, or 1 when long */
-static int64_t
-rowwork(int64_t deg, int64_t c)
-{
-	return 1 + (deg <= c ? deg : 1);
-}
+#include "split.h"
 
 int64_t
-gnn_split_chunk(const int64_t *rowptr, int64_t t, int64_t c0)
+gnn_split_pick(const int64_t *st, int64_t t, int64_t c0)
 {
-	int64_t maxdeg = 0, best, c;
+	const int64_t *rows = st, *edges = st + GNN_SPLIT_NCAND, *top = st + 2 * GNN_SPLIT_NCAND;
+	int64_t maxdeg = 0, best, c, whole = 0, walked = 0, busiest = 0;
 
 	if (c0 < 2)
 		c0 = 2;
-	for (int64_t r = 0; r < t; r++)
-		if (rowptr[r + 1] - rowptr[r] > maxdeg)
-			maxdeg = rowptr[r + 1] - rowptr[r];
+	for (int k = 0; k < GNN_SPLIT_NCAND; k++)
+		if (top[k] - 1 > maxdeg)
+			maxdeg = top[k] - 1;
 	best = c0;
-	for (c = c0; t > 0; c *= 2) {
-		int64_t busiest = 0;
-		double sum = 0;
-		for (int64_t r = 0; r < t; r++) {
-			int64_t w = rowwork(rowptr[r + 1] - rowptr[r], c);
-			sum += (double)w;
-			if (w > busiest)
-				busiest = w;
-		}
-		if ((double)busiest * (double)t <= 2 * sum)
+	/* candidate k keeps buckets 0..k whole (1 + degree each); the rest
+	 * are long (2 each) */
+	c = c0;
+	for (int k = 0; t > 0 && k < GNN_SPLIT_NCAND; k++, c *= 2) {
+		int64_t sum, most;
+		whole += rows[k];
+		walked += edges[k];
+		busiest = top[k] > busiest ? top[k] : busiest;
+		sum = t + walked + (t - whole);
+		most = whole < t && busiest < 2 ? 2 : busiest;
+		if ((double)most * (double)t <= 2 * (double)sum)
 			best = c;
 		if (c >= maxdeg || c > INT64_MAX / 2)
 			break;
@@ -89,132 +99,148 @@ gnn_split_chunk(const int64_t *rowptr, int64_t t, int64_t c0)
 	return best;
 }
 
+int64_t
+gnn_split_chunk(const int64_t *rowptr, int64_t t, int64_t c0)
+{
+	int64_t st[3 * GNN_SPLIT_NCAND] = {0};
+
+	if (c0 < 2)
+		c0 = 2;
+	for (int64_t r = 0; r < t; r++) {
+		int64_t d = rowptr[r + 1] - rowptr[r];
+		int k = gnn_split_bucket(d, c0);
+		st[k]++;
+		st[GNN_SPLIT_NCAND + k] += d;
+		if (1 + d > st[2 * GNN_SPLIT_NCAND + k])
+			st[2 * GNN_SPLIT_NCAND + k] = 1 + d;
+	}
+	return gnn_split_pick(st, t, c0);
+}
+
+size_t
+gnn_split_header(int64_t *head, int64_t c, int64_t t, int64_t nlong, int64_t n0, int nlev, const int64_t *n,
+                 const int64_t *nwin, int64_t rnwin)
+{
+	size_t at = GNN_SPLIT_HEADER + (size_t)t + 3 * (size_t)n0;
+	int64_t item0 = 0;
+
+	memset(head, 0, GNN_SPLIT_HEADER * sizeof *head);
+	head[GNN_SPLIT_C] = c;
+	head[GNN_SPLIT_T] = t;
+	head[GNN_SPLIT_NLONG] = nlong;
+	head[GNN_SPLIT_NCHUNK] = n0;
+	head[GNN_SPLIT_NLEV] = nlev;
+	head[GNN_SPLIT_LIX] = GNN_SPLIT_HEADER;
+	head[GNN_SPLIT_CHUNKS] = GNN_SPLIT_HEADER + t;
+	for (int l = 0; l < nlev; l++) {
+		int64_t *hd = head + GNN_SPLIT_LEVEL + GNN_SPLIT_LEVELSLOTS * l;
+		hd[0] = n[l];
+		hd[1] = nwin[l];
+		hd[2] = item0;
+		hd[3] = item0 + n[l];
+		hd[4] = (int64_t)at;
+		hd[5] = (int64_t)(at + (size_t)n[l]);
+		hd[6] = (int64_t)(at + (size_t)n[l] + (size_t)nwin[l] + 1);
+		at += (size_t)n[l] + 2 * (size_t)nwin[l] + 1;
+		item0 += n[l];
+	}
+	head[GNN_SPLIT_NITEMS] = item0;
+	head[GNN_SPLIT_NWIN] = rnwin;
+	head[GNN_SPLIT_WINS] = (int64_t)at;
+	return at + (size_t)rnwin + 1;
+}
+
 /* The row windows, walked twice: to count (rwin NULL) and to fill. */
 static int64_t
 windows(const int64_t *rowptr, int64_t t, int64_t c, int64_t *rwin)
 {
-	int64_t cap = t >= BundleRows ? 2 * (c + 1) : c + 1, nwin = 0, fill = 0;
+	int64_t h, tau, nwin = 0, p = 0, q = 0, wq = 0;
 
+	gnn_split_winrule(t, c, &h, &tau);
 	for (int64_t r = 0; r < t; r++) {
-		int64_t w = rowwork(rowptr[r + 1] - rowptr[r], c);
-		if (fill && fill + w > cap) {
+		int64_t w = gnn_split_rowwork(rowptr[r + 1] - rowptr[r], c);
+		if (!r || gnn_split_opens(q, wq, p, w, h, tau)) {
+			if (rwin)
+				rwin[nwin] = r;
 			nwin++;
-			fill = 0;
 		}
-		if (!fill && rwin)
-			rwin[nwin] = r;
-		fill += w;
+		q = p;
+		wq = w;
+		p += w;
 	}
-	if (fill)
-		nwin++;
 	if (rwin)
 		rwin[nwin] = t;
 	return nwin;
 }
 
 /*
- * The reduce levels, walked twice: to count (plan NULL) and to fill.
- * cnt[j] holds long row j's items at the current level (0: done).
- * Returns the slots the levels' arrays take; sets the level headers.
+ * One reduce level's windows over cnt[j], long row j's items at this
+ * level (0: done), walked twice: to count (wstart NULL) and to fill
+ * irow, wstart and wdest.  Sets *ncarry, the next level's items.
  */
-static size_t
-levels(int64_t *plan, int64_t *cnt, int64_t nlong, int64_t c, int64_t n0, size_t at, int *nlev)
+static int64_t
+levelwins(const int64_t *cnt, int64_t nlong, int64_t c, int64_t *irow, int64_t *wstart, int64_t *wdest, int64_t *ncarry)
 {
-	int64_t n = n0, item0 = 0;
-	int l;
+	int64_t h, tau, nwin = 0, i = 0, carry = 0, q = 0, kq = 0;   /* q, kq: the row before's first item and items */
 
-	for (l = 0; n > 0; l++) {
-		int64_t nwin = 0, ncarry = 0, fill = 0, i = 0;
-		int64_t *hd = plan ? plan + GNN_SPLIT_LEVEL + GNN_SPLIT_LEVELSLOTS * l : NULL;
-		int64_t *irow = NULL, *wstart = NULL, *wdest = NULL;
-
-		if (l >= GNN_SPLIT_MAXLEV)
-			abort();   /* C >= 2 halves a cut row's items per level: unreachable */
-		/* windows: count first, then place the arrays */
-		for (int64_t j = 0; j < nlong; j++) {
-			if (!cnt[j])
-				continue;
-			if (cnt[j] > c) {
-				if (fill)
-					nwin++, fill = 0;
-				nwin += (cnt[j] + c - 1) / c;
-			} else {
-				if (fill + cnt[j] > c)
-					nwin++, fill = 0;
-				fill += cnt[j];
+	gnn_split_fit(c, &h, &tau);
+	for (int64_t j = 0; j < nlong; j++) {
+		int64_t k = cnt[j];
+		if (!k)
+			continue;
+		if (k > c) {
+			for (int64_t e = 0; e < k; e += c, nwin++, carry++)
+				if (wstart) {
+					wstart[nwin] = i + e;
+					wdest[nwin] = carry;
+				}
+		} else if (!i || gnn_split_opens(q, kq, i, k, h, tau)) {
+			if (wstart) {
+				wstart[nwin] = i;
+				wdest[nwin] = -1;
 			}
-		}
-		if (fill)
 			nwin++;
-		if (hd) {
-			irow = plan + at;
-			wstart = irow + n;
-			wdest = wstart + nwin + 1;
-			hd[0] = n;
-			hd[1] = nwin;
-			hd[2] = item0;
-			hd[3] = item0 + n;
-			hd[4] = (int64_t)at;
-			hd[5] = (int64_t)(at + (size_t)n);
-			hd[6] = (int64_t)(at + (size_t)n + (size_t)nwin + 1);
 		}
-		at += (size_t)n + 2 * (size_t)nwin + 1;
-		/* fill the windows and the next level's counts */
-		nwin = 0;
-		fill = 0;
-		for (int64_t j = 0; j < nlong; j++) {
-			int64_t k = cnt[j];
-			if (!k)
-				continue;
-			if (k > c) {
-				if (fill) {
-					nwin++;
-					fill = 0;
-				}
-				for (int64_t q = 0; q < k; q += c) {
-					if (hd) {
-						wstart[nwin] = i;
-						wdest[nwin] = ncarry;
-					}
-					nwin++;
-					ncarry++;
-					for (int64_t e = q; e < k && e < q + c; e++, i++)
-						if (hd)
-							irow[i] = j;
-				}
-				cnt[j] = (k + c - 1) / c;
-			} else {
-				if (fill + k > c) {
-					nwin++;
-					fill = 0;
-				}
-				if (!fill && hd) {
-					wstart[nwin] = i;
-					wdest[nwin] = -1;
-				}
-				fill += k;
-				for (int64_t e = 0; e < k; e++, i++)
-					if (hd)
-						irow[i] = j;
-				cnt[j] = 0;
-			}
-		}
-		if (fill)
-			nwin++;
-		if (hd)
-			wstart[nwin] = i;
-		item0 += n;
-		n = ncarry;
+		q = i;
+		kq = k;
+		for (int64_t e = 0; irow && e < k; e++)
+			irow[i + e] = j;
+		i += k;
 	}
-	*nlev = l;
-	return at;
+	if (wstart)
+		wstart[nwin] = i;
+	*ncarry = carry;
+	return nwin;
+}
+
+/* the next level's items: a cut row's carries, none for a finished row */
+static void
+nextlevel(int64_t *cnt, int64_t nlong, int64_t c)
+{
+	for (int64_t j = 0; j < nlong; j++)
+		cnt[j] = cnt[j] > c ? (cnt[j] + c - 1) / c : 0;
+}
+
+/* cnt[j]: long row j's chunks; returns the long rows */
+static int64_t
+chunkcounts(const int64_t *rowptr, int64_t t, int64_t c, int64_t *cnt)
+{
+	int64_t j = 0;
+
+	for (int64_t r = 0; r < t; r++)
+		if (rowptr[r + 1] - rowptr[r] > c) {
+			if (cnt)
+				cnt[j] = (rowptr[r + 1] - rowptr[r] + c - 1) / c;
+			j++;
+		}
+	return j;
 }
 
 gnn_status
 gnn_split_plan(const int64_t *rowptr, int64_t t, int64_t c0, int64_t **out, size_t *nbytes)
 {
-	int64_t c, nlong = 0, n0 = 0, nwin, *cnt = NULL, *plan;
-	size_t slots, chunks, ncnt, wins;
+	int64_t c, nlong, n0 = 0, *cnt = NULL, *plan, head[GNN_SPLIT_HEADER], n[GNN_SPLIT_MAXLEV], nwin[GNN_SPLIT_MAXLEV];
+	size_t slots, ncnt;
 	int nlev = 0;
 
 	*out = NULL;
@@ -222,47 +248,36 @@ gnn_split_plan(const int64_t *rowptr, int64_t t, int64_t c0, int64_t **out, size
 	if (t < 0 || !rowptr)
 		return gnn_fail(GNN_ERR_ARG, "gnn_split_plan: bad segment plan");
 	c = gnn_split_chunk(rowptr, t, c0);
-	for (int64_t r = 0; r < t; r++)
-		if (rowptr[r + 1] - rowptr[r] > c) {
-			nlong++;
-			n0 += (rowptr[r + 1] - rowptr[r] + c - 1) / c;
-		}
+	nlong = chunkcounts(rowptr, t, c, NULL);
 	ncnt = (size_t)(nlong > 0 ? nlong : 1);
 	if (!(cnt = (int64_t *)gnn_malloc(ncnt * sizeof *cnt)))
 		return gnn_fail(GNN_ERR_MEM, "gnn_split_plan: out of memory");
-	/* count: header, lix, chunks, levels */
-	chunks = GNN_SPLIT_HEADER + (size_t)t;
-	slots = chunks + 3 * (size_t)n0;
-	for (int64_t r = 0, j = 0; r < t; r++)
-		if (rowptr[r + 1] - rowptr[r] > c)
-			cnt[j++] = (rowptr[r + 1] - rowptr[r] + c - 1) / c;
-	slots = levels(NULL, cnt, nlong, c, n0, slots, &nlev);
-	nwin = windows(rowptr, t, c, NULL);
-	wins = slots;
-	slots += (size_t)nwin + 1;
+	/* count: the levels' items and windows, then the header */
+	(void)chunkcounts(rowptr, t, c, cnt);
+	for (int64_t j = 0; j < nlong; j++)
+		n0 += cnt[j];
+	for (int64_t k = n0; k > 0; nlev++) {
+		if (nlev >= GNN_SPLIT_MAXLEV)
+			abort();   /* C >= 2 halves a cut row's items per level: unreachable */
+		n[nlev] = k;
+		nwin[nlev] = levelwins(cnt, nlong, c, NULL, NULL, NULL, &k);
+		nextlevel(cnt, nlong, c);
+	}
+	slots = gnn_split_header(head, c, t, nlong, n0, nlev, n, nwin, windows(rowptr, t, c, NULL));
 	if (!(plan = (int64_t *)gnn_malloc(slots * sizeof *plan))) {
 		gnn_free(cnt, ncnt * sizeof *cnt);
 		return gnn_fail(GNN_ERR_MEM, "gnn_split_plan: out of memory");
 	}
-	memset(plan, 0, GNN_SPLIT_HEADER * sizeof *plan);
-	plan[GNN_SPLIT_C] = c;
-	plan[GNN_SPLIT_T] = t;
-	plan[GNN_SPLIT_NLONG] = nlong;
-	plan[GNN_SPLIT_NCHUNK] = n0;
-	plan[GNN_SPLIT_LIX] = GNN_SPLIT_HEADER;
-	plan[GNN_SPLIT_CHUNKS] = (int64_t)chunks;
-	plan[GNN_SPLIT_NWIN] = nwin;
-	plan[GNN_SPLIT_WINS] = (int64_t)wins;
-	(void)windows(rowptr, t, c, plan + wins);
+	memcpy(plan, head, sizeof head);
+	/* fill: lix and the chunks, the levels, the row windows */
 	{
-		int64_t *lix = plan + GNN_SPLIT_HEADER, *crow = plan + chunks, *clo = crow + n0, *chi = clo + n0, k = 0, j = 0;
+		int64_t *lix = plan + GNN_SPLIT_HEADER, *crow = plan + head[GNN_SPLIT_CHUNKS], *clo = crow + n0, *chi = clo + n0, k = 0, j = 0;
 		for (int64_t r = 0; r < t; r++) {
 			int64_t a = rowptr[r], b = rowptr[r + 1];
 			if (b - a <= c) {
 				lix[r] = -1;
 				continue;
 			}
-			cnt[j] = (b - a + c - 1) / c;
 			lix[r] = j++;
 			for (int64_t e = a; e < b; e += c, k++) {
 				crow[k] = r;
@@ -271,14 +286,14 @@ gnn_split_plan(const int64_t *rowptr, int64_t t, int64_t c0, int64_t **out, size
 			}
 		}
 	}
-	(void)levels(plan, cnt, nlong, c, n0, chunks + 3 * (size_t)n0, &nlev);
-	plan[GNN_SPLIT_NLEV] = nlev;
-	{
-		int64_t items = 0;
-		for (int l = 0; l < nlev; l++)
-			items += plan[GNN_SPLIT_LEVEL + GNN_SPLIT_LEVELSLOTS * l];
-		plan[GNN_SPLIT_NITEMS] = items;
+	(void)chunkcounts(rowptr, t, c, cnt);
+	for (int l = 0; l < nlev; l++) {
+		const int64_t *hd = head + GNN_SPLIT_LEVEL + GNN_SPLIT_LEVELSLOTS * l;
+		int64_t k;
+		(void)levelwins(cnt, nlong, c, plan + hd[4], plan + hd[5], plan + hd[6], &k);
+		nextlevel(cnt, nlong, c);
 	}
+	(void)windows(rowptr, t, c, plan + head[GNN_SPLIT_WINS]);
 	gnn_free(cnt, ncnt * sizeof *cnt);
 	*out = plan;
 	*nbytes = slots * sizeof *plan;

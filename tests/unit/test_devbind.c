@@ -7,18 +7,24 @@
 ** loop graphs of the bound graph, the derived edge counts, and for each
 ** of the four graphs src, dst, in- and out-degree, edge weights,
 ** gcn_norm, its CSR (EDGEPLAN) and a segment plan of its sources
-** (SEGPLAN), plus the batch.  It is bound with the cpu device and with
-** the emulated one; every size, buffer and plan must be equal bit for
-** bit.  Graphs: empty (N = E = 0), nodes without edges, a small one with
-** repeated edges and self loops (weighted and not), a hub graph (one
-** node holding 10% of the edges, most rows empty, self loops, weights),
-** and one of 70000 nodes (three radix passes).
+** (SEGPLAN), plus the batch, and the bound graph's split plans of the
+** two (SPLITPLAN, with their scratch sizes).  It is bound with the cpu
+** device and with the emulated one; every size, buffer and plan must be
+** equal bit for bit (a split plan slot by slot, and its header on the
+** host).  Graphs: empty (N = E = 0), nodes without edges, a small one
+** with repeated edges and self loops (weighted and not), a hub graph
+** (one node holding 10% of the edges, most rows empty, self loops,
+** weights), and one of 70000 nodes (three radix passes).  Split plans
+** under several least chunks (2, 3, 4, 8, 32 and 0), on those graphs and
+** with only the plans' steps on a single row, many long rows of a few
+** chunks, no long rows, and 2^18 rows with a hub (the large graphs' row
+** windows).
 **
 ** Host work that grows with the graph: binding the hub graph and one ten
 ** times its size (nodes and edges) must allocate the same host bytes
-** through the runtime's allocator, and the host CSR of a graph bound
-** only on the device must never be built.  An out-of-range segment index
-** gives the host's message.
+** through the runtime's allocator (the split plans' headers and little
+** else), and the host CSR of a graph bound only on the device must never
+** be built.  An out-of-range segment index gives the host's message.
 ** Usage: test_devbind
 */
 #include "rtcheck.h"
@@ -39,11 +45,14 @@ static const int64_t poly[] = {
 static const int epoly[NG] = {4, 8, 12, 16};
 
 /* per graph: src, dst (i64, E), in, out (f32, N), weight, norm (f32, E); then batch */
-enum { PERG = 6, NBUF = NG * PERG + 1, NSEG = 2 * NG };
+enum { PERG = 6, NBUF = NG * PERG + 1 };
+/* per graph its CSR and a segment plan of its sources; then the bound
+ * graph's split plans of the two, and their scratch (device only) */
+enum { SP = 2 * NG, NSEG = SP + 4 };
 static gnn_buffer bufs[NBUF];
-static gnn_step steps[64];
+static gnn_step steps[128];
 static int nsteps;
-static const unsigned char segdev[NSEG] = {1, 1, 1, 1, 1, 1, 1, 1};
+static const unsigned char segdev[NSEG] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2};
 static const int io[] = {-1};
 
 static gnn_status
@@ -65,8 +74,11 @@ add(int op, int out, int in, int arg, int size, double fill)
 	steps[nsteps++] = (gnn_step){(unsigned char)op, out, in, arg, size, fill};
 }
 
+/* segn: the segment plans' rows (a polynomial); c0: the least chunks of
+ * the split plans, of the CSR's and of the segment plan's; all steps, or
+ * (full 0) only the bound graph's plans */
 static void
-tables(int segn)
+tables(int segn, int c0csr, int c0seg, int full)
 {
 	static const char *const names[PERG] = {"src", "dst", "in", "out", "w", "norm"};
 	int g, k;
@@ -77,23 +89,32 @@ tables(int segn)
 			                                  k == 2 || k == 3 ? 0 : epoly[g], -1, 0};
 	bufs[NG * PERG] = (gnn_buffer){"batch", GNN_BUF_BIND, GNN_I64, GNN_BUF_DEVICE, 0, -1, 0};
 	nsteps = 0;
-	add(GNN_STEP_ADD_REMAINING_SELF_LOOPS, 1, 0, 0, 0, 2.5);
-	add(GNN_STEP_DERIVE, -1, 1, 2, 20, 0);
-	add(GNN_STEP_ADD_SELF_LOOPS, 2, 0, 0, 0, 0);
-	add(GNN_STEP_DERIVE, -1, 2, 3, 20, 0);
-	add(GNN_STEP_REMOVE_SELF_LOOPS, 3, 0, 0, 0, 0);
-	add(GNN_STEP_DERIVE, -1, 3, 4, 20, 0);
-	for (g = 0; g < NG; g++) {
+	if (full) {
+		add(GNN_STEP_ADD_REMAINING_SELF_LOOPS, 1, 0, 0, 0, 2.5);
+		add(GNN_STEP_DERIVE, -1, 1, 2, 20, 0);
+		add(GNN_STEP_ADD_SELF_LOOPS, 2, 0, 0, 0, 0);
+		add(GNN_STEP_DERIVE, -1, 2, 3, 20, 0);
+		add(GNN_STEP_REMOVE_SELF_LOOPS, 3, 0, 0, 0, 0);
+		add(GNN_STEP_DERIVE, -1, 3, 4, 20, 0);
+	}
+	for (g = 0; g < (full ? NG : 1); g++) {
 		add(GNN_STEP_SRC, g * PERG, g, 0, 0, 0);
-		add(GNN_STEP_DST, g * PERG + 1, g, 0, 0, 0);
-		add(GNN_STEP_IN_DEGREE, g * PERG + 2, g, 0, 0, 0);
-		add(GNN_STEP_OUT_DEGREE, g * PERG + 3, g, 0, 0, 0);
-		add(GNN_STEP_EDGE_WEIGHT, g * PERG + 4, g, 0, 0, 0);
-		add(GNN_STEP_GCN_NORM, g * PERG + 5, g, 0, 0, 0);
+		if (full) {
+			add(GNN_STEP_DST, g * PERG + 1, g, 0, 0, 0);
+			add(GNN_STEP_IN_DEGREE, g * PERG + 2, g, 0, 0, 0);
+			add(GNN_STEP_OUT_DEGREE, g * PERG + 3, g, 0, 0, 0);
+			add(GNN_STEP_EDGE_WEIGHT, g * PERG + 4, g, 0, 0, 0);
+			add(GNN_STEP_GCN_NORM, g * PERG + 5, g, 0, 0, 0);
+		}
 		add(GNN_STEP_EDGEPLAN, 2 * g, g, 0, 0, 0);
 		add(GNN_STEP_SEGPLAN, 2 * g + 1, g * PERG, 0, segn, 0);
 	}
-	add(GNN_STEP_BATCH, NG * PERG, 0, 0, 0, 0);
+	add(GNN_STEP_SPLITPLAN, SP, 0, c0csr, 0, 0);
+	add(GNN_STEP_SPLITPLAN, SP + 1, 1, c0seg, segn, 0);
+	add(GNN_STEP_SPLITBUF, SP + 2, SP, 3, 0, 0);
+	add(GNN_STEP_SPLITBUF, SP + 3, SP + 1, 1, 0, 0);
+	if (full)
+		add(GNN_STEP_BATCH, NG * PERG, 0, 0, 0, 0);
 	prog.nstep = nsteps;
 }
 
@@ -141,12 +162,21 @@ compare(const char *what, gnn_graph *g)
 	}
 	for (i = 0; i < NSEG; i++) {
 		void *a, *b;
-		if (!CHECK(m[0]->segnb[i] == m[1]->segnb[i]))
-			continue;
+		if (!CHECK(m[0]->segnb[i] == m[1]->segnb[i]) || segdev[i] == 2)
+			continue;   /* scratch: its size only */
+		if (i >= SP && m[0]->segnb[i] &&
+		    !CHECK(m[1]->hseg[i] && !memcmp(m[0]->hseg[i], m[1]->hseg[i], GNN_SPLIT_HEADER * sizeof(int64_t))))
+			printf("  %s: split plan %d's header on the host differs\n", what, i), bad++;
 		a = fetch(m[0], NULL, m[0]->hseg[i], m[0]->segnb[i]);
 		b = fetch(m[1], m[1]->seg[i], NULL, m[1]->segnb[i]);
-		if (!CHECK(!memcmp(a, b, m[0]->segnb[i])))
-			printf("  %s: plan %d differs\n", what, i), bad++;
+		if (!CHECK(!memcmp(a, b, m[0]->segnb[i]))) {
+			size_t at = 0;
+			while (((int64_t *)a)[at] == ((int64_t *)b)[at])
+				at++;
+			printf("  %s: plan %d differs from slot %zu of %zu: %lld, the host's %lld\n", what, i, at,
+			       m[0]->segnb[i] / sizeof(int64_t), (long long)((int64_t *)b)[at], (long long)((int64_t *)a)[at]);
+			bad++;
+		}
 		free(a), free(b);
 	}
 	if (bad)
@@ -199,26 +229,90 @@ small(int weighted)
 	return g;
 }
 
+/* n nodes, node i's in-edges from i + 1 .. i + deg (mod n) */
+static gnn_graph *
+ring(int64_t n, int64_t deg)
+{
+	int64_t *ei = malloc((size_t)(2 * n * deg + 1) * sizeof *ei);
+	gnn_graph *g = NULL;
+
+	for (int64_t k = 0; k < n * deg; k++) {
+		ei[k] = (k / deg + 1 + k % deg) % n;
+		ei[n * deg + k] = k / deg;
+	}
+	CHECK_ST(gnn_graph_from_edge_index(&g, ei, GNN_I64, n * deg, n), GNN_OK);
+	free(ei);
+	return g;
+}
+
+/* n nodes, one in 50 with an in-degree of 30 to 330, the rest 1: many
+ * long rows of a few chunks each, so that reduce levels pack short rows
+ * (of C items exactly too) between cut ones */
+static gnn_graph *
+spread(int64_t n)
+{
+	int64_t e = 0, k = 0, *ei;
+	gnn_graph *g = NULL;
+
+	for (int64_t i = 0; i < n; i++)
+		e += i % 50 == 0 ? 30 + i / 50 * 37 % 301 : 1;
+	ei = malloc((size_t)(2 * e) * sizeof *ei);
+	for (int64_t i = 0; i < n; i++)
+		for (int64_t d = i % 50 == 0 ? 30 + i / 50 * 37 % 301 : 1; d > 0; d--, k++) {
+			ei[k] = (k * 7919 + 13) % n;
+			ei[e + k] = i;
+		}
+	CHECK_ST(gnn_graph_from_edge_index(&g, ei, GNN_I64, e, n), GNN_OK);
+	free(ei);
+	return g;
+}
+
+/* g bound under split plans of least chunks c0s[k][0] (the CSR's) and
+ * c0s[k][1] (the segment plan's), each pair in turn, the first with
+ * every step (full 1) or none; g destroyed */
+static void
+compares(const char *what, gnn_graph *g, int n, const int (*c0s)[2], int full)
+{
+	for (int k = 0; k < n; k++) {
+		tables(0, c0s[k][0], c0s[k][1], full && k == 0);   /* SEGPLAN of the sources into N rows */
+		compare(what, g);
+	}
+	gnn_graph_destroy(g);
+}
+
+static const int c0s[][2] = {{2, 32}, {4, 3}, {0, 8}, {32, 2}};
+
 static void
 equal(void)
 {
 	gnn_graph *g = NULL;
 
-	tables(0);   /* SEGPLAN of the sources into N rows */
 	CHECK_ST(gnn_graph_from_edge_index(&g, NULL, GNN_I64, 0, 0), GNN_OK);
-	compare("the empty graph", g);
-	gnn_graph_destroy(g);
+	compares("the empty graph", g, 1, c0s, 1);
 	CHECK_ST(gnn_graph_from_edge_index(&g, NULL, GNN_I64, 0, 6), GNN_OK);
-	compare("6 nodes, no edges", g);
-	gnn_graph_destroy(g);
+	compares("6 nodes, no edges", g, 1, c0s + 1, 1);
 	for (int w = 0; w < 2; w++) {
-		compare(w ? "small, weighted" : "small", g = small(w));
-		gnn_graph_destroy(g);
-		compare(w ? "hubs, weighted" : "hubs", g = hubgraph(2000, 20000, w, 1, 1 + w));
-		gnn_graph_destroy(g);
+		compares(w ? "small, weighted" : "small", small(w), 1, c0s + 2 * w, 1);
+		compares(w ? "hubs, weighted" : "hubs", hubgraph(2000, 20000, w, 1, 1 + w), 2, c0s + 2 * w, 1);
 	}
-	compare("70000 nodes", g = hubgraph(70000, 30000, 1, 0, 3));
-	gnn_graph_destroy(g);
+	/* one row: 300 self loops (none once removed) */
+	{
+		int64_t ei[600] = {0};
+		CHECK_ST(gnn_graph_from_edge_index(&g, ei, GNN_I64, 300, 1), GNN_OK);
+		compares("a single row", g, 2, c0s, 0);
+	}
+	compares("many long rows", spread(3000), 4, c0s, 0);
+	/* in-degree 3 everywhere: no long rows at C >= 4 */
+	compares("no long rows", ring(5000, 3), 1, c0s + 2, 0);
+}
+
+/* the large graphs */
+static void
+equal_large(void)
+{
+	compares("70000 nodes", hubgraph(70000, 30000, 1, 0, 3), 1, c0s + 1, 1);
+	/* rows enough for row windows of 2(C + 1), a hub of 10% */
+	compares("2^18 rows", hubgraph((1 << 18) + 77, 40000, 0, 0, 6), 1, c0s, 0);
 }
 
 /* host allocations through the runtime's allocator, counted */
@@ -258,12 +352,13 @@ hostwork(void)
 	gnn_graph *a = hubgraph(2000, 20000, 1, 1, 4), *b = hubgraph(20000, 200000, 1, 1, 5);
 	long long na, nb;
 
-	tables(0);
+	tables(0, 2, 32, 1);
 	na = bindbytes(a);
 	nb = bindbytes(b);
 	if (!CHECK(na == nb))
 		printf("  bind allocated %lld host bytes for 20000 edges, %lld for 200000\n", na, nb);
-	CHECK(na < 4096);
+	/* the split plans' headers, and little else */
+	CHECK(na < 4096 + 2 * GNN_SPLIT_HEADER * (long long)sizeof(int64_t));
 	CHECK(!gnn_graph_has_csr_(a) && !gnn_graph_has_csr_(b));
 	/* the host CSR is built by its first host use */
 	CHECK(gnn_graph_rowptr(a) != NULL && gnn_graph_has_csr_(a));
@@ -279,7 +374,7 @@ badindex(void)
 	gnn_instance *m = NULL;
 	const gnn_device *dev[2] = {&gnn_device_cpu, &gnn_device_cuda_emu};
 
-	tables(23);   /* sources grouped into 2 rows: source 2 (edge 3) is out of range */
+	tables(23, 2, 2, 1);   /* sources grouped into 2 rows: source 2 (edge 3) is out of range */
 	for (int k = 0; k < 2; k++) {
 		prog.dev = dev[k];
 		CHECK_ST(gnn_prog_create(&prog, sizeof(gnn_instance), &m), GNN_OK);
@@ -295,8 +390,11 @@ badindex(void)
 int
 main(void)
 {
+	/* the large graphs last: every launch of the emulated device costs
+	 * in proportion to the device memory allocated before it */
 	equal();
-	hostwork();
 	badindex();
+	hostwork();
+	equal_large();
 	return summary();
 }

@@ -11,13 +11,17 @@
 ** levels the way the generated reduce kernel does -- windows in item
 ** order, a cut window's value to its carry slot, a whole row's to lr --
 ** on integer-valued sums and on maxima, and compares every long row with
-** its sum and maximum computed directly.  It also checks the shape
-** claims: windows of at most C items, a cut window holding one row,
-** levels shrinking, scratch offsets consecutive, and the busiest row's
-** work within twice the mean row's whenever the rule found such a C.
-** The row windows: consecutive rows covering all, each within the
-** capacity, each as full as next fit makes it, and on a graph of 2^18
-** rows and more the busiest window within twice the mean.
+** its sum and maximum computed directly.  Each level's windows are
+** rebuilt by the prefix rule from its rows' item counts and must be the
+** plan's; and the shape claims: windows of at most C items, a cut
+** window holding one row, levels shrinking, scratch offsets
+** consecutive, and the busiest row's work within twice the mean row's
+** whenever the rule found such a C.  The row windows: exactly the
+** prefix rule's (a row opens one where the work before it passes a
+** multiple of h, or where it or the row before it is heavy), covering
+** all rows; below 2^18 rows each within C + 1, from 2^18 rows each under
+** h + C + 1, at most ceil(total / h) of them, and the busiest within
+** 1.5x the mean plus one window.
 ** Usage: test_split [shared-dir] (the folder is not used)
 */
 #include "rtcheck.h"
@@ -73,6 +77,39 @@ level(const int64_t *plan, int l, int max, const float *s, float *carry, float *
 	}
 }
 
+/*
+ * A level's windows by the rule, from its rows' item counts (irow's
+ * runs): a row of more than C items is cut into windows of C, each a
+ * carry, in order; a shorter row opens a window when it or the row
+ * before it holds more than C / 2 items, or its first item's offset in
+ * the level passes a multiple of C - C / 2.
+ */
+static void
+levelrule(const int64_t *plan, int l)
+{
+	const int64_t *h = plan + GNN_SPLIT_LEVEL + GNN_SPLIT_LEVELSLOTS * l, c = plan[GNN_SPLIT_C];
+	const int64_t *irow = plan + h[4], *wstart = plan + h[5], *wdest = plan + h[6];
+	int64_t nw = 0, carry = 0, prev = 0, kprev = 0, bad = 0;
+
+	for (int64_t i = 0; i < h[0];) {
+		int64_t k = 1;
+		while (i + k < h[0] && irow[i + k] == irow[i])
+			k++;
+		if (k > c) {
+			for (int64_t q = 0; q < k; q += c, nw++, carry++)
+				bad += nw >= h[1] || wstart[nw] != i + q || wdest[nw] != carry;
+		} else if (i == 0 || k > c / 2 || kprev > c / 2 || prev / (c - c / 2) != i / (c - c / 2)) {
+			bad += nw >= h[1] || wstart[nw] != i || wdest[nw] != -1;
+			nw++;
+		}
+		prev = i;
+		kprev = k;
+		i += k;
+	}
+	CHECK(!bad && nw == h[1] && wstart[nw] == h[0]);
+	CHECK(l + 1 < plan[GNN_SPLIT_NLEV] ? (h + GNN_SPLIT_LEVELSLOTS)[0] == carry : carry == 0);
+}
+
 static void
 check_plan(const int64_t *rp, int64_t t, int64_t c0)
 {
@@ -117,27 +154,42 @@ check_plan(const int64_t *rp, int64_t t, int64_t c0)
 		}
 		CHECK(plan[GNN_SPLIT_NLONG] == nlong && nc == n0);
 	}
-	/* the row windows: consecutive rows, next fit into the capacity
-	 * the rule gives, so a window's work is within 2x of another's on
-	 * large graphs */
+	/* the row windows.  From 2^18 rows, row r opens one where the rows'
+	 * work before it, P_r, passes a multiple of h = 2(C + 1): a window
+	 * works less than h + C + 1, there are at most ceil(total / h), so
+	 * the busiest is within 1.5x the mean plus one window.  Below, a row
+	 * of more than tau = (C + 1) / 2 has one of its own (and the next row
+	 * opens one too), the rest open one where P_r passes a multiple of
+	 * h = C + 1 - tau: none works more than C + 1. */
 	{
 		const int64_t *rw = plan + plan[GNN_SPLIT_WINS];
-		int64_t nw = plan[GNN_SPLIT_NWIN], cap = t >= (1 << 18) ? 2 * (c + 1) : c + 1, most = 0;
+		const int big = t >= (1 << 18);
+		int64_t nw = plan[GNN_SPLIT_NWIN], tau = big ? c + 1 : (c + 1) / 2, h = big ? 2 * (c + 1) : c + 1 - tau;
+		int64_t most = 0, p = 0, k = 0, bad = 0;
 		double total = 0;
+		for (int64_t r = 0, q = 0, wq = 0; r < t; r++) {
+			int64_t w = 1 + (rp[r + 1] - rp[r] <= c ? rp[r + 1] - rp[r] : 1);
+			if (r == 0 || w > tau || wq > tau || floor((double)p / (double)h) != floor((double)q / (double)h))
+				bad += k >= nw || rw[k++] != r;
+			q = p;
+			wq = w;
+			p += w;
+		}
+		CHECK(!bad && k == nw);
 		CHECK(rw[0] == 0 && rw[nw] == t && (t == 0) == (nw == 0));
+		if (big)
+			CHECK(nw <= (p + h - 1) / h);
 		for (int64_t w = 0; w < nw; w++) {
 			int64_t work = 0;
 			CHECK(rw[w] < rw[w + 1]);
 			for (int64_t r = rw[w]; r < rw[w + 1]; r++)
 				work += 1 + (rp[r + 1] - rp[r] <= c ? rp[r + 1] - rp[r] : 1);
-			CHECK(work <= cap);
-			if (w + 1 < nw)
-				CHECK(work + 1 + (rp[rw[w + 1] + 1] - rp[rw[w + 1]] <= c ? rp[rw[w + 1] + 1] - rp[rw[w + 1]] : 1) > cap);
+			CHECK(big ? work < h + c + 1 : work <= c + 1);
 			most = work > most ? work : most;
 			total += (double)work;
 		}
-		if (t >= (1 << 18))
-			CHECK((double)most * (double)nw <= 2 * total);
+		if (big)
+			CHECK((double)most * (double)nw <= 1.5 * total + (double)most);
 	}
 	/* the levels on sums and maxima */
 	sum = calloc((size_t)(plan[GNN_SPLIT_NITEMS] + 1), sizeof *sum);
@@ -164,6 +216,7 @@ check_plan(const int64_t *rp, int64_t t, int64_t c0)
 			const int64_t *h = plan + GNN_SPLIT_LEVEL + GNN_SPLIT_LEVELSLOTS * l;
 			CHECK(h[2] == item0 && h[3] == item0 + h[0]);
 			CHECK(l == 0 ? h[0] == nc : h[0] < (h - GNN_SPLIT_LEVELSLOTS)[0]);
+			levelrule(plan, l);
 			level(plan, l, 0, sum + h[2], sum + h[3], lrs);
 			level(plan, l, 1, mx + h[2], mx + h[3], lrm);
 			item0 += h[0];
