@@ -48,8 +48,8 @@
 **     heavy, so a window works less than h + C + 1 and there are at most
 **     ceil(total / h) windows: the busiest is within 1.5x the mean (plus
 **     one window's work).
-**   - Smaller graphs, which a GPU holds in one wave of warps and where
-**     the longest warp is the kernel's time: windows fitting C + 1, so
+**   - Smaller graphs, which a GPU holds in about one wave of warps and
+**     where the longest warp is the kernel's time: windows fitting C + 1, so
 **     packing never makes a window costlier than the costliest row could
 **     be.
 **

@@ -17,7 +17,10 @@
 #endif
 
 enum {
-	GNN_SPLIT_BUNDLE = 1 << 18,   /* rows from which row windows span 2(C + 1) work */
+	/* rows from which row windows span 2(C + 1) work: from 2^16 rows a
+	 * row kernel runs many waves of warps on an H100 at any lane width
+	 * from 4 up (132 SMs x 2048 threads / L rows at a time) */
+	GNN_SPLIT_BUNDLE = 1 << 16,
 	GNN_SPLIT_NCAND = 64,         /* chunk candidates c0, 2c0, ... an int64 holds */
 };
 

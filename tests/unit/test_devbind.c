@@ -17,7 +17,7 @@
 ** weights), and one of 70000 nodes (three radix passes).  Split plans
 ** under several least chunks (2, 3, 4, 8, 32 and 0), on those graphs and
 ** with only the plans' steps on a single row, many long rows of a few
-** chunks, no long rows, and 2^18 rows with a hub (the large graphs' row
+** chunks, no long rows, and 2^16 rows with a hub (the large graphs' row
 ** windows).
 **
 ** Host work that grows with the graph: binding the hub graph and one ten
@@ -34,6 +34,7 @@
 
 #include "device.h"
 #include "internal.h"
+#include "split.h"
 
 enum { NG = 4 };   /* graphs: the bound one, remaining loops, loops, no loops */
 
@@ -312,7 +313,7 @@ equal_large(void)
 {
 	compares("70000 nodes", hubgraph(70000, 30000, 1, 0, 3), 1, c0s + 1, 1);
 	/* rows enough for row windows of 2(C + 1), a hub of 10% */
-	compares("2^18 rows", hubgraph((1 << 18) + 77, 40000, 0, 0, 6), 1, c0s, 0);
+	compares("2^16 rows", hubgraph(GNN_SPLIT_BUNDLE + 77, 40000, 0, 0, 6), 1, c0s, 0);
 }
 
 /* host allocations through the runtime's allocator, counted */

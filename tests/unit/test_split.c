@@ -19,12 +19,13 @@
 ** whenever the rule found such a C.  The row windows: exactly the
 ** prefix rule's (a row opens one where the work before it passes a
 ** multiple of h, or where it or the row before it is heavy), covering
-** all rows; below 2^18 rows each within C + 1, from 2^18 rows each under
+** all rows; below 2^16 rows each within C + 1, from 2^16 rows each under
 ** h + C + 1, at most ceil(total / h) of them, and the busiest within
 ** 1.5x the mean plus one window.
 ** Usage: test_split [shared-dir] (the folder is not used)
 */
 #include "rtcheck.h"
+#include "../../runtime/split.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -154,7 +155,7 @@ check_plan(const int64_t *rp, int64_t t, int64_t c0)
 		}
 		CHECK(plan[GNN_SPLIT_NLONG] == nlong && nc == n0);
 	}
-	/* the row windows.  From 2^18 rows, row r opens one where the rows'
+	/* the row windows.  From 2^16 rows, row r opens one where the rows'
 	 * work before it, P_r, passes a multiple of h = 2(C + 1): a window
 	 * works less than h + C + 1, there are at most ceil(total / h), so
 	 * the busiest is within 1.5x the mean plus one window.  Below, a row
@@ -163,7 +164,7 @@ check_plan(const int64_t *rp, int64_t t, int64_t c0)
 	 * h = C + 1 - tau: none works more than C + 1. */
 	{
 		const int64_t *rw = plan + plan[GNN_SPLIT_WINS];
-		const int big = t >= (1 << 18);
+		const int big = t >= GNN_SPLIT_BUNDLE;
 		int64_t nw = plan[GNN_SPLIT_NWIN], tau = big ? c + 1 : (c + 1) / 2, h = big ? 2 * (c + 1) : c + 1 - tau;
 		int64_t most = 0, p = 0, k = 0, bad = 0;
 		double total = 0;
@@ -290,7 +291,7 @@ test_shapes(void)
 	free(deg);
 	/* rows enough for windows of 2(C + 1), with a hub of 10% */
 	{
-		int64_t t = (1 << 18) + 1000, e = 0;
+		int64_t t = GNN_SPLIT_BUNDLE + 1000, e = 0;
 		deg = malloc((size_t)t * sizeof *deg);
 		for (int64_t r = 0; r < t; r++) {
 			deg[r] = rt_next() % 3 == 0 ? 0 : (int64_t)(1.0 / (1e-3 + (double)(rt_next() % 1000) / 1000.0));
