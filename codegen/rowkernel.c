@@ -73,6 +73,7 @@ typedef struct R {
 	int nwalk;
 	int kstride;             /* > 1: lane slices of a statistics walk, edge q_, q_ + kstride, ... */
 	const char *col;         /* and the column its lane takes (h_), else j_ */
+	const char **alpha;      /* per edge_softmax value: its weight for lane_ % H this edge, shuffled to the columns */
 } R;
 
 static const Ins *
@@ -212,6 +213,8 @@ compute(R *r, Ref v, const char *idx)
 	}
 	if (r->ingroup[v] && d && d->op == Oedge_softmax && !r->lane)
 		return pf(r->e, "%s[%s]", rowname(r, v), idx);   /* neededge made it */
+	if (r->ingroup[v] && d && d->op == Oedge_softmax && r->alpha && r->alpha[v])
+		return pf(r->e, "__shfl_sync(gma_, %s, (int)(%s), %d)", r->alpha[v], idx, r->L);
 	if (r->ingroup[v] && d && d->op == Oedge_softmax)
 		return esweight(r->e, ty(r->e, v).dtype, access(r, d->arg[1], idx), pf(r->e, "%s[%s]", statname(r, v, "max"), idx),
 		                pf(r->e, "%s[%s]", statname(r, v, "sum"), idx));
@@ -648,6 +651,46 @@ needstats(R *r, Ref v)
 	walkclose(r, pf(r->e, "%s[j_]", mx), pf(r->e, "%s[j_]", sm), AccRow);
 }
 
+/*
+ * cuda lanes: the weights of the edge_softmaxes that message v reads,
+ * with fewer heads H than lanes, once per edge and head: lane l computes
+ * head l % H's, and the columns take theirs by shuffle (alpha[], read by
+ * compute()), instead of an exp and a division per column.  Sets *any
+ * if there are: the column loop must then keep every lane in step.
+ */
+static void
+alphaprep(R *r, Ref v, char *seen, bool *any)
+{
+	const Ins *in;
+
+	v = base(r, v);
+	if (!r->ingroup[v] || seen[v])
+		return;
+	seen[v] = 1;
+	in = defins(r, v);
+	if (in->op == Oedge_softmax) {
+		int64_t H = width(r, v);
+		const char *h, *name;
+		int dt = ty(r->e, v).dtype;
+		if (H >= r->L)
+			return;
+		if (!*any)
+			out(r->e, "const unsigned gma_ = %s;\n",
+			    r->L == 32 ? "0xffffffffu" : pf(r->e, "((1u << %d) - 1) << (threadIdx.x & 31 & ~%du)", r->L, r->L - 1));
+		*any = true;
+		h = lname(r->e, r->a, "ha%d_", r->tmpno++);
+		out(r->e, "const int64_t %s = lane_ %% %lld;\n", h, (long long)H);
+		name = lname(r->e, r->a, "%s_h%d_", valname(r->e, v), r->tmpno++);
+		out(r->e, "const %s %s = %s;\n", ctype(dt), name,
+		    esweight(r->e, dt, access(r, in->arg[1], h), pf(r->e, "%s[%s]", statname(r, v, "max"), h),
+		             pf(r->e, "%s[%s]", statname(r, v, "sum"), h)));
+		r->alpha[v] = name;
+		return;
+	}
+	for (int k = 0; k < in->narg; k++)
+		alphaprep(r, in->arg[k], seen, any);
+}
+
 static void
 emitscatter(R *r, const Ins *in)
 {
@@ -673,13 +716,34 @@ emitscatter(R *r, const Ins *in)
 		phaseopen(r);
 		out(r->e, "%s acc_[%lld];\nfor (int jj_ = 0; jj_ < %lld; jj_++)\n\tacc_[jj_] = 0;\n", T, (long long)(J ? J : 1), (long long)J);
 		if (walkopen(r, i, WalkScatter, "acc_[jj_]", NULL, AccLanes)) {
+			bool shf = false;
 			segopen(r, i);
+			if (r->e->cuda) {
+				char *seen = emalloc(r->fn->nval + 1);
+				memset(seen, 0, r->fn->nval + 1);
+				r->alpha = emalloc((r->fn->nval + 1) * sizeof *r->alpha);
+				memset(r->alpha, 0, (r->fn->nval + 1) * sizeof *r->alpha);
+				alphaprep(r, m, seen, &shf);
+				free(seen);
+			}
 			wopen(r->e->w, "for (int jj_ = 0; jj_ < %lld; jj_++)", (long long)J);
-			out(r->e, "const int64_t j_ = lane_ + (int64_t)jj_ * %d;\n\nif (j_ >= %lld)\n\tbreak;\n", r->L, (long long)w);
+			if (shf) {
+				/* every lane runs every column step (the shuffles), a
+				 * column past the row's end on the last one, unused */
+				out(r->e, "const bool jv_ = lane_ + (int64_t)jj_ * %d < %lld;\n", r->L, (long long)w);
+				out(r->e, "const int64_t j_ = jv_ ? lane_ + (int64_t)jj_ * %d : %lld;\n\n", r->L, (long long)w - 1);
+			} else
+				out(r->e, "const int64_t j_ = lane_ + (int64_t)jj_ * %d;\n\nif (j_ >= %lld)\n\tbreak;\n", r->L, (long long)w);
 			out(r->e, "const %s x_ = %s;\n", T, access(r, m, "j_"));
+			if (shf)
+				wopen(r->e->w, "if (jv_)");
 			scatterstep(r->e, in, first, "x_", "acc_[jj_]");
+			if (shf)
+				wclose(r->e->w, "");
 			wclose(r->e->w, "");
 			segclose(r);
+			free(r->alpha);
+			r->alpha = NULL;
 		}
 		walkclose(r, "acc_[jj_]", NULL, AccLanes);
 		if (r->stop) {
