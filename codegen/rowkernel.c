@@ -554,6 +554,13 @@ walkclose(R *r, const char *acc, const char *acc2, int shape)
 	}
 }
 
+/* the mask of the lanes sharing this thread's row, for their shuffles */
+static const char *
+groupmask(R *r)
+{
+	return r->L == 32 ? "0xffffffffu" : pf(r->e, "((1u << %d) - 1) << (threadIdx.x & 31 & ~%du)", r->L, r->L - 1);
+}
+
 /* the stats of every edge_softmax that v depends on, before its loop */
 static void
 needstats(R *r, Ref v)
@@ -590,12 +597,12 @@ needstats(R *r, Ref v)
 		int Q = (int)(r->L / w);
 		phaseopen(r);
 		out(r->e, "const int64_t h_ = lane_ %% %lld, q_ = lane_ / %lld;\n", (long long)w, (long long)w);
-		out(r->e, "const unsigned gm_ = %s;\n", r->L == 32 ? "0xffffffffu" : pf(r->e, "((1u << %d) - 1) << (threadIdx.x & 31 & ~%du)", r->L, r->L - 1));
 		out(r->e, "%s mx_ = 0, sm_ = 0;\n", T);
 		r->kstride = Q;
 		r->col = "h_";
 		if (walkopen(r, i, WalkStats, "mx_", "sm_", AccColumn)) {
 			const char *j0 = "h_";
+			out(r->e, "const unsigned gm_ = %s;\n", groupmask(r));
 			out(r->e, "%s pm_ = -(%s)INFINITY, ps_ = 0;\n\n", T, T);
 			wopen(r->e->w, "if (q_ < %d)", Q);
 			segopen(r, i);
@@ -675,8 +682,7 @@ alphaprep(R *r, Ref v, char *seen, bool *any)
 		if (H >= r->L)
 			return;
 		if (!*any)
-			out(r->e, "const unsigned gma_ = %s;\n",
-			    r->L == 32 ? "0xffffffffu" : pf(r->e, "((1u << %d) - 1) << (threadIdx.x & 31 & ~%du)", r->L, r->L - 1));
+			out(r->e, "const unsigned gma_ = %s;\n", groupmask(r));
 		*any = true;
 		h = lname(r->e, r->a, "ha%d_", r->tmpno++);
 		out(r->e, "const int64_t %s = lane_ %% %lld;\n", h, (long long)H);
@@ -979,6 +985,18 @@ enum { ArrShared, ArrBind, ArrLocal };
  * (rows slices of each), bound to this thread's slice, or declared as
  * the cpu's locals.
  */
+/* A chunk kernel keeps edge_softmax i's statistics only when a walk
+ * after theirs reads them: their own walk's chunk kernel stops at the
+ * partials. */
+static bool
+statsbefore(const R *r, int i)
+{
+	for (int k = 0; k < r->nwalk && k < r->chunk; k++)
+		if (r->walk[k].ins == i && r->walk[k].what == WalkStats)
+			return true;
+	return false;
+}
+
 static void
 rowarrays(R *r, int mode)
 {
@@ -994,7 +1012,7 @@ rowarrays(R *r, int mode)
 		n = 0;
 		if (r->kind[v] == RowNode && !isalias(in) && r->chunk < 0)   /* a chunk kernel keeps only statistics */
 			name[n++] = rowname(r, v);
-		if (in->op == Oedge_softmax) {
+		if (in->op == Oedge_softmax && (r->chunk < 0 || statsbefore(r, i))) {
 			name[n++] = statname(r, v, "max");
 			name[n++] = statname(r, v, "sum");
 		}
