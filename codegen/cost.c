@@ -522,7 +522,6 @@ collectwalks(C *c, const Kernel *k, Walk **ws)
 /* ---- work: tasks to lanes and warps, as the kernels take them ---------------------- */
 
 typedef double (*UnitFn)(void *ctx, int64_t task, int lane);
-static double reduceunit(void *p, int64_t t, int lane);
 
 static double
 oneunit(void *p, int64_t t, int lane)
@@ -541,10 +540,8 @@ oneunit(void *p, int64_t t, int lane)
 static void
 launchwork(Line *ln, int64_t T, int L, int R, bool dl, UnitFn unit, void *ctx)
 {
-	/* a reduce level of few windows launches whole warps (rowkernel.c) */
-	int dlt = unit == reduceunit && T < Threads ? (int)((T + 31) / 32 * 32) : Threads;
-	int64_t per = dl ? dlt : R, blocks = (T + per - 1) / per;
-	int tpb = dl ? dlt : L * R, nw = (tpb + 31) / 32;
+	int64_t per = dl ? Threads : R, blocks = (T + per - 1) / per;
+	int tpb = dl ? Threads : L * R, nw = (tpb + 31) / 32;
 
 	if (dl)
 		L = 1;
@@ -852,7 +849,10 @@ rowkernel(C *c, const Kernel *k, const Sched *s)
 				continue;
 			ln = newline(c, "reduce", "split_reduce");
 			snprintf(ln->sched, sizeof ln->sched, "walk %d level %d", w, l);
-			launchwork(ln, hd[1] * W, 1, 1, true, reduceunit, &rx);
+			/* a thread a task; a level of few windows launches whole
+			 * warps, not a block of 256 (rowkernel.c's split_levels) */
+			launchwork(ln, hd[1] * W, 1, hd[1] * W < Threads ? (int)((hd[1] * W + 31) / 32 * 32) : Threads, false,
+			           reduceunit, &rx);
 			ln->dram = ln->l2 = 4 * (double)SW * (double)(hd[0] + hd[1]) + 8 * (double)(hd[0] + 2 * hd[1]);
 			ln->minb = 4 * (double)SW * (double)(hd[0] + hd[1]);
 			ln->flops = (double)SW * (double)hd[0] * (SW > W ? 2 : 1);

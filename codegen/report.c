@@ -113,15 +113,11 @@ reportkernels(R *r)
 {
 	Fn *fn = r->fn;
 	const Ins *in, **locs = emalloc((fn->nins + 1) * sizeof *locs);
-	int k, i, n, nloc;
-
-	int nchunk = 0, split;
+	Kernel *ks;
+	int k, i, n, nloc, nk = listkernels(fn, &ks), nchunk = 0, split;
 
 	/* a split row kernel launches one chunk kernel per walk before it
 	 * (rowkernel.c); the reduce levels between them depend on the graph */
-	Kernel *ks;
-	int nk = listkernels(fn, &ks);
-
 	for (k = 0; k < nk; k++)
 		if (r->cuda && ks[k].walks && fn->ins[ks[k].first].hassched &&
 		    fn->ins[ks[k].first].sched.split > 0)

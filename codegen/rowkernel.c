@@ -34,9 +34,7 @@ typedef struct Tmp {
 	const char *idx, *name;
 } Tmp;
 
-/* the walks over a row's edges, in emission order: edge_softmax's two
- * (the column maxima, then the sums) and a scatter's one */
-/* an edge_softmax's statistics walk (online: the maximum and the sum
+/* a walk over a row's edges: an edge_softmax's statistics walk (online: the maximum and the sum
  * together, a pair of columns per column) or a scatter's */
 enum { WalkStats, WalkScatter };
 
@@ -601,12 +599,11 @@ needstats(R *r, Ref v)
 		r->kstride = Q;
 		r->col = "h_";
 		if (walkopen(r, i, WalkStats, "mx_", "sm_", AccColumn)) {
-			const char *j0 = "h_";
 			out(r->e, "const unsigned gm_ = %s;\n", groupmask(r));
 			out(r->e, "%s pm_ = -(%s)INFINITY, ps_ = 0;\n\n", T, T);
 			wopen(r->e->w, "if (q_ < %d)", Q);
 			segopen(r, i);
-			out(r->e, "const %s s_ = %s;\n", T, access(r, in->arg[1], j0));
+			out(r->e, "const %s s_ = %s;\n", T, access(r, in->arg[1], "h_"));
 			esonlinestep(r->e, dt, NULL, "s_", "pm_", "ps_");
 			segclose(r);
 			wclose(r->e->w, "");
@@ -1072,7 +1069,7 @@ rowloopopen(R *r)
 			       "int64_t nr_ = 0;\n\n"
 			       "for (int s_ = s0_; s_ < s1_ && base_ + s_ < T_; s_++)\n"
 			       "\tnr_ = rw_[base_ + s_ + 1] - rw_[base_ + s_] > nr_ ? rw_[base_ + s_ + 1] - rw_[base_ + s_] : nr_;\n",
-			    r->L, 32 / r->L > 1 ? 32 / r->L : 1, R_, 32 / r->L > 1 ? 32 / r->L : 1, R_);
+			    r->L, 32 / r->L, R_, 32 / r->L, R_);   /* L <= 32: 32 / L slots a warp */
 			wopen(e->w, "for (int64_t i_ = 0; i_ < nr_; i_++)");
 			out(e, "const int64_t r_ = rlo_ + i_;\nconst bool live_ = r_ < rhi_;\n");
 		} else

@@ -128,6 +128,7 @@ static unsigned
 reportof(const char *list)
 {
 	static const char *const name[] = {"kernels", "breaks", "syncs", "memory", "schedules", "cost"};
+	enum { NReport = sizeof name / sizeof name[0] };
 	const char *p = list, *q;
 	unsigned what = 0;
 	size_t n;
@@ -136,10 +137,10 @@ reportof(const char *list)
 	for (;;) {
 		q = p + strcspn(p, ",");
 		n = q - p;
-		for (k = 0; k < 6; k++)
+		for (k = 0; k < NReport; k++)
 			if (strlen(name[k]) == n && strncmp(p, name[k], n) == 0)
 				break;
-		if (k == 6)
+		if (k == NReport)
 			optfatal("unknown report '%.*s' in '--report=%s'; expected kernels, breaks, syncs, memory, schedules or cost",
 			         (int)n, p, list);
 		what |= 1u << k;
