@@ -3,7 +3,8 @@
  * source and of its header.
  *
  * The generated file is standalone: it needs only gnnrt.h (and the CUDA
- * runtime for cuda).  Per model it holds
+ * runtime for cuda), and philox.h, installed beside it, where a model
+ * draws random numbers (dropout_train).  Per model it holds
  *   1. one function per instruction: a parallel loop over independent
  *      tasks (output elements, rows, segments), whose sizes arrive as
  *      arguments.  Forward and bind-time instructions run on the device
@@ -538,11 +539,15 @@ emittables(E *e)
 		const Ins *in;
 		v = h->bufval[b];
 		in = fn->val[v].def >= 0 ? &fn->ins[fn->val[v].def] : NULL;
-		sput(&bufs, "\t{\"%s\", %s, %s, %s%s, %d, %d, %.17g},   /* %d */\n", irname(e, v),
-		     bufkinds[bufkind(e, v)], gnndtype(ty(e, v).dtype),
-		     usedinforward(e, v) ? "GNN_BUF_DEVICE" : in && findattr(in, "init") ? "" : "0",
-		     in && findattr(in, "init") ? (usedinforward(e, v) ? " | GNN_BUF_FILL" : "GNN_BUF_FILL") : "",
-		     numelpoly(e, v), h->share[b], in && findattr(in, "init") ? attrfloat(in, "init", 0) : 0.0, b);
+		{
+			bool init = in && in->op == Oparam && findattr(in, "init");
+			bool uni = in && in->op == Oparam && findattr(in, "uniform");
+			const char *fl = pf(e, "%s%s%s", usedinforward(e, v) ? " | GNN_BUF_DEVICE" : "",
+			                    init ? " | GNN_BUF_FILL" : "", uni ? " | GNN_BUF_UNIFORM" : "");
+			sput(&bufs, "\t{\"%s\", %s, %s, %s, %d, %d, %.17g},   /* %d */\n", irname(e, v),
+			     bufkinds[bufkind(e, v)], gnndtype(ty(e, v).dtype), *fl ? fl + 3 : "0",
+			     numelpoly(e, v), h->share[b], init ? attrfloat(in, "init", 0) : uni ? attrfloat(in, "uniform", 0) : 0.0, b);
+		}
 	}
 	/* bind: the graph ops and bind-time values in order, each plan
 	 * before the kernel that walks it; then forward's plans */
@@ -709,6 +714,91 @@ emitprogram(E *e)
 	out(e, "};\n");
 }
 
+/* the training step compiled for model fn, or NULL */
+static Fn *
+trainof(const Mod *m, const Fn *fn)
+{
+	Fn *t;
+
+	for (t = m->fn; t; t = t->link)
+		if (t->train && strcmp(t->train->model, fn->name) == 0)
+			return t;
+	return NULL;
+}
+
+/* model fn's parameter index (its params table's order) of name */
+static int
+paramindex(const Fn *fn, const char *name)
+{
+	int i, k = 0;
+
+	for (i = 0; i < fn->nins; i++)
+		if (fn->ins[i].op == Oparam) {
+			if (strcmp(attrstr(&fn->ins[i], "name"), name) == 0)
+				return k;
+			k++;
+		}
+	die("codegen: the training step's param %s is not its model's", name);
+}
+
+/* the typed parameters of a training step: the step's tensor inputs but
+ * the key (its last), then the loss */
+static void
+trainparams(E *e, const Fn *tf, const char *model)
+{
+	int i;
+
+	out(e, "%s *m", model);
+	for (i = 0; i < tf->narg - 1; i++)
+		if (tf->val[tf->arg[i]].type.kind == TTensor)
+			out(e, ", const %s *%s", ctype(tf->val[tf->arg[i]].type.dtype), tf->val[tf->arg[i]].name);
+	out(e, ", float *loss");
+}
+
+/*
+ * A training step's tables and the model's train API: e->fn is the step
+ * (its program is emitted as any function's), named after the model.
+ */
+static void
+emittrain(E *e)
+{
+	Fn *tf = e->fn, *mf;
+	const TrainInfo *ti = tf->train;
+	const char *nm = e->nm, *mn = ti->model, *kind;
+	int i, k, nmin = 0;
+
+	for (mf = e->m->fn; mf && strcmp(mf->name, mn) != 0; mf = mf->link)
+		;
+	if (!mf)
+		die("codegen: training step %s without its model", nm);
+	for (i = 0; i < mf->narg; i++)
+		nmin += ty(e, mf->arg[i]).kind == TTensor;
+	out(e, "\nstatic const int %s_gparam[] = {", nm);
+	for (k = 0; k < ti->nparam; k++)
+		out(e, "%d, ", paramindex(mf, ti->param[k]));
+	out(e, "-1};\nstatic const int %s_gupdate[] = {", nm);
+	for (k = 0; k < ti->nupdate; k++)
+		out(e, "%d, ", paramindex(mf, ti->update[k]));
+	kind = !strcmp(ti->optimizer, "sgd") ? "GNN_OPTIM_SGD" : !strcmp(ti->optimizer, "adamw") ? "GNN_OPTIM_ADAMW" : "GNN_OPTIM_ADAM";
+	out(e, "-1};\n\n%sconst gnn_train_prog %s_tprog = {\n", e->cuda ? "extern \"C\" " : "", nm);
+	e->w->ind++;
+	out(e, "&%s_prog, %d, %s_gparam, %d, %s_gupdate, %d, %s_inputs + %d,\n", nm, ti->nparam, nm, ti->nupdate, nm,
+	    e->host->nin - nmin - 1, nm, nmin);
+	out(e, "{%s, %.17g, %.17g, %.17g, %.17g, %d, %.17g, %.17g, %.17g},\n", kind, ti->lr, ti->weight_decay, ti->momentum,
+	    ti->dampening, ti->nesterov, ti->beta1, ti->beta2, ti->eps);
+	out(e, "%lluu, %lld,\n", (unsigned long long)ti->seed, (long long)ti->epochs);
+	e->w->ind--;
+	out(e, "};\n\ngnn_status\n%s_train_step(", mn);
+	trainparams(e, tf, mn);
+	out(e, ")\n{\n\tconst void *in[] = {");
+	for (i = 0; i < tf->narg - 1; i++)
+		if (ty(e, tf->arg[i]).kind == TTensor)
+			out(e, "%s, ", tf->val[tf->arg[i]].name);
+	out(e, "NULL};\n\n\treturn gnn_prog_train_step(m, &%s_tprog, in, loss);\n}\n", nm);
+	out(e, "\ngnn_status\n%s_train_config(%s *m, const gnn_optim_config *config, uint64_t seed)\n{\n", mn, mn);
+	out(e, "\treturn gnn_prog_train_config(m, &%s_tprog, config, seed);\n}\n", nm);
+}
+
 static void
 emitapi(E *e)
 {
@@ -731,10 +821,13 @@ emitapi(E *e)
 			out(e, "out%d, ", i);
 		out(e, "NULL};\n\n\treturn %s(m, in, out);\n}\n", k ? "gnn_prog_run_host" : pf(e, "%s_run", nm));
 	}
+	if (trainof(e->m, fn))
+		out(e, "\n%sconst gnn_train_prog %s_tprog;\n", e->cuda ? "extern \"C\" " : "extern ", trainof(e->m, fn)->name);
 	out(e, "\n%sconst gnn_model_desc %s_desc = {\n\t\"%s\", %s, %d, %d, %d, %s_inputs, %s_outputs, %s_params,\n", e->cuda ? "extern \"C\" " : "",
 	    nm, nm, e->cuda ? "GNN_TARGET_CUDA" : "GNN_TARGET_CPU", e->host->nin, fn->nret, e->p->nparam, nm, nm, nm);
-	out(e, "\t%s_d_create, gnn_prog_load, gnn_prog_bind, gnn_prog_output_shape,\n\t%s_run, gnn_prog_run_host, gnn_prog_destroy,\n};\n",
+	out(e, "\t%s_d_create, gnn_prog_load, gnn_prog_bind, gnn_prog_output_shape,\n\t%s_run, gnn_prog_run_host, gnn_prog_destroy,\n",
 	    nm, nm);
+	out(e, "\t%s,\n};\n", trainof(e->m, fn) ? pf(e, "&%s_tprog", trainof(e->m, fn)->name) : "NULL");
 	if (e->tc) {
 		out(e, "\nstatic const char *\n%s_arch(void)\n{\n\treturn gnn_prog_arch(&%s_prog);\n}\n", nm, nm);
 		out(e, "\nstatic const int %s_ncand[] = {", nm);
@@ -814,6 +907,21 @@ static const char tf32prelude[] =
 	"#define GNN_MMA_TF32(d, a, b) gnnemu_mma_m16n8k8_tf32(d, a, b)\n"
 	"#endif\n";
 
+/* whether m draws random numbers: then the file needs philox.h beside
+ * gnnrt.h (the interpreter's generator), and only then */
+static bool
+usesphilox(const Mod *m)
+{
+	const Fn *fn;
+	int i;
+
+	for (fn = m->fn; fn; fn = fn->link)
+		for (i = 0; i < fn->nins; i++)
+			if (fn->ins[i].op == Odropout_train)
+				return true;
+	return false;
+}
+
 static void
 emitprelude(E *e, const CodegenOpts *o)
 {
@@ -823,7 +931,8 @@ emitprelude(E *e, const CodegenOpts *o)
 	out(e, "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n%s\n", o->tune ? "#include <stdio.h>\n#include <time.h>\n" : "");
 	if (e->cuda)
 		out(e, "#include <cuda_runtime.h>\n\n");
-	out(e, "#include \"gnnrt.h\"\n#include \"%s\"\n\n", o->header ? o->header : "model.h");
+	out(e, "#include \"gnnrt.h\"\n%s#include \"%s\"\n\n", usesphilox(e->m) ? "#include \"philox.h\"\n" : "",
+	    o->header ? o->header : "model.h");
 	out(e, "#ifdef _OPENMP\n#include <omp.h>\n#endif\n");
 	/* a host kernel runs tasks [t0_, t1_) of its T_; a launch gives each
 	 * thread one contiguous range (OpenMP's static schedule) or, with a
@@ -917,7 +1026,10 @@ emitsource(FILE *f, Mod *m, const CodegenOpts *o)
 		out(&e, "\n/* ---- model %s: host tables ---- */\n", fn->name);
 		emittables(&e);
 		emitprogram(&e);
-		emitapi(&e);
+		if (fn->train)
+			emittrain(&e);
+		else
+			emitapi(&e);
 		freekernels(&e);
 		free(e.kstart);
 		e.kstart = NULL;
@@ -947,6 +1059,9 @@ emitheader(FILE *f, Mod *m, const CodegenOpts *o)
 	out(&e, " * forward takes %s pointers; forward_host takes host pointers.\n */\n", e.cuda ? "device" : "host");
 	out(&e, "#ifndef %s\n#define %s\n\n#include \"gnnrt.h\"\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n", guard, guard);
 	for (fn = m->fn; fn; fn = fn->link) {
+		Fn *tf = trainof(m, fn);
+		if (fn->train)
+			continue;
 		e.fn = fn;
 		e.nm = fn->name;
 		out(&e, "\n/* model %s", fn->name);
@@ -966,6 +1081,17 @@ emitheader(FILE *f, Mod *m, const CodegenOpts *o)
 		forwardparams(&e);
 		out(&e, ");\ngnn_status %s_synchronize(%s *model);\n", fn->name, fn->name);
 		out(&e, "void %s_destroy(%s *model);\nextern const gnn_model_desc %s_desc;\n", fn->name, fn->name, fn->name);
+		out(&e, "gnn_status %s_init_weights(%s *model, uint64_t seed);\n", fn->name, fn->name);
+		out(&e, "gnn_status %s_save_weights(%s *model, const char *safetensors_path);\n", fn->name, fn->name);
+		if (tf) {
+			out(&e, "/* training (train %s): inputs as forward's, then", fn->name);
+			for (i = fn->narg; i < tf->narg - 1; i++)
+				out(&e, " %s: %s", tf->val[tf->arg[i]].name, typetext(&e, tf->val[tf->arg[i]].type));
+			out(&e, " */\ngnn_status %s_train_step(", fn->name);
+			trainparams(&e, tf, fn->name);
+			out(&e, ");\ngnn_status %s_train_config(%s *model, const gnn_optim_config *config, uint64_t seed);\n",
+			    fn->name, fn->name);
+		}
 	}
 	out(&e, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
 	free(guard);

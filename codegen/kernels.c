@@ -177,6 +177,9 @@ elemexpr(E *e, const Ins *in, const char *a, const char *b)
 		/* NaN propagates, as torch.maximum and torch.minimum do */
 		case Omaximum: return pf(e, "(%s != %s || %s > %s ? %s : %s)", x, x, x, b, x, b);
 		case Ominimum: return pf(e, "(%s != %s || %s < %s ? %s : %s)", x, x, x, b, x, b);
+		/* a float 0 or 1; NaN compares false */
+		case Ogt: return pf(e, "(%s > %s ? (%s)1 : (%s)0)", x, b, T, T);
+		case Oeq: return pf(e, "(%s == %s ? (%s)1 : (%s)0)", x, b, T, T);
 		default: die("codegen: %s is not binary", opinfo[in->op].name);
 		}
 	}
@@ -690,6 +693,62 @@ emitkernel(E *e, int i, Args *a, Str *call)
 			out(e, "\t%s[t_] = %s[%s];\n", O, xs[k], concatsrc(e, pf(e, "n%d_", k), "inner_"));
 		}
 		free(xs);
+		kerneltail(e);
+		break;
+	}
+	case Oslice: {
+		/* concat's addressing, one source: row c_ of the cut is row
+		 * start + c_ of x along dim */
+		int64_t d = attrint(in, "dim", 0);
+		Dim start = 0;
+		attrdim(in, "start", &start);
+		O = ptrarg(e, a, NULL, in->to, true, dev);
+		X = ptrarg(e, a, NULL, in->arg[0], false, dev);
+		arg(a, "int64_t n_", "%s", cdim(e, src[0].dim[d]));
+		arg(a, "int64_t start_", "%s", cdim(e, start));
+		arg(a, "int64_t D_", "%s", cdim(e, o.dim[d]));
+		arg(a, "int64_t inner_", "%s", cprod(e, &o, d + 1, r));
+		kernelhead(e, i, device, a);
+		out(e, "const int64_t i_ = t_ %% inner_, o_ = t_ / (inner_ * D_), c_ = (t_ / inner_) %% D_;\n\n");
+		out(e, "%s[t_] = %s[(o_ * n_ + start_ + c_) * inner_ + i_];\n", O, X);
+		kerneltail(e);
+		break;
+	}
+	case Otake:
+		/* an index outside [0, C) gives NaN, never a read out of x */
+		O = ptrarg(e, a, NULL, in->to, true, dev);
+		X = ptrarg(e, a, NULL, in->arg[0], false, dev);
+		Y = ptrarg(e, a, NULL, in->arg[1], false, dev);
+		arg(a, "int64_t C_", "%s", cdim(e, src[0].dim[1]));
+		kernelhead(e, i, device, a);
+		out(e, "const int64_t c_ = (int64_t)%s[t_];\n\n", Y);
+		out(e, "%s[t_] = c_ >= 0 && c_ < C_ ? %s[t_ * C_ + c_] : (%s)NAN;\n", O, X, ot);
+		kerneltail(e);
+		break;
+	case Oput:
+		/* one task per output element: no zeroing pass, no scatter; a
+		 * row whose index is outside [0, n) stays zero */
+		O = ptrarg(e, a, NULL, in->to, true, dev);
+		X = ptrarg(e, a, NULL, in->arg[0], false, dev);
+		Y = ptrarg(e, a, NULL, in->arg[1], false, dev);
+		arg(a, "int64_t n_", "%s", cdim(e, o.dim[1]));
+		kernelhead(e, i, device, a);
+		out(e, "const int64_t r_ = t_ / n_, j_ = t_ %% n_;\n\n");
+		out(e, "%s[t_] = (int64_t)%s[r_] == j_ ? %s[r_] : (%s)0;\n", O, Y, X, ot);
+		kerneltail(e);
+		break;
+	case Odropout_train: {
+		/* runtime/philox.h's mask, as the interpreter draws it, from the
+		 * key in the operand's memory (the device's for cuda); the
+		 * scale is 1 / (1 - p) rounded once to the dtype */
+		double p = attrfloat(in, "p", 0);
+		O = ptrarg(e, a, NULL, in->to, true, dev);
+		X = ptrarg(e, a, NULL, in->arg[0], false, dev);
+		Y = ptrarg(e, a, NULL, in->arg[1], false, dev);
+		kernelhead(e, i, device, a);
+		out(e, "const uint64_t seed_ = (uint64_t)%s[0], step_ = (uint64_t)%s[1];\n\n", Y, Y);
+		out(e, "%s[t_] = gnn_dropout_keep(seed_, step_, %lldu, (uint64_t)t_, (float)%.17g) ? %s[t_] * (%s)%.17g : (%s)0;\n", O,
+		    (long long)attrint(in, "stream", 0), (double)(float)p, X, ot, 1 / (1 - p), ot);
 		kerneltail(e);
 		break;
 	}

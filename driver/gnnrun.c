@@ -6,6 +6,8 @@
  *	gnnrun MODEL.gnn --graph EDGE_INDEX.npy --input x=X.npy
  *	       --weights W.safetensors --output OUT.npy [--engine=interp]
  *
+ * MODEL may be IR text (a .ir suffix), as for gnncc.
+ *
  * The number of nodes comes from the node inputs (the tensor inputs whose
  * declared shape shares the graph's node dim), so isolated trailing nodes
  * count.  Every problem with the inputs is reported by name, all of them
@@ -28,6 +30,7 @@
 #include "ir/interp.h"
 #include "codegen/codegen.h"
 #include "driver/engine.h"
+#include "driver/gnntrain.h"
 #include "driver/options.h"
 #include "driver/schedules.h"
 #include "driver/toolchain.h"
@@ -64,6 +67,14 @@ typedef struct Opts {
 	const char *cache;       /* --tune-cache; "" with --no-tune-cache */
 	const char *emucheck, *emuorder, *emugrid;   /* --emu-* as given */
 	const char *emuwork;     /* --emu-work FILE: per-launch warp work (GNNEMU_WORK) */
+	/* --train and its settings; a negative number or NULL: the file's */
+	bool train, nesterov;
+	const char *labels, *trainmask, *testmask, *loss, *save;
+	int optimizer;           /* GNN_OPTIM_*, 0: the file's */
+	int64_t epochs;
+	double lr, wd, momentum;
+	bool seedgiven;
+	uint64_t seed;
 } Opts;
 
 static void
@@ -510,6 +521,18 @@ addoutput(Opts *o, const char *v)
 	return true;
 }
 
+/* a number >= 0 for a training setting */
+static double
+optreal(const char *opt, const char *v)
+{
+	char *end;
+	double d = strtod(v, &end);
+
+	if (!*v || *end || !(d >= 0) || d > 1e30)
+		opterror("%s takes a number >= 0, not '%s'", opt, v);
+	return d;
+}
+
 static bool
 parseargs(int argc, char **argv, Opts *o)
 {
@@ -517,7 +540,7 @@ parseargs(int argc, char **argv, Opts *o)
 	const char *v;
 	Opt id;
 
-	*o = (Opts){.engine = "interp", .olevel = 2, .numnodes = -1};
+	*o = (Opts){.engine = "interp", .olevel = 2, .numnodes = -1, .epochs = -1, .lr = -1, .wd = -1, .momentum = -1};
 	optstart(&p, "gnnrun", ForRun, argc, argv);
 	while ((id = optnext(&p, &v)) != OptEnd)
 		switch (id) {
@@ -576,6 +599,22 @@ parseargs(int argc, char **argv, Opts *o)
 		case OptNoTuneCache: o->cache = ""; break;
 		case OptLevel: o->olevel = optlevel(v); break;
 		case OptInclude: strpush(&o->incdir, &o->nincdir, v); break;
+		case OptTrain: o->train = true; break;
+		case OptLabels: o->labels = v; break;
+		case OptTrainMask: o->trainmask = v; break;
+		case OptTestMask: o->testmask = v; break;
+		case OptLoss: o->loss = v; break;
+		case OptEpochs: o->epochs = optint("--epochs", v, 0, 100000000, "a count"); break;
+		case OptOptimizer: o->optimizer = p.choice + 1; break;
+		case OptLr: o->lr = optreal("--lr", v); break;
+		case OptWeightDecay: o->wd = optreal("--weight-decay", v); break;
+		case OptMomentum: o->momentum = optreal("--momentum", v); break;
+		case OptNesterov: o->nesterov = true; break;
+		case OptSaveWeights: o->save = v; break;
+		case OptSeed:
+			o->seed = (uint64_t)optint("--seed", v, 0, INT64_MAX, "a seed");
+			o->seedgiven = true;
+			break;
 		default:
 			die("option %d has no case", (int)id);
 		}
@@ -586,6 +625,9 @@ parseargs(int argc, char **argv, Opts *o)
 	else if ((o->emucheck || o->emuorder || o->emugrid || o->emuwork) && strcmp(o->engine, "cuda-emu") != 0)
 		opterror("--emu-%s needs --engine=cuda-emu",
 		         o->emucheck ? "check" : o->emuorder ? "order" : o->emugrid ? "grid-max" : "work");
+	if (!o->train && (o->labels || o->trainmask || o->testmask || o->loss || o->save || o->epochs >= 0 ||
+	                  o->optimizer || o->lr >= 0 || o->wd >= 0 || o->momentum >= 0 || o->nesterov))
+		opterror("--labels, --train-mask, --test-mask, --loss, --save-weights and the optimizer's settings need --train");
 	o->target = strcmp(o->engine, "cpu") == 0 ? TargetCPU : TargetCUDA;
 	o->emu = strcmp(o->engine, "cuda-emu") != 0 ? EmuOff : emumode(o->emucheck ? o->emucheck : "run");
 	return optnerrors() == 0;
@@ -663,6 +705,31 @@ emuprepare(const Opts *o, char **argv)
 	return false;
 }
 
+/* The model file: IR text for a .ir suffix (as gnncc takes it: parsed,
+ * typed and verified; ops that only the IR spells, such as autodiff's,
+ * run this way), model source otherwise. */
+static Mod *
+loadmodel(const char *path, const FrontOpts *fo)
+{
+	size_t n = strlen(path), len;
+	char *text;
+	Mod *m;
+
+	if (n < 3 || strcmp(path + n - 3, ".ir") != 0)
+		return compilefile(path, fo);
+	if (!(text = readfile(path, &len))) {
+		opterror("cannot open '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	m = parseir(path, text, len);
+	free(text);
+	if (m && (diag_nerrors() > 0 || !verifymod(m, NULL))) {
+		freemod(m);
+		m = NULL;
+	}
+	return m;
+}
+
 /* The node count: from a tensor input that shares the graph's node dim,
  * whose name goes to *from; -1 if there is none. */
 static int64_t
@@ -684,6 +751,104 @@ nodecount(Fn *fn, Ref garg, const IValue *in, const bool *have, const char **fro
 	return -1;
 }
 
+static double *
+ecalloc2(int n)
+{
+	double *p = emalloc(n * sizeof *p);
+
+	memset(p, 0, n * sizeof *p);
+	return p;
+}
+
+/* --labels and --train-mask as --input NAME=FILE */
+static bool
+addnamed(Opts *o, const char *name, const char *file)
+{
+	/* kept until exit, as the command line's own strings are */
+	return addinput(o, astrfmt(NULL, "%s=%s", name, file));
+}
+
+/*
+ * --train: check the step's inputs as forward's are checked (and the
+ * labels against the classes), train, then write --output, the test
+ * accuracy and --save-weights.
+ */
+static bool
+trainmodel(const Opts *o, Mod *m, Fn *model, Fn *step, IValue *args, Weights *w, IRun *check)
+{
+	const TrainInfo *ti = step->train;
+	TrainJob j = {.m = m, .model = model, .step = step, .args = args, .engine = o->engine, .target = o->target,
+	              .cpu = o->cpu, .gpumath = o->gpumath, .emu = o->emu, .source = o->model};
+	IValue outs[MaxIO] = {{0}};
+	Type ot = model->val[model->ret[0]].type;
+	bool ok = false;
+	int i;
+
+	check->checkonly = true;
+	if (interp(check) != 0) {
+		opterror("%s", check->err);
+		return false;
+	}
+	/* class indices: in range of the output's classes */
+	if (step->narg > model->narg + 1 && dtypeisint(args[model->narg].t.dtype) && ot.rank == 2 &&
+	    dimisconst(ot.dim[1])) {
+		const ITensor *y = &args[model->narg].t;
+		int64_t c = dimconstval(ot.dim[1]), k, n = y->rank ? y->shape[0] : 1;
+		for (k = 0; k < n; k++)
+			if (!(y->data[k] >= 0 && y->data[k] < c)) {
+				opterror("--labels: label %lld of node %lld is out of range [0, %lld)", (long long)y->data[k],
+				         (long long)k, (long long)c);
+				return false;
+			}
+	}
+	j.epochs = o->epochs >= 0 ? o->epochs : ti->epochs;
+	j.seed = o->seedgiven ? o->seed : (uint64_t)ti->seed;
+	j.opt = (gnn_optim_config){
+		.kind = o->optimizer ? (gnn_optim_kind)o->optimizer :
+		        !strcmp(ti->optimizer, "sgd") ? GNN_OPTIM_SGD : !strcmp(ti->optimizer, "adamw") ? GNN_OPTIM_ADAMW : GNN_OPTIM_ADAM,
+		.lr = o->lr >= 0 ? o->lr : ti->lr, .weight_decay = o->wd >= 0 ? o->wd : ti->weight_decay,
+		.momentum = o->momentum >= 0 ? o->momentum : ti->momentum, .dampening = ti->dampening,
+		.nesterov = o->nesterov || ti->nesterov, .beta1 = ti->beta1, .beta2 = ti->beta2, .eps = ti->eps};
+	j.save = o->save;
+	j.weights = o->weights;
+	if (o->weights) {
+		j.param = getparam;
+		j.ud = w;
+	}
+	if (gnntrain(&j, outs) != 0)
+		goto done;
+	if (o->testmask) {
+		gnn_array a;
+		const ITensor *y = &args[model->narg].t, *p = &outs[0].t;
+		int64_t k, c, n = 0, hit = 0, best;
+		if (gnn_npy_read(o->testmask, &a) != GNN_OK) {
+			opterror("--test-mask: %s", gnn_errmsg());
+			goto done;
+		}
+		if (a.dtype != GNN_BOOL || a.rank != 1 || p->rank != 2 || a.shape[0] != p->shape[0]) {
+			opterror("--test-mask: %s must be bool [%lld]", o->testmask, (long long)p->shape[0]);
+			gnn_array_free(&a);
+			goto done;
+		}
+		for (k = 0; k < a.shape[0]; k++) {
+			if (!((const uint8_t *)a.data)[k])
+				continue;
+			for (best = 0, c = 1; c < p->shape[1]; c++)
+				if (p->data[k * p->shape[1] + c] > p->data[k * p->shape[1] + best])
+					best = c;
+			n++;
+			hit += best == (int64_t)y->data[k];
+		}
+		gnn_array_free(&a);
+		printf("test accuracy: %.1f%% (%lld of %lld)\n", n ? 100.0 * hit / n : 0.0, (long long)hit, (long long)n);
+	}
+	ok = o->nout == 0 || writeoutputs(o, outs, model->nret);
+done:
+	for (i = 0; i < MaxIO; i++)
+		ivaluefree(&outs[i]);
+	return ok;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -692,7 +857,7 @@ main(int argc, char **argv)
 	FrontOpts fo = {0};
 	PassOpts po = {0};
 	Mod *m = NULL;
-	Fn *fn;
+	Fn *fn, *model, *step = NULL;
 	Weights w = {0};
 	IValue args[MaxIO] = {{0}};
 	bool have[MaxIO] = {0}, *used = NULL;
@@ -706,13 +871,30 @@ main(int argc, char **argv)
 		return 1;
 	fo.incdir = o.incdir;
 	fo.nincdir = o.nincdir;
-	if (!(m = compilefile(o.model, &fo)))
+	fo.train = o.train;
+	fo.loss = o.loss;
+	if (!(m = loadmodel(o.model, &fo)))
 		return 1;
-	for (fn = m->fn; fn && o.fnname && strcmp(fn->name, o.fnname) != 0; fn = fn->link)
+	for (fn = m->fn; fn && (fn->train || (o.fnname && strcmp(fn->name, o.fnname) != 0)); fn = fn->link)
 		;
 	if (!fn) {
 		opterror(o.fnname ? "%s has no model '%s'" : "%s defines no model", o.model, o.fnname);
 		goto out;
+	}
+	model = fn;
+	if (o.train) {
+		/* the inputs are the training step's: the model's, the
+		 * targets and the mask (--labels, --train-mask), the key */
+		for (step = m->fn; step && !(step->train && strcmp(step->train->model, fn->name) == 0); step = step->link)
+			;
+		if (!step)
+			die("gnnrun: no training step for %s", fn->name);
+		if (o.labels && step->narg > fn->narg + 1 && !addnamed(&o, step->val[step->arg[fn->narg]].name, o.labels))
+			goto out;
+		if (o.trainmask && step->narg > fn->narg + 2 &&
+		    !addnamed(&o, step->val[step->arg[fn->narg + 1]].name, o.trainmask))
+			goto out;
+		fn = step;
 	}
 	po.olevel = o.olevel;
 	po.specialize = o.specialize;
@@ -738,6 +920,12 @@ main(int argc, char **argv)
 		Val *v = &fn->val[fn->arg[i]];
 		if (v->type.kind == TGraph)
 			continue;
+		if (step && i == fn->narg - 1) {   /* the key: set per step */
+			args[i].kind = TTensor;
+			args[i].t = (ITensor){.dtype = DI64, .rank = 1, .shape = {2}, .data = ecalloc2(2)};
+			have[i] = true;
+			continue;
+		}
 		for (k = 0; k < o.nin; k++)
 			if (strcmp(o.inname[k], v->name) == 0)
 				break;
@@ -770,14 +958,15 @@ main(int argc, char **argv)
 	for (k = 0; k < o.nin; k++)
 		if (!used[k])
 			opterror("model %s has no input '%s'", fn->name, o.inname[k]);
-	if (o.nout != fn->nret)
-		opterror("model %s has %d output%s; give --output for each (got %d)", fn->name, fn->nret, fn->nret == 1 ? "" : "s", o.nout);
+	if (o.nout != model->nret && !(step && o.nout == 0))
+		opterror("model %s has %d output%s; give --output for each (got %d)", model->name, model->nret,
+		         model->nret == 1 ? "" : "s", o.nout);
 	if (o.weights && gnn_st_open(o.weights, &w.st) != GNN_OK)
 		opterror("%s", gnn_errmsg());
-	w.fn = fn;
+	w.fn = model;
 	w.path = o.weights;
 	w.checkfinite = o.checkfinite;
-	if (optnerrors() == 0)
+	if (optnerrors() == 0 && (!step || o.weights))
 		checkweights(&w);
 	if (optnerrors())
 		goto out;
@@ -805,6 +994,10 @@ main(int argc, char **argv)
 	run.args = args;
 	run.param = getparam;
 	run.ud = &w;
+	if (step) {
+		rc = trainmodel(&o, m, model, step, args, &w, &run) ? 0 : 1;
+		goto out;
+	}
 	if (strcmp(o.engine, "interp") == 0) {
 		if (interp(&run) != 0) {
 			opterror("%s", run.err);

@@ -43,6 +43,7 @@ const OptPresetSize optpresetsizes[6] = {
 };
 /* --gpu: the devices the cost report knows (codegen/cost.c's table) */
 const char *const optgpus[3] = {"h100", "a100", NULL};
+const char *const optoptimizers[4] = {"sgd", "adam", "adamw", NULL};
 
 #define CC ForCc
 #define RUN ForRun
@@ -196,6 +197,30 @@ static const OptSpec table[] = {
 	{OptOutputDtype, RUN, "--output-dtype", NULL, ArgRequired, NULL, dtypes, "dtype",
 	 "f64: write float64 instead (the interpreter's precision)"},
 
+	SECTION(RUN, "Training (docs/training.md):"),
+	{OptTrain, RUN, "--train", NULL, ArgNone, NULL, NULL, NULL,
+	 "train the model (its train item, else nll of its output)\n"
+	 "on the graph, then write --output and --save-weights"},
+	{OptLabels, RUN, "--labels", NULL, ArgRequired, "FILE", NULL, NULL,
+	 "the targets (class indices, int64 [N]): the step's first\ninput after the model's"},
+	{OptTrainMask, RUN, "--train-mask", NULL, ArgRequired, "FILE", NULL, NULL,
+	 "the nodes the loss is over (bool [N]): its next input"},
+	{OptTestMask, RUN, "--test-mask", NULL, ArgRequired, "FILE", NULL, NULL,
+	 "print the accuracy of the trained model over these nodes"},
+	{OptLoss, RUN, "--loss", NULL, ArgRequired, "LOSS", NULL, NULL,
+	 "nll, cross_entropy, bce or mse (default: the file's)"},
+	{OptEpochs, RUN, "--epochs", NULL, ArgRequired, "N", NULL, NULL,
+	 "steps of full-graph training (default: the file's, 200)"},
+	{OptOptimizer, RUN, "--optimizer", NULL, ArgRequired, NULL, optoptimizers, "optimizer",
+	 "sgd, adam or adamw, as torch.optim (default: the file's)"},
+	{OptLr, RUN, "--lr", NULL, ArgRequired, "X", NULL, NULL, "the learning rate"},
+	{OptWeightDecay, RUN, "--weight-decay", NULL, ArgRequired, "X", NULL, NULL,
+	 "L2 (sgd, adam) or decoupled (adamw) weight decay"},
+	{OptMomentum, RUN, "--momentum", NULL, ArgRequired, "X", NULL, NULL, "sgd's momentum"},
+	{OptNesterov, RUN, "--nesterov", NULL, ArgNone, NULL, NULL, NULL, "sgd: Nesterov momentum"},
+	{OptSaveWeights, RUN, "--save-weights", NULL, ArgRequired, "FILE", NULL, NULL,
+	 "the trained weights as safetensors, PyG's names (only\nwhen training succeeds)"},
+
 	SECTION(CC, "Building programs:"),
 	{OptPrintLinkFlags, CC, "--print-link-flags", NULL, ArgNone, NULL, NULL, NULL,
 	 "print the linker flags a program needs for --target"},
@@ -218,8 +243,8 @@ static const OptSpec table[] = {
 	 "columns of x.npy, uniform in [-1, 1) (default 0: no x.npy)"},
 	{OptAlpha, GEN, "--alpha", NULL, ArgRequired, "A", NULL, NULL,
 	 "Zipf exponent of the degrees over ranks, 0..8 (default 1)"},
-	{OptSeed, GEN, "--seed", NULL, ArgRequired, "S", NULL, NULL,
-	 "an unsigned 64-bit seed (default 0)"},
+	{OptSeed, GEN | RUN, "--seed", NULL, ArgRequired, "S", NULL, NULL,
+	 "an unsigned 64-bit seed (default 0; gnnrun --train: the\ninit's and dropout's)"},
 	{OptPreset, GEN, "--preset", NULL, ArgRequired, "NAME", optpresets, "preset",
 	 "N, E and F of a dataset (below); --nodes, --edges and\n"
 	 "--features given beside it override them"},

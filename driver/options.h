@@ -56,6 +56,8 @@ typedef enum Opt {
 	/* gnnrun */
 	OptGraph, OptBatch, OptNumNodes, OptInput, OptWeights, OptModelName, OptCheckFinite,
 	OptEngine, OptEmuCheck, OptEmuOrder, OptEmuGridMax, OptEmuWork, OptOutput, OptOutputDtype,
+	OptTrain, OptLabels, OptTrainMask, OptTestMask, OptLoss, OptEpochs, OptOptimizer, OptLr,
+	OptWeightDecay, OptMomentum, OptNesterov, OptSaveWeights,
 	/* gnngen */
 	OptNodes, OptEdges, OptFeatures, OptAlpha, OptSeed, OptPreset, OptGenOut, OptStats,
 } Opt;
@@ -81,6 +83,8 @@ typedef struct OptPresetSize {
 extern const OptPresetSize optpresetsizes[6];
 /* --gpu's choices (codegen/cost.c's device table, in its order) */
 extern const char *const optgpus[3];
+/* gnnrun --optimizer: sgd, adam, adamw (GNN_OPTIM_* - 1) */
+extern const char *const optoptimizers[4];
 /* --cpu's choices, CpuPortable first (codegen.h's Cpu* order) */
 extern const char *const optcpus[6];
 /* --gpu-math's choices (codegen.h's GpuMath* order) */

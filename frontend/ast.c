@@ -154,7 +154,7 @@ header(FILE *f, const Node *n, int ind)
 		newline(f, ind + 2);
 		dump(f, n->params.v[i], ind + 2);
 	}
-	if (n->kind != ND_LAYER) {
+	if (n->kind != ND_LAYER && n->kind != ND_TRAIN) {
 		newline(f, ind + 2);
 		fputs("(returns", f);
 		inlinelist(f, &n->rets, ind + 2);
@@ -178,9 +178,10 @@ dump(FILE *f, const Node *n, int ind)
 		break;
 	case ND_MODEL:
 	case ND_LAYER:
+	case ND_TRAIN:
 	case ND_FN:
 		fprintf(f, "(%s %s", n->kind == ND_MODEL ? "model" :
-		    n->kind == ND_LAYER ? "layer" : "fn", n->name);
+		    n->kind == ND_LAYER ? "layer" : n->kind == ND_TRAIN ? "train" : "fn", n->name);
 		loc(f, n);
 		header(f, n, ind);
 		break;
@@ -200,7 +201,7 @@ dump(FILE *f, const Node *n, int ind)
 	case ND_LAYERDECL:
 	case ND_PARAMDECL:
 		fprintf(f, "(%s %s", n->kind == ND_LAYERDECL ? "layerdecl" :
-		    "paramdecl", n->name);
+		    n->ival ? "bufferdecl" : "paramdecl", n->name);
 		loc(f, n);
 		if (n->index) {
 			fputs(" (index ", f);

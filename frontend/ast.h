@@ -24,6 +24,7 @@ enum NodeKind {
 	ND_IMPORT,   /* str: the path as written */
 	ND_MODEL,    /* name, params (ND_PARAM), rets (type nodes), body */
 	ND_LAYER,    /* name, params (ND_PARAM: constructor args), body */
+	ND_TRAIN,    /* name (the model's), params (its outputs, then targets), body */
 
 	/* a formal parameter: name, type (may be NULL in a layer constructor:
 	 * then any compile-time value), init (default; may be NULL) */
@@ -32,7 +33,7 @@ enum NodeKind {
 	/* statements (body lists) */
 	ND_FN,       /* name, params, rets, body   ("fn forward(...) -> T { }") */
 	ND_LAYERDECL,/* name, index (NULL or expr: "layer lins[i] = ..."), init (expr) */
-	ND_PARAMDECL,/* name, index (NULL or expr), type, init (NULL or expr) */
+	ND_PARAMDECL,/* name, index (NULL or expr), type, init (NULL or expr); ival 1: a buffer */
 	ND_ASSIGN,   /* name, init (expr) */
 	ND_RETURN,   /* args: one or more exprs */
 	ND_IF,       /* cond, body (then), els (NULL, or a list holding one ND_IF or statements) */

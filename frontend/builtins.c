@@ -18,6 +18,7 @@ enum BKind {
 	KGraph, KAddRemaining, KEdgeSoftmax,
 	KGather, KScatter, KReduce, KNorm, KL2,
 	KTranspose, KReshape, KConcat, KCast,
+	KUpdate, KLoss,
 	KRange, KLen, KAssert,
 };
 
@@ -73,6 +74,11 @@ static const Builtin builtins[] = {
 	{"reshape", KReshape, Oreshape, 2, {"x", "shape"}},
 	{"concat", KConcat, Oconcat, 1, {"tensors", "dim"}},
 	{"cast", KCast, Ocast, 2, {"x", "dtype"}},
+	{"update", KUpdate, 0, 2, {"buffer", "value"}},
+	{"nll_loss", KLoss, 0, 2, {"input", "target", "mask"}},
+	{"cross_entropy", KLoss, 0, 2, {"input", "target", "mask"}},
+	{"binary_cross_entropy_with_logits", KLoss, 0, 2, {"input", "target", "mask"}},
+	{"mse_loss", KLoss, 0, 2, {"input", "target", "mask"}},
 	{"range", KRange, 0, 1, {"a", "b", "step"}},
 	{"len", KLen, 0, 1, {"x"}},
 	{"assert", KAssert, 0, 1, {"cond", "message"}},
@@ -302,6 +308,167 @@ lowerrange(Node *call, const Builtin *b, CVal *v, bool *given)
 	return r;
 }
 
+static Ref
+op1(Ctx *c, int op, Ref x, Loc l)
+{
+	CVal v = emitop(c, op, &x, 1, NULL, 0, NULL, l);
+
+	return v.kind == CTensor ? v.ref : RNone;
+}
+
+static Ref
+op2(Ctx *c, int op, Ref x, Ref y, Loc l)
+{
+	Ref a[2] = {x, y};
+	CVal v;
+
+	if (x == RNone || y == RNone)
+		return RNone;
+	v = emitop(c, op, a, 2, NULL, 0, NULL, l);
+	return v.kind == CTensor ? v.ref : RNone;
+}
+
+static Ref
+opdim(Ctx *c, int op, Ref x, int dim, Loc l)
+{
+	Attr a[2] = {mkattrint(S.mod->arena, "dim", dim), mkattrbool(S.mod->arena, "keepdim", false)};
+	CVal v;
+
+	if (x == RNone)
+		return RNone;
+	v = emitop(c, op, &x, 1, a, op == Olog_softmax ? 1 : 2, NULL, l);
+	return v.kind == CTensor ? v.ref : RNone;
+}
+
+static Ref
+num(Ctx *c, double f, int dt, Loc l)
+{
+	return scalarconst(c, (CVal){.kind = CFloat, .f = f}, dt, l);
+}
+
+/*
+ * Losses, each the mean over the rows a mask keeps, as torch's with
+ * reduction="mean" over out[mask]: nll_loss (log-probabilities [N, C]
+ * and class indices [N]), cross_entropy (logits: log_softmax, then
+ * nll), binary_cross_entropy_with_logits and mse_loss (targets shaped
+ * like the input; the mean over every element of the kept rows).  The
+ * mask is a bool[N] node mask or an index list i64[K]; none keeps every
+ * row.  A mask that keeps nothing gives NaN, as torch's mean of nothing.
+ */
+CVal
+lowerloss(Ctx *c, const char *name, CVal x, CVal target, CVal mask, bool hasmask, Loc l)
+{
+	CVal none = {.kind = CNone};
+	Type xt, tt, mt;
+	Ref xr, tr, w = RNone, w0, per, s, cnt;
+	int kind, k, dt;
+	Attr at;
+
+	kind = !strcmp(name, "nll") || !strcmp(name, "nll_loss") ? 0 :
+	       !strcmp(name, "cross_entropy") || !strcmp(name, "ce") ? 1 :
+	       !strcmp(name, "bce") || !strcmp(name, "binary_cross_entropy_with_logits") ? 2 :
+	       !strcmp(name, "mse") || !strcmp(name, "mse_loss") ? 3 : -1;
+	if (kind < 0) {
+		serror(l, "unknown loss '%s' (nll, cross_entropy, bce, mse)", name);
+		return none;
+	}
+	if (x.kind != CTensor || target.kind != CTensor || (hasmask && mask.kind != CTensor)) {
+		serror(l, "%s: the input, the target and the mask must be tensors", name);
+		return none;
+	}
+	xt = vtype(x);
+	tt = vtype(target);
+	dt = xt.dtype;
+	if (!dtypeisfloat(dt) || xt.rank < 1 || (kind < 2 && xt.rank != 2)) {
+		serror(l, "%s: the input must be a float tensor%s, got %s", name, kind < 2 ? " [N, C]" : "", tystr(xt));
+		return none;
+	}
+	if (kind < 2 ? (tt.rank != 1 || !dtypeisint(tt.dtype) || tt.dim[0] != xt.dim[0]) : !typeeq(tt, xt)) {
+		serror(l, "%s: the target must be %s, got %s", name,
+		       kind < 2 ? "class indices i64[N], one per row of the input" : "shaped like the input", tystr(tt));
+		return none;
+	}
+	xr = x.ref;
+	tr = target.ref;
+	if (hasmask) {
+		mt = vtype(mask);
+		if (mt.rank != 1 || (mt.dtype == DBool && mt.dim[0] != xt.dim[0]) ||
+		    (mt.dtype != DBool && !dtypeisint(mt.dtype))) {
+			serror(l, "%s: the mask must be a node mask bool[%s] or an index list i64[K], got %s", name,
+			       dimstr(S.arena, S.mod, xt.dim[0]), tystr(mt));
+			return none;
+		}
+		if (mt.dtype == DBool) {
+			Type ft = tensortype(dt, 1, mt.dim);
+			CVal cv = emitop(c, Ocast, &mask.ref, 1, NULL, 0, &ft, l);
+			if (cv.kind != CTensor)
+				return none;
+			w = cv.ref;
+		} else {
+			xr = op2(c, Ogather, xr, mask.ref, l);
+			tr = op2(c, Ogather, tr, mask.ref, l);
+		}
+	}
+	if (kind == 1)
+		xr = opdim(c, Olog_softmax, xr, 1, l);
+	switch (kind) {
+	case 0:
+	case 1:
+		per = op2(c, Otake, xr, tr, l);
+		break;
+	case 2:   /* max(x, 0) - x t + log(1 + e^-|x|) */
+		per = op2(c, Osub, op2(c, Omaximum, xr, num(c, 0, dt, l), l), op2(c, Omul, xr, tr, l), l);
+		per = op2(c, Oadd, per, op1(c, Olog, op2(c, Oadd, num(c, 1, dt, l),
+			op1(c, Oexp, op1(c, Oneg, op1(c, Oabs, xr, l), l), l), l), l), l);
+		break;
+	default:
+		per = op2(c, Osub, xr, tr, l);
+		per = op2(c, Omul, per, per, l);
+		break;
+	}
+	if (per == RNone)
+		return none;
+	xt = valtype(S.fn, per);
+	w0 = w;
+	if (w != RNone) {
+		Type wt = xt;
+		for (k = 1; k < wt.rank; k++)
+			wt.dim[k] = 1;
+		at = mkattrdims(S.mod->arena, "shape", wt.dim, wt.rank);
+		if (wt.rank > 1) {
+			CVal cv = emitop(c, Oreshape, &w, 1, &at, 1, NULL, l);
+			if (cv.kind != CTensor)
+				return none;
+			w = cv.ref;
+		}
+		per = op2(c, Omul, per, w, l);
+	}
+	s = per;
+	for (k = xt.rank; k > 0; k--)
+		s = opdim(c, Osum, s, 0, l);
+	/* the count: kept rows times the elements of a row */
+	if (w != RNone) {
+		cnt = opdim(c, Osum, w0, 0, l);
+		for (k = 1; k < xt.rank; k++)
+			if (dimisconst(xt.dim[k]))
+				cnt = op2(c, Omul, cnt, num(c, (double)dimconstval(xt.dim[k]), dt, l), l);
+	} else {
+		Type ot = xt;
+		CVal cv;
+		at = mkattrfloat(S.mod->arena, "value", 1);
+		cv = emitop(c, Oconst, NULL, 0, &at, 1, &ot, l);
+		if (cv.kind != CTensor)
+			return none;
+		cnt = cv.ref;
+		for (k = xt.rank; k > 0; k--)
+			cnt = opdim(c, Osum, cnt, 0, l);
+	}
+	s = op2(c, Odiv, s, cnt, l);
+	if (kind < 2)
+		s = op1(c, Oneg, s, l);
+	return s == RNone ? none : tensorval(s);
+}
+
 CVal
 callbuiltin(Ctx *c, Node *call, const char *name)
 {
@@ -342,6 +509,13 @@ callbuiltin(Ctx *c, Node *call, const char *name)
 			return none;
 		}
 		a[0] = mkattrfloat(S.mod->arena, b->kind == KLeaky ? "slope" : b->kind == KElu ? "alpha" : "p", f);
+		if (b->kind == KDropout && S.training && f > 0) {
+			/* a mask of its own: the next stream under the step's key */
+			r[0] = v[0].ref;
+			r[1] = S.key;
+			a[1] = mkattrint(S.mod->arena, "stream", S.nstream++);
+			return emitop(c, Odropout_train, r, 2, a, 2, NULL, call->loc);
+		}
 		return emitop(c, b->op, &v[0].ref, 1, a, 1, NULL, call->loc);
 	case KBinary:
 		if (v[0].kind != CTensor && v[1].kind != CTensor) {
@@ -481,6 +655,38 @@ callbuiltin(Ctx *c, Node *call, const char *name)
 			return (CVal){.kind = CInt, .i = (int64_t)strlen(v[0].s)};
 		serror(call->loc, "len() of a %s", kindname(&v[0]));
 		return none;
+	case KUpdate:
+		/* a buffer's new value after a training step (BatchNorm's
+		 * running statistics); nothing at inference */
+		if (!wanttensor(call, b, v, 0, CTensor))
+			return none;
+		if (S.fn->val[v[0].ref].def < 0 || S.fn->ins[S.fn->val[v[0].ref].def].op != Oparam ||
+		    !attrint(&S.fn->ins[S.fn->val[v[0].ref].def], "buffer", 0)) {
+			serror(argloc(call, b->formals, 0), "update: the first argument must be a buffer");
+			return none;
+		}
+		if (!S.training)
+			return (CVal){.kind = CBool, .i = 1};
+		t = vtype(v[0]);
+		if (v[1].kind != CTensor || !typeeq(vtype(v[1]), t)) {
+			serror(argloc(call, b->formals, 1), "update: the new value must be a %s like the buffer, got %s",
+			       tystr(t), v[1].kind == CTensor ? tystr(vtype(v[1])) : kindname(&v[1]));
+			return none;
+		}
+		for (k = 0; k < S.nupd; k++)
+			if (strcmp(S.upd[k].name, attrstr(&S.fn->ins[S.fn->val[v[0].ref].def], "name")) == 0) {
+				serror(call->loc, "update: buffer '%s' is updated twice", S.upd[k].name);
+				return none;
+			}
+		if (S.nupd == (int)(sizeof S.upd / sizeof S.upd[0])) {
+			serror(call->loc, "update: more than %d buffers", S.nupd);
+			return none;
+		}
+		S.upd[S.nupd].name = attrstr(&S.fn->ins[S.fn->val[v[0].ref].def], "name");
+		S.upd[S.nupd++].v = v[1].ref;
+		return (CVal){.kind = CBool, .i = 1};
+	case KLoss:
+		return lowerloss(c, name, v[0], v[1], v[2], given[2], call->loc);
 	case KAssert:
 		if (v[0].kind != CBool) {
 			serror(argloc(call, b->formals, 0), "assert needs a compile-time bool, got a %s", kindname(&v[0]));

@@ -17,6 +17,11 @@ typedef struct FrontOpts {
 	 * files), for dependency output (-MD).  May be NULL. */
 	void (*ondep)(void *ud, const char *path);
 	void *ud;
+	/* training: with train, every model gets a training step (NAME_train)
+	 * even without a train item; loss (a name, see lowerloss) replaces
+	 * the train items' own.  NULL/false: only the file's train items. */
+	bool train;
+	const char *loss;
 } FrontOpts;
 
 /* Compile the models of the file at path.  NULL on error. */

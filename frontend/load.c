@@ -209,7 +209,7 @@ loadtext(const char *path, const char *real, const char *text, size_t len, File 
 		Node *n = f->items.v[i];
 		if (n->kind == ND_IMPORT)
 			doimport(n, path);
-		else
+		else if (n->kind != ND_TRAIN)   /* train items go with their model: lowertrains */
 			adddef(n);
 	}
 	nstack--;
@@ -264,6 +264,8 @@ compiletext(const char *path, const char *text, size_t len, const FrontOpts *o)
 		for (i = 0; i < main->items.n; i++)
 			if (main->items.v[i]->kind == ND_MODEL)
 				lowermodel(main->items.v[i]);
+	if (main && diag_nerrors() == nerr)
+		lowertrains(main, o);
 	release();
 	if (diag_nerrors() > nerr) {
 		freemod(m);

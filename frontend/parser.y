@@ -115,6 +115,7 @@ static void recover(PState *ps, int mode, int la, int *clear);
 %token <ival> DTYPE "dtype"
 %token <ival> SCALARTY "type name"
 %token MODEL "'model'" LAYER "'layer'" FN "'fn'" PARAM "'param'"
+%token BUFFER "'buffer'" TRAIN "'train'"
 %token RETURN "'return'" IF "'if'" ELSE "'else'" FOR "'for'" IN "'in'"
 %token IMPORT "'import'" ASSERT "'assert'" AND "'and'" OR "'or'"
 %token NOT "'not'" TRUE "'true'" FALSE "'false'" GRAPH "'graph'"
@@ -146,6 +147,13 @@ item:
 			$$->params = $4;
 			$$->rets = $7;
 			$$->body = $8;
+		}
+	| TRAIN ident '(' formals ')' block
+		{
+			$$ = newnode(ps->a, ND_TRAIN, @2);
+			$$->name = $2;
+			$$->params = $4;
+			$$->body = $6;
 		}
 	| LAYER ident '(' formals ')' block
 		{
@@ -268,6 +276,14 @@ stmt:
 			$$->name = $2;
 			$$->type = $4;
 			$$->init = $5;
+		}
+	| BUFFER ident ':' type optinit
+		{
+			$$ = newnode(ps->a, ND_PARAMDECL, @2);
+			$$->name = $2;
+			$$->type = $4;
+			$$->init = $5;
+			$$->ival = 1;
 		}
 	| PARAM ident '[' expr ']' ':' type optinit
 		{
@@ -588,7 +604,7 @@ recover(PState *ps, int mode, int la, int *clear)
 		if (mode == SkipStmt && (la == '}' || la == ';' || ps->bol))
 			return;
 		if (mode == SkipItem && ps->bol &&
-		    (la == MODEL || la == LAYER || la == IMPORT))
+		    (la == MODEL || la == LAYER || la == IMPORT || la == TRAIN))
 			return;
 		*clear = 1;
 	}

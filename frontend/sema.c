@@ -20,10 +20,12 @@
  * errors without cascades.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sema.h"
+#include "../passes/passes.h"
 
 Sema S;
 
@@ -950,6 +952,9 @@ eval1(Ctx *c, Node *n)
 	case ND_NAME:
 		if (binding(c, n->name, &v))
 			return v;
+		/* true while a training step is lowered (lowertrain) */
+		if (strcmp(n->name, "training") == 0)
+			return mkbool(S.training);
 		if (lookupdef(n->name)) {
 			serror(n->loc, "layer '%s' must be called with its arguments", n->name);
 			return none;
@@ -1112,7 +1117,7 @@ paramdecl1(Ctx *c, Node *n)
 	Node *ty = n->type;
 	Dim d[MaxRank];
 	Type t;
-	Attr at[2];
+	Attr at[3];
 	int k, na = 1;
 	CVal v;
 
@@ -1142,7 +1147,24 @@ paramdecl1(Ctx *c, Node *n)
 	t = tensortype((int)ty->ival, ty->args.n, d);
 	path = astrfmt(S.mod->arena, "%s%s", c->prefix, name);
 	at[0] = mkattrstr(S.mod->arena, "name", path);
-	if (n->init) {
+	if (n->ival)
+		at[na++] = mkattrbool(S.mod->arena, "buffer", true);
+	if (n->init && n->init->kind == ND_CALL && n->init->lhs->kind == ND_NAME &&
+	    strcmp(n->init->lhs->name, "uniform") == 0 && !binding(c, "uniform", &init)) {
+		/* uniform(bound): drawn from U(-bound, bound) by the seed */
+		if (n->init->args.n != 1 || n->init->args.v[0]->kind == ND_KWARG) {
+			serror(n->init->loc, "uniform takes one argument, the bound");
+			return false;
+		}
+		init = eval(c, n->init->args.v[0]);
+		if (init.kind == CNone)
+			return false;
+		if (!isnum(&init) || !(numval(&init) >= 0) || !dtypeisfloat(t.dtype)) {
+			serror(n->init->loc, "uniform(bound) needs a float param and a number bound >= 0");
+			return false;
+		}
+		at[na++] = mkattrfloat(S.mod->arena, "uniform", numval(&init));
+	} else if (n->init) {
 		init = eval(c, n->init);
 		if (init.kind == CNone)
 			return false;
@@ -1352,68 +1374,326 @@ sigtype(Ctx *c, Node *ty, Type *t)
 	return true;
 }
 
-void
-lowermodel(Node *model)
+/*
+ * A model's body as a new function named name: its inputs, then its
+ * outputs checked against the signature into ret[].  sc receives the
+ * model's scope (its symbols and body names) for what follows it (a
+ * train item).  With key (training), the function also takes the
+ * dropout key, i64[2], before anything follows.
+ */
+static bool
+lowerbody(Node *model, const char *name, Inst *self, CVal *ret)
 {
 	Scope sc = {0};
-	Inst self = {.def = model, .path = "", .loc = model->loc};
-	Ctx c = {.sc = &sc, .prefix = "", .self = &self, .intensor = true, .inlayerbody = true};
-	CVal ret[8];
+	Ctx c = {.sc = &sc, .prefix = "", .self = self, .intensor = true, .inlayerbody = true};
 	Type want[8], t;
 	int i, nret = 0, nerr = diag_nerrors();
 	bool returned = false;
 	Node *p;
+	Dim two = 2;
 
-	S.fn = newfn(S.mod, model->name, model->loc);
+	S.fn = newfn(S.mod, name, model->loc);
 	S.nframe = 0;
 	S.depth = 0;
 	S.nest = 0;
 	S.toodeep = false;
 	S.unrolled = 0;
+	S.nstream = 0;
+	S.nupd = 0;
 	for (i = 0; i < model->params.n; i++) {
 		p = model->params.v[i];
 		if (!p->type) {
 			serror(p->loc, "model input '%s' needs a type", p->name);
-			return;
+			return false;
 		}
 		if (!sigtype(&c, p->type, &t))
-			return;
+			return false;
 		if (findlocal(&sc, p->name)) {
 			serror(p->loc, "duplicate definition of '%s'", p->name);
-			return;
+			return false;
 		}
 		bind(&sc, p->name, tensorval(addarg(S.fn, p->name, t)), BArg, p->loc);
 	}
+	if (S.training)
+		S.key = addarg(S.fn, "key", tensortype(DI64, 1, &two));
 	if (model->rets.n > 8) {
 		serror(model->loc, "at most 8 outputs");
-		return;
+		return false;
 	}
 	for (i = 0; i < model->rets.n; i++)
 		if (!sigtype(&c, model->rets.v[i], &want[i]))
-			return;
-	self.scope = sc;
-	c.sc = &self.scope;
+			return false;
+	self->scope = sc;
+	c.sc = &self->scope;
 	execbody(&c, &model->body, ret, &nret, &returned);
 	if (diag_nerrors() > nerr)
-		return;
+		return false;
 	if (!returned) {
 		serror(model->loc, "model %s ends without a return", model->name);
-		return;
+		return false;
 	}
 	if (nret != model->rets.n) {
 		serror(model->loc, "model %s returns %d value%s, declared %d", model->name, nret, nret == 1 ? "" : "s", model->rets.n);
-		return;
+		return false;
 	}
 	for (i = 0; i < nret; i++) {
 		if (ret[i].kind != CTensor && ret[i].kind != CGraph) {
 			serror(model->rets.v[i]->loc, "model %s must return a tensor, not a %s", model->name, kindname(&ret[i]));
-			return;
+			return false;
 		}
 		if (!typeeq(vtype(ret[i]), want[i])) {
 			serror(model->rets.v[i]->loc, "return type mismatch: model %s declares %s, returns %s",
 			       model->name, tystr(want[i]), tystr(vtype(ret[i])));
-			return;
+			return false;
 		}
-		addret(S.fn, ret[i].ref);
 	}
+	return true;
+}
+
+void
+lowermodel(Node *model)
+{
+	Inst self = {.def = model, .path = "", .loc = model->loc};
+	CVal ret[8];
+	int i;
+
+	S.training = false;
+	if (!lowerbody(model, model->name, &self, ret))
+		return;
+	for (i = 0; i < model->rets.n; i++)
+		addret(S.fn, ret[i].ref);
+}
+
+/* training settings: a train item's names, their kinds and defaults */
+static bool
+trainsetting(Ctx *c, const char *name, int kind, CVal *v, Loc l)
+{
+	if (!binding(c, name, v))
+		return false;
+	if (kind == CFloat && v->kind == CInt)
+		*v = mkfloat((double)v->i);
+	if (v->kind != kind) {
+		serror(l, "train: '%s' must be a %s, got a %s", name,
+		       kind == CFloat ? "number" : kind == CInt ? "int" : kind == CBool ? "bool" : "string", kindname(v));
+		v->kind = CNone;
+		return false;
+	}
+	return true;
+}
+
+static void
+readsettings(Ctx *c, TrainInfo *ti, Loc l)
+{
+	static const struct { const char *name; int kind; size_t off; } set[] = {
+		{"lr", CFloat, offsetof(TrainInfo, lr)},
+		{"weight_decay", CFloat, offsetof(TrainInfo, weight_decay)},
+		{"momentum", CFloat, offsetof(TrainInfo, momentum)},
+		{"dampening", CFloat, offsetof(TrainInfo, dampening)},
+		{"beta1", CFloat, offsetof(TrainInfo, beta1)},
+		{"beta2", CFloat, offsetof(TrainInfo, beta2)},
+		{"eps", CFloat, offsetof(TrainInfo, eps)},
+	};
+	CVal v;
+	size_t k;
+
+	for (k = 0; k < sizeof set / sizeof set[0]; k++)
+		if (trainsetting(c, set[k].name, set[k].kind, &v, l))
+			*(double *)((char *)ti + set[k].off) = v.f;
+	if (trainsetting(c, "nesterov", CBool, &v, l))
+		ti->nesterov = v.i;
+	if (trainsetting(c, "epochs", CInt, &v, l))
+		ti->epochs = v.i;
+	if (trainsetting(c, "seed", CInt, &v, l))
+		ti->seed = v.i;
+	if (trainsetting(c, "optimizer", CStr, &v, l)) {
+		if (strcmp(v.s, "sgd") && strcmp(v.s, "adam") && strcmp(v.s, "adamw"))
+			serror(l, "train: unknown optimizer \"%s\" (sgd, adam or adamw)", v.s);
+		else
+			ti->optimizer = arena_strdup(S.mod->arena, v.s);
+	}
+}
+
+/*
+ * The training step of model as a function NAME_train: the model's body
+ * in training mode (dropout draws its mask from the key input, layers
+ * that behave differently in training see `training` true), the loss of
+ * the train item tr (or, with no item, opts' loss of the first output
+ * against labels y: i64[N] and a node mask: bool[N]), then autodiff's
+ * gradients.  Outputs: the loss, the gradient of every trained param
+ * (float params that are not buffers, in declaration order), then the
+ * new value of every buffer the step updates (BatchNorm's statistics).
+ */
+static void
+lowertrain(Node *model, Node *tr, const char *lossname)
+{
+	Inst self = {.def = model, .path = "", .loc = model->loc};
+	Scope tsc = {0};
+	Ctx c = {.sc = &tsc, .prefix = "", .self = &self, .intensor = true};
+	CVal ret[8], lossv[8], v;
+	TrainInfo *ti;
+	Ref *wrt, *grad, loss = RNone, key;
+	int i, k, nw = 0, nl = 0, nerr = diag_nerrors();
+	bool returned = false;
+	Loc l = tr ? tr->loc : model->loc;
+	Type t;
+	Arena *a = S.mod->arena;
+
+	S.training = true;
+	if (!lowerbody(model, astrfmt(a, "%s_train", model->name), &self, ret))
+		goto out;
+	key = S.key;
+	tsc.parent = &self.scope;
+	ti = arena_alloc(a, sizeof *ti);
+	*ti = (TrainInfo){.model = arena_strdup(a, model->name), .optimizer = "adam", .lr = 0.01, .beta1 = 0.9,
+	                  .beta2 = 0.999, .eps = 1e-8, .epochs = 200, .loss = lossname ? arena_strdup(a, lossname) : NULL};
+	if (tr) {
+		if (tr->params.n < model->rets.n) {
+			serror(tr->loc, "train %s: the first %d formal%s name%s the model's output%s", model->name,
+			       model->rets.n, model->rets.n == 1 ? "" : "s", model->rets.n == 1 ? "s" : "",
+			       model->rets.n == 1 ? "" : "s");
+			goto out;
+		}
+		for (i = 0; i < tr->params.n; i++) {
+			Node *p = tr->params.v[i];
+			if (findlocal(&tsc, p->name)) {
+				serror(p->loc, "duplicate definition of '%s'", p->name);
+				goto out;
+			}
+			if (i < model->rets.n) {
+				if (p->type && (!sigtype(&c, p->type, &t) || !typeeq(t, vtype(ret[i])))) {
+					if (diag_nerrors() == nerr)
+						serror(p->loc, "train %s: output %d is %s", model->name, i, tystr(vtype(ret[i])));
+					goto out;
+				}
+				bind(&tsc, p->name, ret[i], BArg, p->loc);
+				continue;
+			}
+			if (!p->type) {
+				serror(p->loc, "train input '%s' needs a type", p->name);
+				goto out;
+			}
+			if (!sigtype(&c, p->type, &t))
+				goto out;
+			bind(&tsc, p->name, tensorval(addarg(S.fn, p->name, t)), BArg, p->loc);
+		}
+		execbody(&c, &tr->body, lossv, &nl, &returned);
+		if (diag_nerrors() > nerr)
+			goto out;
+		readsettings(&c, ti, tr->loc);
+		if (!lossname && (!returned || nl != 1)) {
+			serror(tr->loc, "train %s must return one loss", model->name);
+			goto out;
+		}
+	} else {
+		Type ot = vtype(ret[0]);
+		Dim n = ot.rank ? ot.dim[0] : 1;
+		bind(&tsc, "out", ret[0], BArg, l);
+		bind(&tsc, "y", tensorval(addarg(S.fn, "y", tensortype(DI64, 1, &n))), BArg, l);
+		bind(&tsc, "mask", tensorval(addarg(S.fn, "mask", tensortype(DBool, 1, &n))), BArg, l);
+	}
+	if (lossname) {
+		/* the loss named on the command line, of the first output and
+		 * the first two train inputs */
+		Ref ins[2];
+		const char *names[3] = {"out", "y", "mask"};
+		if (tr) {
+			if (tr->params.n < model->rets.n + 2) {
+				serror(tr->loc, "--loss needs train %s to take the targets and a mask after the output", model->name);
+				goto out;
+			}
+			names[0] = tr->params.v[0]->name;
+			names[1] = tr->params.v[model->rets.n]->name;
+			names[2] = tr->params.v[model->rets.n + 1]->name;
+		}
+		for (i = 0; i < 2; i++) {
+			binding(&c, names[i + 1], &v);
+			ins[i] = v.ref;
+		}
+		binding(&c, names[0], &v);
+		lossv[0] = lowerloss(&c, lossname, v, tensorval(ins[0]), tensorval(ins[1]), true, l);
+		if (lossv[0].kind == CNone)
+			goto out;
+	}
+	v = lossv[0];
+	t = vtype(v);
+	if (v.kind != CTensor || t.rank != 0 || !dtypeisfloat(t.dtype)) {
+		serror(tr ? tr->loc : l, "train %s: the loss must be a float scalar such as f32[], got %s",
+		       model->name, v.kind == CTensor ? tystr(t) : kindname(&v));
+		goto out;
+	}
+	loss = v.ref;
+	/* the key goes last among the inputs */
+	for (i = 0; i < S.fn->narg && S.fn->arg[i] != key; i++)
+		;
+	for (; i + 1 < S.fn->narg; i++)
+		S.fn->arg[i] = S.fn->arg[i + 1];
+	S.fn->arg[S.fn->narg - 1] = key;
+	wrt = emalloc((S.fn->nins + 1) * sizeof *wrt);
+	for (i = 0; i < S.fn->nins; i++) {
+		Ins *in = &S.fn->ins[i];
+		if (in->op == Oparam && dtypeisfloat(valtype(S.fn, in->to).dtype) && !attrint(in, "buffer", 0))
+			wrt[nw++] = in->to;
+	}
+	grad = emalloc((nw + 1) * sizeof *grad);
+	if (autodiff(S.fn, loss, wrt, nw, grad) == 0) {
+		ti->nparam = nw;
+		ti->param = arena_alloc(a, (nw + 1) * sizeof *ti->param);
+		ti->nupdate = S.nupd;
+		ti->update = arena_alloc(a, (S.nupd + 1) * sizeof *ti->update);
+		addret(S.fn, loss);
+		for (k = 0; k < nw; k++) {
+			ti->param[k] = attrstr(&S.fn->ins[S.fn->val[wrt[k]].def], "name");
+			addret(S.fn, grad[k]);
+		}
+		for (k = 0; k < S.nupd; k++) {
+			ti->update[k] = S.upd[k].name;
+			addret(S.fn, S.upd[k].v);
+		}
+		S.fn->train = ti;
+	}
+	free(wrt);
+	free(grad);
+out:
+	S.training = false;
+}
+
+void
+lowertrains(File *main, const FrontOpts *o)
+{
+	int i, j, nerr;
+	bool any = false;
+	Fn *f;
+
+	for (i = 0; i < main->items.n; i++) {
+		Node *tr = main->items.v[i], *m;
+		if (tr->kind != ND_TRAIN)
+			continue;
+		any = true;
+		nerr = diag_nerrors();
+		if (!(m = lookupdef(tr->name)) || m->kind != ND_MODEL) {
+			serror(tr->loc, "train %s: no model named '%s'", tr->name, tr->name);
+			continue;
+		}
+		for (j = 0; j < i; j++)
+			if (main->items.v[j]->kind == ND_TRAIN && strcmp(main->items.v[j]->name, tr->name) == 0) {
+				serror(tr->loc, "a second train item for model '%s'", tr->name);
+				noteat(main->items.v[j]->loc, "the first is here");
+				break;
+			}
+		if (j < i || diag_nerrors() > nerr)
+			continue;
+		/* an imported model is lowered for its train item */
+		for (f = S.mod->fn; f && strcmp(f->name, m->name) != 0; f = f->link)
+			;
+		if (!f)
+			lowermodel(m);
+		if (diag_nerrors() == nerr)
+			lowertrain(m, tr, o->loss);
+	}
+	if (any || !o->train)
+		return;
+	/* --train with no train item: every model of the file */
+	for (i = 0; i < main->items.n; i++)
+		if (main->items.v[i]->kind == ND_MODEL)
+			lowertrain(main->items.v[i], NULL, o->loss ? o->loss : "nll");
 }

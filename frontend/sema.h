@@ -105,6 +105,15 @@ typedef struct Sema {
 		Loc loc;
 	} frame[64];
 	int nframe;
+	/* training (lowertrain): the model's body in training mode */
+	bool training;
+	Ref key;                    /* the dropout key input, i64[2] */
+	int nstream;                /* dropout streams so far */
+	struct {                    /* update(buffer, value) */
+		const char *name;
+		Ref v;
+	} upd[64];
+	int nupd;
 } Sema;
 
 extern Sema S;
@@ -123,6 +132,8 @@ bool todim(Ctx *c, CVal v, Loc l, Dim *d);
 CVal tensorval(Ref r);
 Type vtype(CVal v);
 void lowermodel(Node *model);
+/* the train items of main, and with o->train every model without one */
+void lowertrains(File *main, const FrontOpts *o);
 const char *tystr(Type t);                    /* in S.arena: for messages */
 /* A formatted string sized to fit, in a: names nest without limit. */
 
@@ -135,6 +146,9 @@ const char *builtinname(int i);
  * unknown keyword, duplicates, missing) naming what; false on error. */
 bool bindargs(Ctx *c, Node *call, const char *what, const char *const *names,
               int nf, int nreq, CVal *out, bool *given);
+/* loss name ("nll", "cross_entropy", "bce", "mse" or a primitive's
+ * name) of x against target over mask (hasmask), as a float scalar */
+CVal lowerloss(Ctx *c, const char *name, CVal x, CVal target, CVal mask, bool hasmask, Loc l);
 /* tensor from a compile-time number, with the dtype of its partner */
 Ref scalarconst(Ctx *c, CVal v, int dtype, Loc l);
 CVal emitop(Ctx *c, int op, const Ref *arg, int narg, const Attr *attr, int nattr,

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "interp.h"
+#include "../runtime/philox.h"
 
 /* Refuse tensors above this many elements (512 GiB of doubles) with an
  * error instead of asking malloc: a wrong symbol binding can ask for
@@ -758,6 +759,61 @@ scatter(R *r, IValue *o)
 	return 0;
 }
 
+/* take: out[i] = x[i, idx[i]]; an index outside [0, C) is an error here
+ * (generated code, which cannot stop, writes NaN there) */
+static int
+take(R *r, IValue *o)
+{
+	const ITensor *x = targ(r, 0), *idx = targ(r, 1);
+	int64_t i, c = 0, C;
+
+	if (!x || !idx || checkindexvec(r, idx) < 0)
+		return -1;
+	if (x->rank != 2 || idx->shape[0] != x->shape[0])
+		return fail(r, "take: operands of ranks %d and %d do not fit x[N, C] and idx[N]", x->rank, idx->rank);
+	C = x->shape[1];
+	if (newtensor(r, &o->t, 1, x->shape) < 0)
+		return -1;
+	for (i = 0; i < x->shape[0]; i++) {
+		if (getindex(r, idx->data[i], i, C, &c) < 0)
+			return -1;
+		o->t.data[i] = x->data[i * C + c];
+	}
+	return 0;
+}
+
+/* put: zeros but out[i, idx[i]] = g[i]; a row whose index is outside
+ * [0, n) stays zero, as in generated code (no error: it is take's
+ * adjoint, and take already refused such an index) */
+static int
+put(R *r, IValue *o)
+{
+	const ITensor *g = targ(r, 0), *idx = targ(r, 1);
+	int64_t i, n, shape[2];
+	double v;
+	Dim d;
+	char ds[100];
+
+	if (!g || !idx || checkindexvec(r, idx) < 0)
+		return -1;
+	if (g->rank != 1 || idx->shape[0] != g->shape[0])
+		return fail(r, "put: operands of ranks %d and %d do not fit g[N] and idx[N]", g->rank, idx->rank);
+	if (!attrdim(r->ins, "n", &d))
+		return fail(r, "put: missing attribute 'n'");
+	if ((n = dimeval(r->m, d, r->symval)) < 0)
+		return fail(r, "put: n = %s is not bound", rdimstr(r, ds, sizeof ds, d));
+	shape[0] = g->shape[0];
+	shape[1] = n;
+	if (newtensor(r, &o->t, 2, shape) < 0)
+		return -1;
+	for (i = 0; i < g->shape[0]; i++) {
+		v = idx->data[i];
+		if (v >= 0 && v < (double)n)
+			o->t.data[i * n + (int64_t)v] = g->data[i];
+	}
+	return 0;
+}
+
 /* Dense ------------------------------------------------------------------- */
 
 /*
@@ -942,6 +998,69 @@ concat(R *r, IValue *o)
 	return 0;
 }
 
+/* slice: dim d cut to [start, start + len) */
+static int
+slice(R *r, IValue *o)
+{
+	const ITensor *x = targ(r, 0);
+	int64_t outer, n, inner, start, len, i, shape[MaxRank];
+	Dim ds, dl;
+	int d;
+	char s1[200];
+
+	if (!x || axisattr(r, x->rank, &d) < 0)
+		return -1;
+	if (!attrdim(r->ins, "start", &ds) || !attrdim(r->ins, "len", &dl))
+		return fail(r, "slice: missing attribute 'start' or 'len'");
+	start = dimeval(r->m, ds, r->symval);
+	len = dimeval(r->m, dl, r->symval);
+	if (start < 0 || len < 0 || start > x->shape[d] || len > x->shape[d] - start)
+		return fail(r, "slice: [%lld, %lld + %lld) is not inside dim %d of shape %s", (long long)start,
+		            (long long)start, (long long)len, d, shapestr(s1, sizeof s1, x->rank, x->shape));
+	splitaxis(x, d, &outer, &n, &inner);
+	memcpy(shape, x->shape, sizeof shape);
+	shape[d] = len;
+	if (newtensor(r, &o->t, x->rank, shape) < 0)
+		return -1;
+	for (i = 0; i < outer; i++)
+		memcpy(o->t.data + i * len * inner, x->data + (i * n + start) * inner, len * inner * sizeof(double));
+	return 0;
+}
+
+/*
+ * dropout_train: element t (x's flat index) is kept, times 1 / (1 - p),
+ * when runtime/philox.h's draw for (seed, step, stream, t) is at least
+ * (float)p; else 0.  The generated code includes the same header, so the
+ * two masks are the same bits.  key = (seed, step), exact integers below
+ * 2^53 (an i64 above that is already rounded in a double).
+ */
+static int
+dropout_train(R *r, IValue *o)
+{
+	const ITensor *x = targ(r, 0), *key = targ(r, 1);
+	double p = attrfloat(r->ins, "p", 0), scale;
+	int64_t stream = attrint(r->ins, "stream", 0), i, n;
+	uint64_t seed, step;
+
+	if (!x || !key)
+		return -1;
+	if (key->rank != 1 || key->shape[0] != 2)
+		return fail(r, "dropout_train: the key must hold 2 values (seed, step)");
+	if (!(p >= 0 && (float)p < 1) || stream < 0 || stream >= (int64_t)1 << 31)
+		return fail(r, "dropout_train: p or stream out of range");
+	/* as generated code's (uint64_t) of the int64; INT64_MAX rounds
+	 * up to 2^63 in a double, which no int64_t holds */
+	seed = key->data[0] >= 0x1p63 ? (uint64_t)key->data[0] : (uint64_t)(int64_t)key->data[0];
+	step = key->data[1] >= 0x1p63 ? (uint64_t)key->data[1] : (uint64_t)(int64_t)key->data[1];
+	scale = 1 / (1 - p);
+	if (newtensor(r, &o->t, x->rank, x->shape) < 0)
+		return -1;
+	n = numel(x->rank, x->shape);
+	for (i = 0; i < n; i++)
+		o->t.data[i] = gnn_dropout_keep(seed, step, (uint32_t)stream, (uint64_t)i, (float)p) ? x->data[i] * scale : 0;
+	return 0;
+}
+
 static int
 cast(R *r, IValue *o)
 {
@@ -1045,6 +1164,8 @@ binary(R *r, IValue *o)
 			break;
 		case Omaximum: v = nanmax(x, y); break;
 		case Ominimum: v = nanmin(x, y); break;
+		case Ogt: v = x > y; break;   /* NaN compares false: 0 */
+		case Oeq: v = x == y; break;
 		default: return fail(r, "malformed IR: %s is not binary", opinfo[op].name);
 		}
 		o->t.data[i] = isint ? v + 0.0 : v;
@@ -1247,6 +1368,10 @@ exec(R *r, IValue *o)
 	case Otranspose: return transpose(r, o);
 	case Oreshape: return reshape(r, o);
 	case Oconcat: return concat(r, o);
+	case Oslice: return slice(r, o);
+	case Otake: return take(r, o);
+	case Oput: return put(r, o);
+	case Odropout_train: return dropout_train(r, o);
 	case Ocast: return cast(r, o);
 	case Osum: case Omean: case Omax: return reduce(r, o);
 	case Osoftmax: case Olog_softmax: case Ol2_normalize: return normalize(r, o);

@@ -260,6 +260,20 @@ typedef struct Val {
 	int nuse;                   /* filled by filluse() */
 } Val;
 
+/* A training step's function (frontend/sema.c's lowertrain): its outputs
+ * are the loss, the gradient of each param[k], then the new value of each
+ * buffer update[k]; the rest are the train item's settings. */
+typedef struct TrainInfo {
+	const char *model;          /* the forward function's name */
+	const char *loss;           /* a loss name given for it, or NULL */
+	int nparam, nupdate;
+	const char **param, **update;
+	const char *optimizer;      /* "sgd", "adam", "adamw" */
+	double lr, weight_decay, momentum, dampening, beta1, beta2, eps;
+	bool nesterov;
+	int64_t epochs, seed;
+} TrainInfo;
+
 struct Fn {
 	Mod *mod;
 	const char *name;
@@ -268,6 +282,7 @@ struct Fn {
 	Ref *ret; int nret;
 	Ins *ins; int nins, insc;
 	Val *val; int nval, valc;
+	TrainInfo *train;           /* a training step's, or NULL */
 	Fn *link;
 };
 

@@ -32,12 +32,15 @@ O(gather,         2, 2, Fpure|Fmsg)         /* x[M,...], idx[K] -> [K,...] */
 O(scatter_sum,    2, 2, Fpure|Fmsg|Fscatter) /* m[K,...], idx[K] {n=D} -> [n,...] */
 O(scatter_mean,   2, 2, Fpure|Fmsg|Fscatter)
 O(scatter_max,    2, 2, Fpure|Fmsg|Fscatter)
+O(take,           2, 2, Fpure)              /* x[N,C], idx[N] -> [N]: x[i, idx[i]] */
+O(put,            2, 2, Fpure)              /* g[N], idx[N] {n=D} -> [N,n]: take's adjoint */
 
 /* dense */
 O(matmul,         2, 2, Fpure)              /* NumPy matmul */
 O(transpose,      1, 1, Fpure|Fshape)       /* {perm=[...]} */
 O(reshape,        1, 1, Fpure|Fshape|Falias) /* {shape=[...]} */
 O(concat,         1, -1, Fpure|Fshape)      /* {dim=I} */
+O(slice,          1, 1, Fpure|Fshape)       /* {dim=I, start=D, len=D}: concat's adjoint */
 O(cast,           1, 1, Fpure|Felem)        /* result dtype is the declared one */
 
 /* elementwise binary, NumPy broadcasting, equal dtypes */
@@ -48,6 +51,8 @@ O(div,            2, 2, Fpure|Felem|Fbin)
 O(pow,            2, 2, Fpure|Felem|Fbin)
 O(maximum,        2, 2, Fpure|Felem|Fbin)
 O(minimum,        2, 2, Fpure|Felem|Fbin)
+O(gt,             2, 2, Fpure|Felem|Fbin)   /* float: 1 where a > b, else 0 */
+O(eq,             2, 2, Fpure|Felem|Fbin)   /* float: 1 where a == b, else 0 */
 
 /* elementwise unary */
 O(neg,            1, 1, Fpure|Felem)
@@ -62,6 +67,10 @@ O(log,            1, 1, Fpure|Felem)
 O(sqrt,           1, 1, Fpure|Felem)
 O(rsqrt,          1, 1, Fpure|Felem)
 O(dropout,        1, 1, Fpure|Felem|Falias) /* {p=F}: identity at inference */
+
+/* training: a pure function of its operands (the key is data), but not
+ * elementwise for the passes: its mask depends on the flat index */
+O(dropout_train,  2, 2, Fpure)              /* x, key i64[2] {p=F, stream=I} */
 
 /* reductions and normalizations over one dim */
 O(sum,            1, 1, Fpure|Freduce)      /* {dim=I, keepdim=B} */

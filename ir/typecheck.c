@@ -401,6 +401,102 @@ concat(Ctx *c)
 	return true;
 }
 
+/* d is >= 0 whatever values >= 0 its symbols take: a constant (interned
+ * constants are never negative) or a polynomial of positive terms */
+static bool
+nonneg(const Mod *m, Dim d)
+{
+	const DExp *e;
+	int i;
+
+	if (dimisconst(d))
+		return true;
+	e = &m->dexp[~d];
+	for (i = 0; i < e->nterm; i++)
+		if (e->term[i].coef < 0)
+			return false;
+	return true;
+}
+
+/* x with dim cut to [start, start + len): the range must lie inside for
+ * every binding of the symbols (exactly so when constant; N + N of 2*N,
+ * or M of M + N, when symbolic) */
+static bool
+slice(Ctx *c)
+{
+	int64_t d;
+	Dim start, len, end, rest;
+	bool ok = true;
+
+	if (!checkkeys(c, "dim start len") || !istensor(c, 0) || !dimattr(c, c->at[0].rank, &d))
+		return false;
+	if (!attrgetdim(attr(c, "start"), &start))
+		return fail(c, "slice: missing or bad attribute 'start'");
+	if (!attrgetdim(attr(c, "len"), &len))
+		return fail(c, "slice: missing or bad attribute 'len'");
+	end = dimadd(c->m, start, len, &ok);
+	rest = ok ? dimsub(c->m, c->at[0].dim[d], end, &ok) : 0;
+	if (!ok || !nonneg(c->m, rest))
+		return fail(c, "slice: [%s, %s + %s) is not inside dim %lld of %s", dm(c, start), dm(c, start),
+		            dm(c, len), (long long)d, ty(c, c->at[0]));
+	*c->out = c->at[0];
+	c->out->dim[d] = len;
+	return true;
+}
+
+/* dropout_train: the keep test compares a float draw with (float)p, so p
+ * must be below 1 as a float too (0.99999999 rounds to 1.0f and would
+ * keep nothing while scaling by 1e8); the stream is a counter word whose
+ * bit 31 parameter init owns (runtime/philox.h) */
+static bool
+dropouttrain(Ctx *c)
+{
+	const Attr *p = attr(c, "p");
+	int64_t stream = 0;
+	double v;
+	char buf[64];
+
+	if (!checkkeys(c, "p stream") || !isfloat(c, 0) || !istensor(c, 1))
+		return false;
+	if (c->at[1].dtype != DI64 || c->at[1].rank != 1 || c->at[1].dim[0] != 2)
+		return fail(c, "dropout_train: the key must be i64[2] (seed, step), got %s", ty(c, c->at[1]));
+	if (!floatattr(c, "p", true) || !intattr(c, "stream", true, &stream))
+		return false;
+	v = p->kind == AInt ? (double)p->u.i : p->u.f;
+	if (!(v >= 0 && (float)v < 1)) {
+		snprintfloat(buf, sizeof buf, v);
+		return fail(c, "dropout_train: p must be in [0, 1), as a float too; got %s", buf);
+	}
+	if (stream < 0 || stream >= (int64_t)1 << 31)
+		return fail(c, "dropout_train: stream must be in [0, 2^31), got %lld", (long long)stream);
+	*c->out = c->at[0];
+	return true;
+}
+
+/* take: x[N, C] and idx[N] -> [N]; put: g[N] and idx[N] -> [N, n] */
+static bool
+takeput(Ctx *c)
+{
+	Type x = c->at[0];
+	Dim n;
+
+	if (!checkkeys(c, c->op == Oput ? "n" : "") || !isfloat(c, 0) || !isindex(c, 1))
+		return false;
+	if (x.rank != (c->op == Otake ? 2 : 1) || c->at[1].dim[0] != x.dim[0])
+		return fail(c, "shape mismatch in %s: %s and index %s (%s)", opname(c->op), ty(c, x), ty(c, c->at[1]),
+		            c->op == Otake ? "x[N, C] and idx[N]" : "g[N] and idx[N]");
+	if (c->op == Otake) {
+		*c->out = tensortype(x.dtype, 1, x.dim);
+		return true;
+	}
+	if (!attrgetdim(attr(c, "n"), &n))
+		return fail(c, "put: missing or bad attribute 'n'");
+	*c->out = x;
+	c->out->rank = 2;
+	c->out->dim[1] = n;
+	return true;
+}
+
 static bool
 reduce(Ctx *c)
 {
@@ -468,7 +564,7 @@ check(Ctx *c)
 		*c->out = *c->decl;
 		return true;
 	case Oparam:
-		if (!checkkeys(c, "name init") || !needdecl(c, TTensor))
+		if (!checkkeys(c, "name init uniform buffer") || !needdecl(c, TTensor))
 			return false;
 		if (!attr(c, "name") || attr(c, "name")->kind != AStr)
 			return fail(c, "param: missing attribute 'name'");
@@ -531,6 +627,17 @@ check(Ctx *c)
 	case Oscatter_mean:
 	case Oscatter_max:
 		return scatter(c);
+	case Otake:
+	case Oput:
+		return takeput(c);
+	case Oslice:
+		return slice(c);
+	case Odropout_train:
+		return dropouttrain(c);
+	case Ogt:
+	case Oeq:
+		/* comparisons give a float 0 or 1 (a mask to multiply by) */
+		return checkkeys(c, "") && binary(c) && isfloat(c, 0);
 	case Omatmul:
 		return checkkeys(c, "") && matmul(c);
 	case Otranspose:

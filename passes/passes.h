@@ -55,6 +55,16 @@ int checkpassopts(const PassOpts *o);
  */
 int runpasses(Mod *m, const PassOpts *o);
 
+/* autodiff.c: reverse mode ----------------------------------------------- */
+
+/*
+ * Append to fn the gradient of loss (a float scalar of fn) with respect
+ * to each of wrt[0..n), built from the forward's ops (docs/training.md);
+ * grad[k] receives wrt[k]'s (zeros when the loss does not depend on it).
+ * Returns 0, or -1 after reporting an op it cannot differentiate.
+ */
+int autodiff(Fn *fn, Ref loss, const Ref *wrt, int n, Ref *grad);
+
 /* phase.c: when each value can be computed --------------------------------- */
 
 enum Phase {

@@ -6,7 +6,8 @@
  * mixing parameters with the graph (bind must not cache what new weights
  * change).  Graph-only work runs when a graph is bound, parameter-only
  * work when weights are loaded (a transposed weight, say), and constants
- * at load unless their size depends on the graph.
+ * at load unless their size depends on the graph.  In a training step
+ * (fn->train) parameter work runs in forward: the weights change.
  */
 #include "passes.h"
 
@@ -37,8 +38,10 @@ classify(const Fn *fn, const unsigned char *phase, const Ins *in)
 	/* message passing needs a graph's plans, which exist from bind on */
 	if (opinfo[in->op].flags & Fmsg)
 		constdims = false;
+	/* a training step's parameters change every step: nothing made from
+	 * them can be kept from one step to the next */
 	if (param)
-		return constdims ? PhaseLoad : PhaseForward;
+		return constdims && !fn->train ? PhaseLoad : PhaseForward;
 	return constdims ? PhaseLoad : PhaseBind;
 }
 

@@ -35,6 +35,7 @@ struct gnn_device {
 	const char *(*arch)(void);               /* "sm_90", "emu"; NULL on the cpu */
 	const struct gnn_devbind *bind;          /* bind's graph work on the device, or NULL */
 	const struct gnn_devfwd *fwd;            /* forward's graphs and staging, or NULL */
+	const struct gnn_devoptim *optim;        /* training's optimizer update, or NULL */
 };
 
 /*
@@ -113,5 +114,18 @@ struct gnn_devbind {
 	int (*zero)(void *p, size_t n, void *s);
 	void (*release)(gnn_dgraph *g);
 };
+
+/*
+** Training's optimizer (optim.c; the kernel is optim.cu, the cpu's a loop
+** in device_cpu.c): step applies one update of a (optim.h) to the n
+** tensors of tab, total elements in all, in one launch on s; tab and the
+** tensors are the device's memory.  zero: n zero bytes at p.
+*/
+struct gnn_optseg;
+struct gnn_optargs;
+typedef struct gnn_devoptim {
+	int (*step)(const struct gnn_optseg *tab, int n, int64_t total, const struct gnn_optargs *a, void *s);
+	int (*zero)(void *p, size_t n, void *s);
+} gnn_devoptim;
 
 #endif

@@ -27,6 +27,17 @@ const struct gnn_devbind GNN_DEVBIND_SYMBOL;
 #else
 #define GNN_DEVBIND NULL
 #endif
+/* training's optimizer kernel (optim.cu), built beside this file the same
+ * way; without it the device has no optimizer */
+#ifdef GNN_DEVOPTIM_SYMBOL
+#ifdef __cplusplus
+extern "C"
+#endif
+const struct gnn_devoptim GNN_DEVOPTIM_SYMBOL;
+#define GNN_DEVOPTIM (&GNN_DEVOPTIM_SYMBOL)
+#else
+#define GNN_DEVOPTIM NULL
+#endif
 
 static int
 cu_stream_create(void **s)
@@ -287,5 +298,5 @@ static const struct gnn_devfwd cu_fwd = {
 
 const gnn_device GNN_DEVICE_SYMBOL = {
 	"cuda", 1, cu_stream_create, cu_stream_destroy, cu_alloc, cu_free,
-	cu_copy, cu_sync, cu_last_error, cu_errstr, cu_elapsed, cu_arch, GNN_DEVBIND, &cu_fwd,
+	cu_copy, cu_sync, cu_last_error, cu_errstr, cu_elapsed, cu_arch, GNN_DEVBIND, &cu_fwd, GNN_DEVOPTIM,
 };

@@ -289,6 +289,9 @@ typedef struct gnn_model_desc {
 	gnn_status (*forward)(void *model, const void *const *inputs, void *const *outputs);
 	gnn_status (*forward_host)(void *model, const void *const *inputs, void *const *outputs);
 	void (*destroy)(void *model);
+	/* the model's training step (NULL when compiled without one): see
+	** gnn_prog_train_step */
+	const struct gnn_train_prog *train;
 } gnn_model_desc;
 
 /*
@@ -306,6 +309,68 @@ typedef struct gnn_tune_desc {
 	gnn_status (*time)(void *model, int kernel, int reps, double *us);
 	const char *(*arch)(void);
 } gnn_tune_desc;
+
+/* optim.c: training's optimizers */
+
+/*
+** torch.optim's SGD, Adam and AdamW (PyTorch 2.x, the single-tensor path:
+** maximize, amsgrad, foreach and fused off) over float32 tensors, one
+** fused launch a step for a whole parameter group, on any device (the
+** cpu device runs it as a loop).  Every device gives the same bits: each
+** float operation is rounded on its own, in torch's order (runtime/optim.h).
+**   SGD:  g = grad + wd*p; with momentum, buf = g at the first step, else
+**         buf = momentum*buf + (1 - dampening)*g, and g = g + momentum*buf
+**         (nesterov) or buf; p -= lr*g.
+**   Adam: g = grad + wd*p; m = lerp(m, g, 1 - beta1);
+**         v = beta2*v + (1 - beta2)*g*g; p -= lr/(1 - beta1^t) * m /
+**         (sqrt(v)/sqrt(1 - beta2^t) + eps).
+**   AdamW: p *= 1 - lr*wd, then Adam without the wd term.
+** Fields an optimizer does not use are ignored.  Checked as torch checks
+** them (GNN_ERR_ARG): lr, eps, weight_decay, momentum >= 0, betas in
+** [0, 1), nesterov only with momentum > 0 and dampening 0; and finite.
+*/
+typedef enum gnn_optim_kind { GNN_OPTIM_SGD = 1, GNN_OPTIM_ADAM, GNN_OPTIM_ADAMW } gnn_optim_kind;
+typedef struct gnn_optim_config {
+	gnn_optim_kind kind;
+	double lr, weight_decay;
+	double momentum, dampening;  /* SGD */
+	int nesterov;                /* SGD */
+	double beta1, beta2, eps;    /* Adam, AdamW */
+} gnn_optim_config;
+typedef struct gnn_optim gnn_optim;
+struct gnn_device;   /* a device (gnn_device_cpu, gnn_device_cuda): program.c below */
+/*
+** n float32 tensors (n >= 0): param[i], updated in place, and grad[i],
+** size[i] >= 0 elements each, in dev's memory (host memory for
+** gnn_device_cpu; a device that can tell checks that they are its own),
+** NULL only when empty.  The tensors must not overlap.  The optimizer
+** keeps its state on the device, zeroed (SGD's momentum buffers when
+** momentum != 0; Adam's exp_avg and exp_avg_sq), and a table of the
+** tensors there, so that a step is one launch.  dev and stream stay the
+** caller's and must outlive the optimizer.
+*/
+gnn_status gnn_optim_create(const struct gnn_device *dev, void *stream, int n, float *const *param,
+	const float *const *grad, const int64_t *size, const gnn_optim_config *cfg, gnn_optim **out);
+/* One step (t += 1): a launch on the stream, asynchronous on a device
+** with memory of its own (synchronize before reading param on the host).
+** GNN_ERR_CUDA if the launch fails; t is then not advanced. */
+gnn_status gnn_optim_step(gnn_optim *o);
+/* New hyper-parameters (a learning-rate schedule), keeping the state and
+** t; the kind cannot change.  A bad cfg changes nothing. */
+gnn_status gnn_optim_set(gnn_optim *o, const gnn_optim_config *cfg);
+int64_t gnn_optim_steps(const gnn_optim *o);   /* t: steps taken */
+void gnn_optim_destroy(gnn_optim *o);          /* NULL is a no-op */
+
+/* init.c: parameter init */
+
+/*
+** dst[t] = (2u - 1) * bound for t < n, u = gnn_philox_uniform(seed, 0,
+** 0x80000000 | index, t) (runtime/philox.h: init's streams, bit 31 set),
+** in float: (2.0f*u - 1.0f) * (float)bound, uniform in [-bound, bound).
+** index is the parameter's; dst[t] depends on (seed, index, t) only, so
+** a prefix does not depend on n, and device code can draw the same.
+*/
+void gnn_init_uniform(float *dst, int64_t n, double bound, uint64_t seed, uint32_t index);
 
 /*
 ** program.c: the host half of every compiled model.  A generated file
@@ -334,6 +399,7 @@ enum {
 enum {
 	GNN_BUF_DEVICE = 1,  /* forward reads it: a device copy where memory is separate */
 	GNN_BUF_FILL = 2,    /* a parameter starting at init (else zero) */
+	GNN_BUF_UNIFORM = 4, /* init_weights draws it from U(-init, init) */
 };
 typedef struct gnn_buffer {
 	const char *name;    /* the IR value it holds */
@@ -395,6 +461,11 @@ typedef struct gnn_instance {
 	/* forward's graph, in-place outputs and page-locked staging
 	 * (program.c); NULL until the first forward */
 	struct gnn_fwd *fwd;
+	/* training (train.c): the step's state, created by the first
+	 * train_step; stale: the device's weights have moved on since the
+	 * host copies and the load-time values were made */
+	struct gnn_trainer *train;
+	int stale;
 } gnn_instance;
 
 struct gnn_program {
@@ -440,12 +511,54 @@ void gnn_prog_tune_select(void *m, int k, int c);
 gnn_status gnn_prog_tune_time(void *m, int k, int reps, double *us);
 const char *gnn_prog_arch(const gnn_program *p);
 
+/*
+** train.c: training a compiled model (docs/training.md).  A model
+** compiled with a training step has a gnn_train_prog: the step's program
+** (inputs: the model's tensor inputs, the train item's, then the dropout
+** key; outputs: the loss, each trained parameter's gradient, each
+** updated buffer's new value), which model parameter each gradient and
+** update belongs to, and the train item's settings.
+*/
+typedef struct gnn_train_prog {
+	const gnn_program *prog;
+	int nparam;
+	const int *param;        /* per gradient: the model's parameter index */
+	int nupdate;
+	const int *update;       /* per updated buffer: the model's parameter index */
+	int ninputs;             /* the step's inputs after the model's (labels, mask) */
+	const gnn_tensor_info *inputs;
+	gnn_optim_config cfg;    /* the train item's optimizer */
+	uint64_t seed;
+	int64_t epochs;
+} gnn_train_prog;
+/* One step on the bound graph: forward in training mode, the loss, its
+** gradients, the optimizer's update of the model's weights in place (and
+** of the buffers that training updates).  in: the model's tensor inputs
+** then the step's (device pointers for cuda, as forward).  *loss gets the
+** loss; one that is not finite fails the step (GNN_ERR_RANGE) and the
+** weights are unchanged.  The dropout masks draw from (seed, step). */
+gnn_status gnn_prog_train_step(void *model, const gnn_train_prog *tp, const void *const *in, float *loss);
+/* the optimizer's settings and the dropout seed for the steps to come
+** (the optimizer's state is kept) */
+gnn_status gnn_prog_train_config(void *model, const gnn_train_prog *tp, const gnn_optim_config *cfg, uint64_t seed);
+/* every parameter as the model declares its init (PyG's), from seed */
+gnn_status gnn_prog_init(void *model, uint64_t seed);
+/* the weights as safetensors with the parameters' names (PyG's) */
+gnn_status gnn_prog_save(void *model, const char *path);
+/* n bytes of host memory copied into the model's device's memory (host
+** memory for the cpu target), for train_step's inputs; free with
+** gnn_prog_free_device */
+gnn_status gnn_prog_to_device(void *model, const void *src, size_t n, void **out);
+void gnn_prog_free_device(void *model, void *p);
+
 /* A generated model's struct and the parts of its API that are the same
 ** for every model (forward's signature is the model's own). */
 #define GNN_MODEL(NAME, PROG) \
 	struct NAME { gnn_instance rt; }; \
 	gnn_status NAME##_create(NAME **m) { return gnn_prog_create(&PROG, sizeof(NAME), (gnn_instance **)m); } \
 	gnn_status NAME##_load_weights(NAME *m, const char *path) { return gnn_prog_load(m, path); } \
+	gnn_status NAME##_init_weights(NAME *m, uint64_t seed) { return gnn_prog_init(m, seed); } \
+	gnn_status NAME##_save_weights(NAME *m, const char *path) { return gnn_prog_save(m, path); } \
 	gnn_status NAME##_bind(NAME *m, gnn_graph *graph) { return gnn_prog_bind(m, graph); } \
 	gnn_status NAME##_synchronize(NAME *m) { return gnn_prog_sync(m); } \
 	void NAME##_destroy(NAME *m) { gnn_prog_destroy(m); } \
@@ -462,6 +575,20 @@ const char *gnn_prog_arch(const gnn_program *p);
 */
 gnn_status gnn_load_params(const char *path, const gnn_tensor_info *params, int n,
 	void *const *dst);
+/*
+** Saves parameters as a safetensors file that gnn_load_params (and the
+** safetensors package) reads back: params[i] (its name, dtype F32, F64,
+** I64, I32 or BOOL, and a concrete shape: no -1) with data from host
+** memory src[i] (C order; NULL only for an empty tensor).  The header
+** lists the tensors in the given order; their data is laid out by
+** descending element size, in the given order within a size, so that
+** every tensor is aligned with no gap (all-F32 parameters: the given
+** order).  Written under a temporary name in path's directory and
+** renamed over path: a failure never clobbers path nor leaves a partial
+** file.
+*/
+gnn_status gnn_save_params(const char *path, const gnn_tensor_info *params, int n,
+	const void *const *src);
 
 /* For applications: on failure print the message to stderr and exit(1). */
 void gnn_check_(gnn_status s, const char *expr, const char *file, int line);
@@ -507,7 +634,6 @@ gnn_status gnn_synth_edges(const gnn_synth_spec *s, int64_t *edge_index);
 ** steps of 2^-23), from the seed alone: the same x whatever edges and
 ** alpha are. NULL only when nodes * features is 0. */
 gnn_status gnn_synth_features(const gnn_synth_spec *s, float *x);
-
 
 /* Dense kernels for generated code (gemm.c) */
 

@@ -11,8 +11,15 @@
 #define GNN_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define GNN_PRINTF(f, a)
-/* program.c: drop the bound graph's state (bind, destroy) */
+/* program.c: drop the bound graph's state (bind, destroy); recompute the
+ * load-time values from the host's weights and upload them */
 void gnn_prog_unbind_(gnn_instance *m);
+gnn_status gnn_prog_loadtime_(gnn_instance *m);
+
+/* train.c: free the training state (destroy); bring the host's weights
+ * and the load-time values up to date after training (forward, save) */
+void gnn_trainer_free_(gnn_instance *m);
+gnn_status gnn_prog_refresh_(gnn_instance *m);
 
 #endif
 
@@ -51,8 +58,21 @@ typedef struct gnn_span {
 } gnn_span;
 gnn_status gnn_write_atomic(const char *path, const gnn_span *parts, int nparts);
 
-/* program.c: drop the bound graph's state (bind, destroy) */
+/* safetensors.c: gnn_st_write, or (inorder) with the header in the
+ * caller's order and the data by descending element size, then the
+ * caller's order (gnn_save_params) */
+gnn_status gnn_st_write_(const char *path, const char *const *names, const gnn_array *arrays, int n,
+	int inorder);
+
+/* program.c: drop the bound graph's state (bind, destroy); recompute the
+ * load-time values from the host's weights and upload them */
 void gnn_prog_unbind_(gnn_instance *m);
+gnn_status gnn_prog_loadtime_(gnn_instance *m);
+
+/* train.c: free the training state (destroy); bring the host's weights
+ * and the load-time values up to date after training (forward, save) */
+void gnn_trainer_free_(gnn_instance *m);
+gnn_status gnn_prog_refresh_(gnn_instance *m);
 
 /* graph.c: the host CSR, out-degrees and dis, built on first use
  * (GNN_ERR_MEM if they cannot be); whether they have been */

@@ -7,7 +7,9 @@
 ** the file, and every tensor of the file against the declarations, before
 ** a single byte is copied, so a bad file leaves the model's weights as they
 ** were and its message lists every problem at once (a user fixing an
-** export script wants them all, not one per run).
+** export script wants them all, not one per run).  Saving (training's
+** checkpoints) checks every parameter first too, then writes the file
+** under a temporary name that is renamed over the old one.
 */
 #include <stdarg.h>
 #include <stdio.h>
@@ -205,6 +207,58 @@ out:
 	gnn_free(at, (size_t)n * sizeof *at);
 	gnn_free(p, sizeof *p);
 	gnn_st_close(st);
+	return s;
+}
+
+gnn_status
+gnn_save_params(const char *path, const gnn_tensor_info *params, int n, const void *const *src)
+{
+	const char **names = NULL;
+	gnn_array *a = NULL;
+	gnn_status s;
+
+	if (!path)
+		return gnn_fail(GNN_ERR_ARG, "gnn_save_params: path is NULL");
+	if (n < 0 || (n > 0 && (!params || !src)))
+		return gnn_fail(GNN_ERR_ARG, "%s: bad parameter list (n = %d%s%s)", path, n,
+			n > 0 && !params ? ", params NULL" : "", n > 0 && !src ? ", src NULL" : "");
+	for (int i = 0; i < n; i++) {
+		const gnn_tensor_info *p = &params[i];
+		const char *nm = p->name ? p->name : "?";
+		size_t nb;
+		if (!p->name)
+			return gnn_fail(GNN_ERR_ARG, "%s: parameter %d has no name", path, i);
+		if (p->dtype != GNN_F32 && p->dtype != GNN_F64 && p->dtype != GNN_I64 && p->dtype != GNN_I32
+		    && p->dtype != GNN_BOOL)
+			return gnn_fail(GNN_ERR_DTYPE, "%s: parameter '%s': dtype %s cannot be saved (f32, f64, i64, "
+				"i32 or bool)", path, nm, gnn_dtype_name(p->dtype));
+		if (p->rank < 0 || p->rank > GNN_MAX_RANK)
+			return gnn_fail(GNN_ERR_SHAPE, "%s: parameter '%s': rank %d not in [0, %d]", path, nm,
+				p->rank, GNN_MAX_RANK);
+		for (int d = 0; d < p->rank; d++)
+			if (p->shape[d] < 0)
+				return gnn_fail(GNN_ERR_SHAPE, "%s: parameter '%s': dim %d is %lld: saving needs "
+					"the concrete shape", path, nm, d, (long long)p->shape[d]);
+		if (gnn_shape_nbytes(p->dtype, p->rank, p->shape, &nb) != 0)
+			return gnn_fail(GNN_ERR_SHAPE, "%s: parameter '%s': shape too large", path, nm);
+		if (nb > 0 && !src[i])
+			return gnn_fail(GNN_ERR_ARG, "%s: parameter '%s': src is NULL", path, nm);
+	}
+	if (n > 0 && (!(names = gnn_malloc((size_t)n * sizeof *names)) || !(a = gnn_malloc((size_t)n * sizeof *a)))) {
+		s = gnn_fail(GNN_ERR_MEM, "%s: out of memory", path);
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		const gnn_tensor_info *p = &params[i];
+		names[i] = p->name;
+		a[i] = (gnn_array){.dtype = p->dtype, .rank = p->rank, .data = (void *)src[i]};
+		memcpy(a[i].shape, p->shape, sizeof a[i].shape);
+		gnn_shape_nbytes(p->dtype, p->rank, p->shape, &a[i].nbytes);   /* checked above */
+	}
+	s = gnn_st_write_(path, names, a, n, 1);
+out:
+	gnn_free(a, (size_t)n * sizeof *a);
+	gnn_free(names, (size_t)n * sizeof *names);
 	return s;
 }
 

@@ -91,8 +91,8 @@ arraybytes(const gnn_program *p)
 /* ---- create, load, destroy ------------------------------------------- */
 
 /* the load-time values, from the parameters; uploaded where forward reads them */
-static gnn_status
-loadtime(gnn_instance *m)
+gnn_status
+gnn_prog_loadtime_(gnn_instance *m)
 {
 	const gnn_program *p = m->prog;
 	int i, b, err;
@@ -122,6 +122,7 @@ gnn_prog_destroy(void *mv)
 	if (!m)
 		return;
 	p = m->prog;
+	gnn_trainer_free_(m);
 	gnn_prog_unbind_(m);
 	fwdfree(m);
 	for (i = 0; m->h && i < p->nbuf; i++) {
@@ -198,7 +199,7 @@ gnn_prog_create(const gnn_program *p, size_t size, gnn_instance **out)
 		}
 	}
 	{
-		gnn_status s = loadtime(m);
+		gnn_status s = gnn_prog_loadtime_(m);
 		if (s != GNN_OK) {
 			gnn_prog_destroy(m);
 			return s;
@@ -232,12 +233,14 @@ gnn_prog_load(void *mv, const char *path)
 	if ((err = p->dev->sync(m->stream)))
 		return deverr(m, "load_weights: an earlier forward failed", err);
 	graphdrop(m);   /* new weights: forward's graph is captured again */
+	m->stale = 0;
 	for (i = 0; i < p->nparam; i++) {
 		b = p->param[i];
-		if (devcopy(m, b) && (err = p->dev->copy(m->b[b], m->h[b], m->nb[b], GNN_H2D, m->stream, 0)))
+		/* a device copy: forward's, or one that training made */
+		if (m->b[b] != m->h[b] && m->nb[b] && (err = p->dev->copy(m->b[b], m->h[b], m->nb[b], GNN_H2D, m->stream, 0)))
 			return deverr(m, "load_weights: upload failed", err);
 	}
-	return loadtime(m);
+	return gnn_prog_loadtime_(m);
 }
 
 /* ---- bind ------------------------------------------------------------ */
@@ -885,6 +888,8 @@ gnn_prog_begin(gnn_instance *m, const void *const *in, void *const *out)
 		return gnn_error(GNN_ERR_ARG, "%s_forward: NULL argument", p ? p->name : "model");
 	if (!m->bound)
 		return gnn_error(GNN_ERR_STATE, "%s_forward: no graph is bound (call %s_bind first)", p->name, p->name);
+	if (m->stale && (s = gnn_prog_refresh_(m)) != GNN_OK)
+		return s;
 	for (i = 0; i < p->ninput; i++) {
 		if (!in[i] && bufbytes(m, p->input[i]) != 0)
 			return gnn_error(GNN_ERR_ARG, "%s_forward: input '%s' is NULL", p->name, p->buf[p->input[i]].name);

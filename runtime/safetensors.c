@@ -770,6 +770,8 @@ typedef struct Item {
 	const char *name;
 	const gnn_array *a;
 	int order;   /* index in dtypes[] */
+	int pos;     /* index in the caller's list */
+	uint64_t off;   /* its data's offset in the buffer */
 } Item;
 
 static int
@@ -789,12 +791,30 @@ itemorder(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* gnn_save_params' data order: descending element size (so that every
+ * tensor is aligned without gaps), then the caller's order */
+static int
+itemsize(const void *a, const void *b)
+{
+	const Item *x = a, *y = b;
+	size_t sx = gnn_dtype_size(x->a->dtype), sy = gnn_dtype_size(y->a->dtype);
+
+	if (sx != sy)
+		return sx < sy ? 1 : -1;
+	return x->pos - y->pos;
+}
+
+/* the caller's order (gnn_save_params' header) */
+static int
+itempos(const void *a, const void *b)
+{
+	return ((const Item *)a)->pos - ((const Item *)b)->pos;
+}
+
 /* the header JSON for items in order, with 8 bytes of length in front and padding */
 static size_t
 header(Out *o, const Item *it, int n)
 {
-	uint64_t off = 0;
-
 	o->n = 8;
 	put(o, "{", 1);
 	for (int i = 0; i < n; i++) {
@@ -807,9 +827,8 @@ header(Out *o, const Item *it, int n)
 		put(o, ",\"shape\":[", 10);
 		for (int d = 0; d < a->rank; d++)
 			putf(o, d ? ",%llu" : "%llu", (unsigned long long)a->shape[d]);
-		putf(o, "],\"data_offsets\":[%llu,", off);
-		off += a->nbytes;
-		putf(o, "%llu]}", off);
+		putf(o, "],\"data_offsets\":[%llu,", (unsigned long long)it[i].off);
+		putf(o, "%llu]}", (unsigned long long)(it[i].off + a->nbytes));
 	}
 	put(o, "}", 1);
 	while (o->n % 8)
@@ -837,7 +856,7 @@ checkitems(const char *path, const char *const *names, const gnn_array *arrays, 
 			return gnn_fail(GNN_ERR_ARG, "%s: '__metadata__' cannot name a tensor", path);
 		if ((s = gnn_array_check(path, names[i], &arrays[i])) != GNN_OK)
 			return s;
-		it[i] = (Item){names[i], &arrays[i], 0};
+		it[i] = (Item){names[i], &arrays[i], 0, i, 0};
 		while (dtypes[it[i].order].t != arrays[i].dtype)
 			it[i].order++;
 	}
@@ -845,12 +864,17 @@ checkitems(const char *path, const char *const *names, const gnn_array *arrays, 
 	for (int i = 1; i < n; i++)
 		if (strcmp(it[i - 1].name, it[i].name) == 0)
 			return gnn_fail(GNN_ERR_ARG, "%s: duplicate tensor name '%.*s%s'", path, QUOTE(it[i].name));
-	sort(it, (size_t)n, sizeof *it, itemorder);
 	return GNN_OK;
 }
 
 gnn_status
 gnn_st_write(const char *path, const char *const *names, const gnn_array *arrays, int n)
+{
+	return gnn_st_write_(path, names, arrays, n, 0);
+}
+
+gnn_status
+gnn_st_write_(const char *path, const char *const *names, const gnn_array *arrays, int n, int inorder)
 {
 	Item *it = NULL;
 	gnn_span *parts = NULL;
@@ -869,6 +893,14 @@ gnn_st_write(const char *path, const char *const *names, const gnn_array *arrays
 	}
 	if ((s = checkitems(path, names, arrays, it, n)) != GNN_OK)
 		goto out;
+	/* it in the data's order, each at its offset; then the header's order */
+	sort(it, (size_t)n, sizeof *it, inorder ? itemsize : itemorder);
+	for (int i = 1; i < n; i++)
+		it[i].off = it[i - 1].off + it[i - 1].a->nbytes;
+	for (int i = 0; i < n; i++)
+		parts[i + 1] = (gnn_span){it[i].a->data, it[i].a->nbytes};
+	if (inorder)
+		sort(it, (size_t)n, sizeof *it, itempos);
 	hlen = header(&o, it, n);
 	if (hlen - 8 > HDR_MAX) {
 		s = gnn_fail(GNN_ERR_ARG, "%s: header of %zu bytes exceeds the limit of %d",
@@ -881,8 +913,6 @@ gnn_st_write(const char *path, const char *const *names, const gnn_array *arrays
 	}
 	header(&o, it, n);
 	parts[0] = (gnn_span){o.p, hlen};
-	for (int i = 0; i < n; i++)
-		parts[i + 1] = (gnn_span){it[i].a->data, it[i].a->nbytes};
 	s = gnn_write_atomic(path, parts, n + 1);
 out:
 	gnn_free(o.p, hlen);

@@ -39,6 +39,7 @@ config.substitutions += [
     ("%parsedump", os.path.join(build, "tests", "parsedump")),
     ("%irtool", os.path.join(build, "tests", "irtool")),
     ("%passcheck", os.path.join(build, "tests", "passcheck")),
+    ("%gradcheck", os.path.join(build, "tests", "gradcheck")),
     ("%python", python),
     ("%refdir", os.path.join(root, "tests", "ref")),
     ("%examples", os.path.join(root, "examples")),

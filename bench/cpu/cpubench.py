@@ -2,6 +2,7 @@
 """gnncc's cpu target against PyG eager and torch.compile on this machine's CPU.
 
 usage: cpubench.py run [--quick] [--graphs a,b] [--models a,b] [--systems a,b]
+                       [--tasks infer,train] [--train-graphs cora]
                        [--threads 1,2] [--budget-s 870] [--results-dir DIR]
        cpubench.py weights --out DIR SPEC...   (internal: the shared random weights)
        cpubench.py worker --threads T          (internal: the torch side)
@@ -52,6 +53,44 @@ would take longer than --slow-cap-s, as many as fit in that, at least 1
 The weights are kept between runs (a stamp of specs, seed and code).  The median is
 reported.  torch.compile's compile time: the warm-up calls' time less as
 many steady calls, with a fresh TORCHINDUCTOR_CACHE_DIR per cell.
+
+Training rows (--tasks train, on the --train-graphs, Cora by default): one
+training epoch, full graph, as PyG's examples train:
+    model.train(); optimizer.zero_grad(); out = model(x, edge_index)
+    loss = F.nll_loss(out[train_mask], y[train_mask]); loss.backward()
+    optimizer.step()
+with torch.optim.Adam(model.parameters(), lr=0.01, weight_decay=5e-4),
+dropout active; PyG eager, and torch.compile(model, dynamic=True / False)
+(the model compiled, the loss and the optimizer step eager, as PyG's own
+benchmark does).  Same warm-up and run-count rules and the same
+statistics as inference (the warm-up epochs train too; the parameters
+keep changing, the work per epoch does not).  Labels and the training
+mask: the graph's own y.npy and train_mask.npy (Cora, CiteSeer: the
+public split); a gnngen graph has none, so it gets seeded random labels
+and a random 10% training mask (written beside its x.npy).  No output is
+compared: dropout draws differ between systems.
+
+The JSON records (one per cell; cpureport.py reads them).  Every record:
+  system   "gnncc-O2", "gnncc-O0", "pyg-eager", "pyg-compile-dynamic",
+           "pyg-compile-static"
+  model, graph, threads, N, E
+  status   "ok", "skipped" (+ "reason") or "error" (+ "message")
+  task     "train" for a training-epoch row; absent (or "infer") for an
+           inference row (the records written before training rows existed
+           have no task)
+and when ok: median_ms, min_ms, mean_ms (the timed calls: one forward, or
+one training epoch), first_ms (the first warm-up call), runs, warmup,
+maxrss_kb; torch: torch_threads, compile_s (torch.compile); inference:
+out (.npy), agree, max_abs_diff, ref_max_abs, rel_diff; training:
+loss_first (the first warm-up epoch's loss), loss_last (the last timed
+epoch's), optimizer ("adam lr=0.01 weight_decay=0.0005").
+GNNCC TRAINING (not there yet): the compiled C training step's cells are
+to write records of exactly this shape with system "gnncc-O2" (and
+"gnncc-O0"), task "train", median_ms/min_ms/mean_ms/first_ms/runs/warmup
+per epoch (forward + backward + Adam, the same definition), compile_s
+(the gnncc command's wall time), loss_first/loss_last; cpureport.py's
+training table shows them in its "gnncc -O2" column, "n/a" until then
+(see Run.cells, "GNNCC TRAINING").
 """
 import argparse
 import json
@@ -86,6 +125,10 @@ GRAPHS = [g for g in B.GRAPHS if g["name"] in ("cora", "citeseer", "pubmed", "ar
 TIMEOUT = {"gnncc": 60, "pyg-eager": 90, "pyg-compile-dynamic": 180,
            "pyg-compile-static": 180}
 TOL = 1e-4
+TASKS = ["infer", "train"]
+# the training epoch's optimizer (torch.optim.Adam), as PyG's examples/gcn.py
+TRAIN_LR, TRAIN_WD = 0.01, 5e-4
+TRAIN_FRACTION = 0.1     # a gnngen graph's random training mask
 
 
 # --- small helpers -------------------------------------------------------------
@@ -265,6 +308,8 @@ def torch_cell(c, g):
     c["graphs"]).  Returns its record."""
     import torch
     import pyg_models
+    if c.get("task") == "train":
+        return torch_train_cell(c, g)
     mode = TORCH_MODES[c["system"]]
     torch.set_num_threads(c["threads"])
     torch.set_float32_matmul_precision("highest")
@@ -300,6 +345,67 @@ def torch_cell(c, g):
     if mode != "eager":
         # the first graph's: the cold compile; a later graph's (a dynamic
         # group): what its shapes made Dynamo and Inductor recompile
+        rec["compile_s"] = max(0.0, sum(warm) - len(warm) * med / 1e3)
+    return rec
+
+
+def torch_train_cell(c, g):
+    """torch_cell's training epoch (the docstring's "Training rows")."""
+    import torch
+    import torch.nn.functional as F
+    import pyg_models
+    mode = TORCH_MODES[c["system"]]
+    torch.set_num_threads(c["threads"])
+    torch.set_float32_matmul_precision("highest")
+    torch.manual_seed(0)
+    x = torch.from_numpy(np.load(os.path.join(g["dir"], "x.npy")))
+    ei = torch.from_numpy(np.load(os.path.join(g["dir"], "edge_index.npy")))
+    y = torch.from_numpy(np.load(os.path.join(g["dir"], "y.npy")).astype(np.int64))
+    mask = torch.from_numpy(np.load(os.path.join(g["dir"], "train_mask.npy")).astype(bool))
+    m = pyg_models.make(c["kind"], x.shape[1], g["hidden"], g["classes"], heads=g["heads"])
+    m.load_state_dict({k: torch.from_numpy(v) for k, v in st_read(g["weights"]).items()},
+                      strict=True)
+    m.train()
+    opt = torch.optim.Adam(m.parameters(), lr=TRAIN_LR, weight_decay=TRAIN_WD)
+    fn = m if mode == "eager" else torch.compile(m, dynamic=mode == "dynamic")
+
+    def epoch():
+        m.train()
+        opt.zero_grad()
+        out = fn(x, ei)
+        loss = F.nll_loss(out[mask], y[mask])
+        loss.backward()
+        opt.step()
+        return loss
+
+    a = SimpleNamespace(**c["timing"])
+    nwarm = 2 if mode == "eager" else 3
+    least = 1 if mode == "eager" else 2
+    warm = []
+    for i in range(nwarm):
+        t0 = time.perf_counter()
+        loss = epoch()
+        warm.append(time.perf_counter() - t0)
+        if i == 0:
+            first_loss = float(loss.detach())
+        if i + 1 >= least and warm[-1] * 4 > a.cap_s:
+            break
+    runs = run_counts(warm[-1], a)
+    t = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        loss = epoch()
+        t.append((time.perf_counter() - t0) * 1e3)
+    last_loss = float(loss.detach())
+    if not (np.isfinite(first_loss) and np.isfinite(last_loss)):
+        return {"status": "error", "message": f"non-finite loss ({first_loss}, {last_loss})"}
+    med = float(np.median(t))
+    rec = {"status": "ok", "median_ms": med, "min_ms": float(np.min(t)),
+           "mean_ms": float(np.mean(t)), "first_ms": warm[0] * 1e3, "runs": runs,
+           "warmup": len(warm), "torch_threads": torch.get_num_threads(),
+           "loss_first": first_loss, "loss_last": last_loss,
+           "optimizer": f"adam lr={TRAIN_LR:g} weight_decay={TRAIN_WD:g}"}
+    if mode != "eager":
         rec["compile_s"] = max(0.0, sum(warm) - len(warm) * med / 1e3)
     return rec
 
@@ -587,11 +693,31 @@ class Run:
                 np.save(os.path.join(d, "edge_index.npy"), ei)
                 with open(stamp, "w") as f:
                     json.dump(src, f)
+            self.labels(g, d)
             g["dir"] = d
             g["F"] = int(g["F_actual"])
             ready.append(g)
         self.phase("graphs", t)
         return ready
+
+    def labels(self, g, d):
+        """y.npy and train_mask.npy beside x.npy for the training rows: the
+        graph's own, else seeded random ones (gnngen graphs have none)"""
+        if "train" not in self.a.tasks:
+            return
+        for f in ("y", "train_mask"):
+            src = os.path.join(g["path"], f + ".npy")
+            dst = os.path.join(d, f + ".npy")
+            if os.path.exists(src):
+                if not os.path.exists(dst) or os.path.getmtime(dst) < os.path.getmtime(src):
+                    shutil.copyfile(src, dst)
+            elif not os.path.exists(dst) or os.path.getmtime(dst) < os.path.getmtime(
+                    os.path.join(d, "x.npy")):
+                n = np.load(os.path.join(d, "x.npy"), mmap_mode="r").shape[0]
+                rng = np.random.default_rng([self.a.seed, zlib.crc32(f.encode())])
+                a = (rng.integers(0, g["classes"], size=n, dtype=np.int64) if f == "y" else
+                     rng.random(n) < TRAIN_FRACTION)
+                np.save(dst, a)
 
     def add(self, system, model, g, threads, **rec):
         r = {"system": system, "model": model, "graph": g["name"], "threads": threads}
@@ -634,6 +760,10 @@ class Run:
     def compile_gnncc(self, gs):
         t = time.time()
         opts = [o for o in B.OPTS if "gnncc-" + o in self.a.systems]
+        if not opts or "infer" not in self.a.tasks:
+            for g in gs:
+                g["objects"], g["compile_s"], g["gnncc_error"], g["exe"] = [], {}, {}, None
+            return
         cflags = subprocess.run([self.gnncc, "--print-cflags"], capture_output=True, text=True,
                                 check=True).stdout.split()
         libs = subprocess.run([self.gnncc, "--print-link-flags", "--target=cpu", "-fopenmp"],
@@ -776,17 +906,20 @@ class Run:
         r, _, _ = select.select([w.stdout], [], [], max(timeout, 0.1))
         return w.stdout.readline() if r else ""
 
-    def cell_torch(self, system, m, gs, threads):
+    def cell_torch(self, system, m, gs, threads, task="infer"):
         """one torch cell, or a dynamic group (gs: the graphs it runs in
         turn in one process); returns their records"""
         limit = min(TIMEOUT[system], self.left())
         name = gs[0]["name"] if len(gs) == 1 else "all"
+        tag = "-train" if task == "train" else ""
         c = {"system": system, "threads": threads, "kind": m, "timing": self.timing,
-             "cache": os.path.join(self.build, "inductor", f"{name}-{m}-{system}-t{threads}"),
+             "task": task,
+             "cache": os.path.join(self.build, "inductor",
+                                   f"{name}-{m}-{system}{tag}-t{threads}"),
              "timeout": limit, "left_s": self.left(), "graphs": []}
         for g in gs:
             out = self.out_path(system, m, g, threads)
-            if os.path.exists(out):
+            if os.path.exists(out) and task == "infer":
                 os.unlink(out)
             s = model_spec(g, m)
             c["graphs"].append({"name": g["name"], "dir": g["dir"], "classes": g["classes"],
@@ -808,31 +941,53 @@ class Run:
             rec = dict(rec)
             if rec.get("status") == "skipped" and self.left() < 1:
                 rec["reason"] = "time budget"
-            if rec.get("status") == "ok":
+            if rec.get("status") == "ok" and task == "infer":
                 rec["out"] = cg["out"]
             if len(gs) > 1:
                 rec["group"] = [x["name"] for x in gs]
             rec.pop("system", None)
+            if task == "train":
+                rec["task"] = "train"
             out.append(self.add(system, m, g, threads, **rec))
         return out
 
     def cells(self, gs):
-        """(system, model, graphs, threads) in order of importance; graphs
-        is one graph, or for torch.compile(dynamic=True) all of them (a
-        group: one process, in turn)"""
+        """(system, model, graphs, threads, task) in order of importance;
+        graphs is one graph, or for torch.compile(dynamic=True) all of them
+        (a group: one process, in turn); task "infer" or "train".  The
+        training rows come after each inference stage they mirror: eager
+        after the eager and -O2 cells, the compiled ones after the
+        compiled inference cells, all before -O0."""
         T, M, S = self.a.threads, self.a.models, self.a.systems
+        tg = [g for g in gs if g["name"] in self.a.train_graphs]
+        gs = [g for g in gs if g["name"] in self.a.infer_graphs]
+        inf = bool(gs)
         order = []
-        for g in gs:
-            for t in T:
-                order += [(s, m, [g], t) for s in ("pyg-eager", "gnncc-O2") for m in M]
-        if gs:
-            order += [("pyg-compile-dynamic", m, gs, t) for t in T for m in M]
-        order += [("pyg-compile-static", m, [g], t) for g in gs for t in T for m in M]
+        if inf:
+            for g in gs:
+                for t in T:
+                    order += [(s, m, [g], t, "infer") for s in ("pyg-eager", "gnncc-O2")
+                              for m in M]
+        # GNNCC TRAINING: when gnncc compiles a training step, its cells go
+        # here, beside PyG eager's: ("gnncc-O2", m, [g], t, "train"), run
+        # by a cell_gnncc for training that adds records as the module
+        # docstring says (task "train"); cpureport.py already has the column.
+        order += [("pyg-eager", m, [g], t, "train") for g in tg for t in T for m in M]
+        if gs and inf:
+            order += [("pyg-compile-dynamic", m, gs, t, "infer") for t in T for m in M]
+        if inf:
+            order += [("pyg-compile-static", m, [g], t, "infer") for g in gs for t in T
+                      for m in M]
+        if tg:
+            order += [("pyg-compile-dynamic", m, tg, t, "train") for t in T for m in M]
+            order += [("pyg-compile-static", m, [g], t, "train") for g in tg for t in T
+                      for m in M]
         # last: -O0, the debugging level (one kernel per primitive, every
         # E x F message stored, the reference loops for dense transforms;
         # seconds a call on PubMed, 15-60 s on arxiv), as far as the budget
         # goes, one thread first
-        order += [("gnncc-O0", m, [g], t) for t in T for g in gs for m in M]
+        if inf:
+            order += [("gnncc-O0", m, [g], t, "infer") for t in T for g in gs for m in M]
         return [c for c in order if c[0] in S]
 
     def run(self):
@@ -864,26 +1019,30 @@ class Run:
         t = time.time()
         todo = self.cells(gs)
         self.log(f"{sum(len(c[2]) for c in todo)} cells in {len(todo)} processes")
-        for i, (system, m, group, threads) in enumerate(todo):
+        for i, (system, m, group, threads, task) in enumerate(todo):
             if self.left() < 3:
                 for g in group:
+                    extra = {"task": "train"} if task == "train" else {}
                     self.add(system, m, g, threads, status="skipped", reason="time budget",
                              compile_s=g.get("compile_s", {}).get(B.model_name(m, system[-2:]))
-                             if system.startswith("gnncc") else None)
+                             if system.startswith("gnncc") and task == "infer" else None,
+                             **extra)
                 continue
             t1 = time.time()
             if system.startswith("gnncc"):
                 rs = [self.cell_gnncc(system, m, group[0], threads)]
             else:
-                rs = self.cell_torch(system, m, group, threads)
+                rs = self.cell_torch(system, m, group, threads, task)
             for r in rs:
                 what = (f"{r['median_ms']:.3g} ms x{r['runs']}" if r["status"] == "ok" else
                         r["status"] + ": " + str(r.get("reason") or r.get("message")))
                 if r.get("compile_s") is not None and not system.startswith("gnncc"):
                     what += f", compile {r['compile_s']:.1f} s"
-                self.log(f"[{i + 1}/{len(todo)}] {system} {m} {r['graph']} t{threads}: {what}"
+                self.log(f"[{i + 1}/{len(todo)}] {system} {m} {r['graph']} t{threads}"
+                         f"{' train' if task == 'train' else ''}: {what}"
                          + (f" ({time.time() - t1:.1f} s)" if r is rs[-1] else ""))
-            key = "cells: " + ("gnncc" if system.startswith("gnncc") else system)
+            key = "cells: " + ("gnncc" if system.startswith("gnncc") else system) + \
+                (" (training)" if task == "train" else "")
             self.phase_s[key] = round(self.phase_s.get(key, 0) + time.time() - t1, 1)
         for w in self.workers.values():
             w.stdin.close()
@@ -902,6 +1061,9 @@ class Run:
         meta = dict(info)
         meta.update(date=time.strftime("%Y-%m-%d %H:%M:%S %Z"), quick=a.quick,
                     budget_s=a.budget_s, threads=a.threads, seed=a.seed, tolerance=TOL,
+                    tasks=a.tasks, train_graphs=a.train_graphs,
+                    train_optimizer={"name": "adam", "lr": TRAIN_LR,
+                                     "weight_decay": TRAIN_WD},
                     widths=B.WIDTHS, timing=self.timing, quiet_before=q0, quiet_after=q1,
                     quiet=q0["quiet"] and q1["quiet"])
         meta.update(self.versions())
@@ -924,10 +1086,11 @@ class Run:
         """every output against PyG eager's (same graph and model; the same
         thread count when it ran, else another)"""
         ref = {}
-        for r in self.records:
+        infer = [r for r in self.records if r.get("task", "infer") == "infer"]
+        for r in infer:
             if r["system"] == "pyg-eager" and r["status"] == "ok":
                 ref.setdefault((r["model"], r["graph"]), {})[r["threads"]] = r["out"]
-        for r in self.records:
+        for r in infer:
             if r.get("status") != "ok":
                 continue
             refs = ref.get((r["model"], r["graph"]), {})
@@ -976,8 +1139,8 @@ class Run:
         if bad:
             self.log(f"{len(bad)} outputs disagree with PyG eager")
             return 1
-        if not any(r["status"] == "ok" and r["system"].startswith("gnncc")
-                   for r in self.records):
+        if "infer" in self.a.tasks and not any(
+                r["status"] == "ok" and r["system"].startswith("gnncc") for r in self.records):
             self.log("no gnncc configuration was measured")
             return 1
         return 0
@@ -992,6 +1155,11 @@ def main(argv=None):
     r.add_argument("--graphs", type=B.csv_list([g["name"] for g in GRAPHS]))
     r.add_argument("--models", type=B.csv_list(B.MODELS), default=B.MODELS)
     r.add_argument("--systems", type=B.csv_list(SYSTEMS), default=SYSTEMS)
+    r.add_argument("--tasks", type=B.csv_list(TASKS), default=TASKS,
+                   help="infer (forward inference) and/or train (one training epoch: "
+                   "forward, backward, Adam); default both")
+    r.add_argument("--train-graphs", type=B.csv_list([g["name"] for g in GRAPHS]),
+                   default=["cora"], help="the graphs of the training rows (default cora)")
     r.add_argument("--threads", type=lambda s: [int(t) for t in s.split(",") if t],
                    default=[1, 2], help="thread counts, e.g. 1,2 (default)")
     r.add_argument("--budget-s", type=float, default=870,
@@ -1032,6 +1200,13 @@ def main(argv=None):
         return 0 if q["quiet"] else 1
     if a.graphs is None:
         a.graphs = ["cora"] if a.quick else [g["name"] for g in GRAPHS]
+    if "infer" not in a.tasks:
+        a.graphs = []
+    a.infer_graphs = a.graphs
+    if "train" in a.tasks:   # the training graphs are loaded with the others
+        a.graphs = [g["name"] for g in GRAPHS if g["name"] in a.graphs + a.train_graphs]
+    else:
+        a.train_graphs = []
     return Run(a).run()
 
 

@@ -15,6 +15,15 @@ took.  A cell that did not run says why; a time whose output disagrees
 with PyG eager's is marked ✗, one from fewer than the minimum number of
 timed runs (slow cells under the time cap) carries its count as (n=3).
 The plot needs matplotlib; without it the report says so.
+
+Training rows (records with "task": "train", see cpubench.py's docstring):
+a separate table per thread count, "training epoch (forward + backward +
+Adam)": median ms of one epoch for gnncc -O2 (the compiled C training
+step: "n/a" while no record for it exists), PyG eager and both
+torch.compile modes, gnncc's speedup over the best of them, the compile
+times of the torch.compile modes (forward and backward graphs), and PyG
+eager's loss over the cell's epochs (first -> last, a sanity check).
+Inference records have no "task" (or "infer").
 """
 import argparse
 import json
@@ -30,6 +39,17 @@ SYSTEMS = [("gnncc-O2", "gnncc -O2"), ("gnncc-O0", "gnncc -O0"), ("pyg-eager", "
 BASELINES = ["pyg-eager", "pyg-compile-dynamic", "pyg-compile-static"]
 MODELS = [("gcn", "GCN"), ("sage", "SAGE"), ("gat", "GAT"), ("gin", "GIN")]
 GRAPH_ORDER = ["cora", "citeseer", "pubmed", "arxiv"]
+# the training table's columns.  GNNCC TRAINING: "gnncc-O2" is the compiled
+# C training step's column, fed by records with task "train" of the same
+# format as PyG's (cpubench.py's docstring); "n/a" while there are none.
+TRAIN_GNNCC = "gnncc-O2"
+TRAIN_SYSTEMS = [(TRAIN_GNNCC, "gnncc -O2"), ("pyg-eager", "PyG eager"),
+                 ("pyg-compile-dynamic", "compile dynamic"),
+                 ("pyg-compile-static", "compile static")]
+
+
+def task(r):
+    return r.get("task") or "infer"
 
 
 def index(records):
@@ -135,7 +155,8 @@ def few_runs(recs, tm):
     slow = [r for r in few if r["runs"] < fl]
     def names(rs):
         return ", ".join(f"{r['system'].replace('pyg-compile-', 'compile-')} {r['model']} "
-                         f"{r['graph']} t{r['threads']} (n={r['runs']})"
+                         f"{r['graph']} t{r['threads']}{' train' if task(r) == 'train' else ''}"
+                         f" (n={r['runs']})"
                          for r in sorted(rs, key=key))
     out = f"Fewer than {mr} timed calls ({len(few)} cells): "
     parts = []
@@ -219,19 +240,74 @@ def rss_table(idx, rs, threads):
     return lines
 
 
+def train_table(idx, rs, t, min_runs):
+    """training epochs at t threads; idx: the training records' index"""
+    lines = [f"## Training epoch (forward + backward + Adam), {t} thread"
+             f"{'s' if t != 1 else ''}", "",
+             "| model | graph | " + " | ".join(lab for _, lab in TRAIN_SYSTEMS) +
+             " | speedup (vs best) | compile s (dyn / static) | loss (eager, first → last) |",
+             "|---|---|" + "---:|" * len(TRAIN_SYSTEMS) + "---|---:|---|"]
+    logs = []
+    for m, label, g in rs:
+        cells = []
+        for s, _ in TRAIN_SYSTEMS:
+            r = idx.get((s, m, g, t))
+            cells.append("n/a" if r is None and s == TRAIN_GNNCC else timecell(r, min_runs))
+        sp, who = speedup(idx, m, g, t)
+        if sp is not None:
+            logs.append(math.log(sp))
+
+        def comp(s):
+            r = idx.get((s, m, g, t))
+            return num(r["compile_s"]) if ok(r) and r.get("compile_s") is not None else "—"
+
+        e = idx.get(("pyg-eager", m, g, t))
+        loss = (f"{e['loss_first']:.4g} → {e['loss_last']:.4g}"
+                if ok(e) and e.get("loss_first") is not None else "—")
+        lines.append(f"| {label} | {g} | " + " | ".join(cells) + " | " +
+                     (f"{num(sp)}× (vs {SHORT[who]})" if sp is not None else "—") + " | " +
+                     f"{comp('pyg-compile-dynamic')} / {comp('pyg-compile-static')} | {loss} |")
+    if logs:
+        gm = math.exp(sum(logs) / len(logs))
+        lines.append(f"| **geometric mean** | ({len(logs)} rows) |" + " |" * len(TRAIN_SYSTEMS) +
+                     f" **{num(gm)}×** | | |")
+    return lines
+
+
 def markdown(data):
-    meta, recs = data["meta"], data["records"]
+    meta, allrecs = data["meta"], data["records"]
+    recs = [r for r in allrecs if task(r) == "infer"]
+    trecs = [r for r in allrecs if task(r) == "train"]
     idx = index(recs)
     rs = rows(recs)
     threads = meta.get("threads") or sorted({r.get("threads") for r in recs
                                              if r.get("threads") is not None})
     min_runs = meta.get("timing", {}).get("min_runs", 20)
     out = header(meta)
-    for t in threads:
-        out += [""] + time_table(idx, rs, t, min_runs)
-    out += [""] + few_runs(recs, meta.get("timing", {}))
-    out += [""] + compile_table(idx, rs, threads)
-    out += [""] + rss_table(idx, rs, threads)
+    if recs:
+        for t in threads:
+            out += [""] + time_table(idx, rs, t, min_runs)
+    if trecs:
+        tidx, trs = index(trecs), rows(trecs)
+        opt = meta.get("train_optimizer") or {"lr": 0.01, "weight_decay": 5e-4}
+        out += ["", "Training: one full-graph epoch, `model.train(); optimizer.zero_grad(); "
+                "out = model(x, edge_index); loss = F.nll_loss(out[train_mask], "
+                "y[train_mask]); loss.backward(); optimizer.step()`, torch.optim.Adam(lr="
+                f"{opt.get('lr', 0.01):g}, weight_decay={opt.get('weight_decay', 5e-4):g}), "
+                "dropout on; torch.compile compiles the model (forward and backward), the loss "
+                "and the optimizer step stay eager.  Same timing rule and statistics as "
+                "inference (median ms).  gnncc -O2: the compiled C training step (n/a: no "
+                "record of it).  Speedup: the best of PyG eager and both torch.compile modes over "
+                "gnncc -O2.  Outputs are not compared (dropout draws differ); the loss column "
+                "shows PyG eager's first and last epoch."]
+        tthreads = [t for t in threads if any(r.get("threads") == t for r in trecs)] or \
+            sorted({r.get("threads") for r in trecs if r.get("threads") is not None})
+        for t in tthreads:
+            out += [""] + train_table(tidx, trs, t, min_runs)
+    out += [""] + few_runs(allrecs, meta.get("timing", {}))
+    if recs:
+        out += [""] + compile_table(idx, rs, threads)
+        out += [""] + rss_table(idx, rs, threads)
     ph = meta.get("phases_s", {})
     if ph:
         out += ["", "## Where the time went (s)", "", "| part | s |", "|---|---:|"]
@@ -247,7 +323,10 @@ def plot(data, path):
         import matplotlib.pyplot as plt
     except ImportError:
         return "matplotlib is not installed: no plot"
-    meta, recs = data["meta"], data["records"]
+    meta = data["meta"]
+    recs = [r for r in data["records"] if task(r) == "infer"]
+    if not recs:
+        return "no inference records: no plot"
     idx = index(recs)
     rs = rows(recs)
     threads = meta.get("threads") or [1, 2]

@@ -1,0 +1,417 @@
+/*
+ * gnnrun --train: full-graph training from files, on any engine.
+ *
+ * The model's training step (NAME_train, frontend/sema.c's lowertrain)
+ * is one IR function: the interpreter runs it in float64 with the
+ * weights kept as the compiled engines keep them (float32, through the
+ * same optimizer code, runtime/optim.c), and the compiled engines run it
+ * through the model's train_step.  Either way the loop is: a step per
+ * epoch with the key (seed, epoch), the loss printed, a non-finite loss
+ * an error that writes nothing; then the model's forward (dropout off)
+ * for --output and the test accuracy, and the weights saved.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gnntrain.h"
+#include "engine.h"
+#include "options.h"
+
+static void
+progress(const TrainJob *j, int64_t e, double loss)
+{
+	if (j->quiet)
+		return;
+	if (isatty(1))
+		printf("\repoch %lld/%lld  loss %.6f", (long long)e + 1, (long long)j->epochs, loss);
+	else
+		printf("epoch %lld loss %.6f\n", (long long)e + 1, loss);
+	if (isatty(1) && e + 1 == j->epochs)
+		putchar('\n');
+	fflush(stdout);
+}
+
+/* --- the interpreter -------------------------------------------------------- */
+
+typedef struct PStore {
+	int n;
+	const char **name;
+	ITensor *t;        /* float64 values, as the interpreter takes them */
+	float **f;         /* float32 copies of the f32 ones: what the optimizer updates */
+	int64_t *numel;
+} PStore;
+
+static bool
+storeparam(void *ud, const char *name, ITensor *t)
+{
+	PStore *s = ud;
+	int64_t k, n;
+	int i;
+
+	for (i = 0; i < s->n; i++)
+		if (strcmp(s->name[i], name) == 0)
+			break;
+	if (i == s->n)
+		return false;
+	*t = s->t[i];
+	n = s->numel[i];
+	if (!(t->data = malloc((n + 1) * sizeof *t->data)))
+		return false;
+	for (k = 0; k < n; k++)
+		t->data[k] = s->f[i] ? (double)s->f[i][k] : s->t[i].data[k];
+	return true;
+}
+
+static void
+storefree(PStore *s)
+{
+	int i;
+
+	for (i = 0; i < s->n; i++) {
+		free(s->t[i].data);
+		free(s->f[i]);
+	}
+	free(s->name);
+	free(s->t);
+	free(s->f);
+	free(s->numel);
+}
+
+/* the model's params: from the job's weights, or drawn as declared */
+static bool
+storeinit(PStore *s, const TrainJob *j)
+{
+	const Fn *fn = j->model;
+	int i, k, n = 0;
+	int64_t e;
+
+	for (i = 0; i < fn->nins; i++)
+		n += fn->ins[i].op == Oparam;
+	s->n = n;
+	s->name = calloc(n + 1, sizeof *s->name);
+	s->t = calloc(n + 1, sizeof *s->t);
+	s->f = calloc(n + 1, sizeof *s->f);
+	s->numel = calloc(n + 1, sizeof *s->numel);
+	if (!s->name || !s->t || !s->f || !s->numel)
+		return false;
+	for (i = 0, k = 0; i < fn->nins; i++) {
+		const Ins *in = &fn->ins[i];
+		Type ty = fn->val[in->to].type;
+		ITensor *t = &s->t[k];
+		if (in->op != Oparam)
+			continue;
+		s->name[k] = attrstr(in, "name");
+		if (j->param && j->param(j->ud, s->name[k], t)) {
+			/* as given */
+		} else {
+			t->dtype = ty.dtype;
+			t->rank = ty.rank;
+			s->numel[k] = 1;
+			for (e = 0; e < ty.rank; e++)
+				s->numel[k] *= t->shape[e] = dimconstval(ty.dim[e]);
+			if (!(t->data = calloc(s->numel[k] + 1, sizeof *t->data)))
+				return false;
+			if (findattr(in, "uniform")) {
+				float *f = malloc((s->numel[k] + 1) * sizeof *f);
+				if (!f)
+					return false;
+				gnn_init_uniform(f, s->numel[k], attrfloat(in, "uniform", 0), j->seed, (uint32_t)k);
+				for (e = 0; e < s->numel[k]; e++)
+					t->data[e] = f[e];
+				free(f);
+			} else {
+				for (e = 0; e < s->numel[k]; e++)
+					t->data[e] = attrfloat(in, "init", 0);
+			}
+		}
+		t->dtype = ty.dtype;
+		s->numel[k] = 1;
+		for (e = 0; e < t->rank; e++)
+			s->numel[k] *= t->shape[e];
+		if (ty.dtype == DF32) {
+			if (!(s->f[k] = malloc((s->numel[k] + 1) * sizeof(float))))
+				return false;
+			for (e = 0; e < s->numel[k]; e++)
+				s->f[k][e] = (float)t->data[e];
+		}
+		k++;
+	}
+	return true;
+}
+
+static int
+storefind(const PStore *s, const char *name)
+{
+	int i;
+
+	for (i = 0; i < s->n; i++)
+		if (strcmp(s->name[i], name) == 0)
+			return i;
+	return -1;
+}
+
+static int
+trainhost(TrainJob *j, IValue *outs)
+{
+	const TrainInfo *ti = j->step->train;
+	PStore s = {0};
+	IValue *args = j->args;
+	ITensor *key = &args[j->step->narg - 1].t;
+	IRun run = {.fn = j->step, .args = args, .param = storeparam, .ud = &s};
+	IRun fwd = {.fn = j->model, .args = args, .param = storeparam, .ud = &s};
+	float **par = NULL, **grad = NULL;
+	int64_t *size = NULL, e, x;
+	gnn_optim *opt = NULL;
+	int k, idx, rc = -1;
+
+	if (!storeinit(&s, j)) {
+		opterror("out of memory");
+		goto out;
+	}
+	par = calloc(ti->nparam + 1, sizeof *par);
+	grad = calloc(ti->nparam + 1, sizeof *grad);
+	size = calloc(ti->nparam + 1, sizeof *size);
+	if (!par || !grad || !size) {
+		opterror("out of memory");
+		goto out;
+	}
+	for (k = 0; k < ti->nparam; k++) {
+		idx = storefind(&s, ti->param[k]);
+		par[k] = s.f[idx];
+		size[k] = s.numel[idx];
+		if (!(grad[k] = malloc((size[k] + 1) * sizeof(float)))) {
+			opterror("out of memory");
+			goto out;
+		}
+	}
+	if (gnn_optim_create(&gnn_device_cpu, NULL, ti->nparam, par, (const float *const *)grad, size, &j->opt, &opt) != GNN_OK) {
+		opterror("%s", gnn_errmsg());
+		goto out;
+	}
+	for (e = 0; e < j->epochs; e++) {
+		double loss;
+		key->data[0] = (double)j->seed;
+		key->data[1] = (double)e;
+		if (interp(&run) != 0) {
+			opterror("%s", run.err);
+			goto out;
+		}
+		loss = run.outs[0].t.data[0];
+		if (!isfinite(loss)) {
+			opterror("the loss is %g at epoch %lld; nothing is written (labels out of range, or a learning "
+			         "rate too high?)", loss, (long long)e + 1);
+			goto out;
+		}
+		for (k = 0; k < ti->nparam; k++)
+			for (x = 0; x < size[k]; x++)
+				grad[k][x] = (float)run.outs[1 + k].t.data[x];
+		if (gnn_optim_step(opt) != GNN_OK) {
+			opterror("%s", gnn_errmsg());
+			goto out;
+		}
+		for (k = 0; k < ti->nupdate; k++) {
+			ITensor *u = &run.outs[1 + ti->nparam + k].t;
+			idx = storefind(&s, ti->update[k]);
+			for (x = 0; x < s.numel[idx]; x++) {
+				double v = u->data[x];
+				if (s.f[idx])
+					s.f[idx][x] = (float)v;
+				else
+					s.t[idx].data[x] = v;
+			}
+		}
+		interpfree(&run);
+		progress(j, e, loss);
+	}
+	if (interp(&fwd) != 0) {
+		opterror("%s", fwd.err);
+		goto out;
+	}
+	for (k = 0; k < j->model->nret; k++) {
+		outs[k] = fwd.outs[k];
+		fwd.outs[k] = (IValue){0};
+	}
+	if (j->save) {
+		const void **src = calloc(s.n + 1, sizeof *src);
+		gnn_tensor_info *info = calloc(s.n + 1, sizeof *info);
+		void **tmp = calloc(s.n + 1, sizeof *tmp);
+		gnn_status st = GNN_ERR_MEM;
+		if (src && info && tmp) {
+			for (k = 0; k < s.n; k++) {
+				int64_t n = s.numel[k];
+				info[k].name = s.name[k];
+				info[k].rank = s.t[k].rank;
+				memcpy(info[k].shape, s.t[k].shape, sizeof info[k].shape);
+				info[k].dtype = s.t[k].dtype == DF32 ? GNN_F32 : s.t[k].dtype == DI64 ? GNN_I64 : GNN_F64;
+				if (s.f[k]) {
+					src[k] = s.f[k];
+				} else if ((tmp[k] = malloc((n + 1) * 8))) {
+					for (x = 0; x < n; x++)
+						if (info[k].dtype == GNN_I64)
+							((int64_t *)tmp[k])[x] = (int64_t)s.t[k].data[x];
+						else
+							((double *)tmp[k])[x] = s.t[k].data[x];
+					src[k] = tmp[k];
+				}
+			}
+			st = gnn_save_params(j->save, info, s.n, src);
+		}
+		for (k = 0; tmp && k < s.n; k++)
+			free(tmp[k]);
+		free(tmp);
+		free(info);
+		free(src);
+		if (st != GNN_OK) {
+			opterror("%s", st == GNN_ERR_MEM ? "out of memory" : gnn_errmsg());
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	interpfree(&run);
+	interpfree(&fwd);
+	gnn_optim_destroy(opt);
+	for (k = 0; grad && k < ti->nparam; k++)
+		free(grad[k]);
+	free(par);
+	free(grad);
+	free(size);
+	storefree(&s);
+	return rc;
+}
+
+/* --- the compiled engines ----------------------------------------------------- */
+
+static void *
+hostcopy(const ITensor *t, gnn_dtype dt, size_t *nb)
+{
+	int64_t n = 1, k;
+	void *p;
+	int r;
+
+	for (r = 0; r < t->rank; r++)
+		n *= t->shape[r];
+	*nb = (size_t)n * gnn_dtype_size(dt);
+	if (!(p = malloc(*nb + 1)))
+		return NULL;
+	for (k = 0; k < n; k++)
+		switch (dt) {
+		case GNN_F32: ((float *)p)[k] = (float)t->data[k]; break;
+		case GNN_F64: ((double *)p)[k] = t->data[k]; break;
+		case GNN_I64: ((int64_t *)p)[k] = (int64_t)t->data[k]; break;
+		case GNN_I32: ((int32_t *)p)[k] = (int32_t)t->data[k]; break;
+		default: ((uint8_t *)p)[k] = t->data[k] != 0; break;
+		}
+	return p;
+}
+
+static int
+traincompiled(TrainJob *j, IValue *outs)
+{
+	Engine en;
+	const gnn_model_desc *d;
+	const gnn_train_prog *tp;
+	void *model = NULL, *host[MaxTrainIO] = {0}, *dev[MaxTrainIO] = {0}, *res[MaxTrainIO] = {0};
+	const void *fin[MaxTrainIO] = {0};
+	gnn_graph *g = NULL;
+	int64_t *ei = NULL, shape[GNN_MAX_RANK], n, e;
+	size_t nbs[MaxTrainIO] = {0};
+	int i, k, nin = 0, rc = -1;
+	const IGraph *ig = NULL;
+
+	if (engineload(&en, j->m, j->model, j->target, j->cpu, j->gpumath, j->emu, j->source) < 0)
+		return -1;
+	d = en.desc;
+	if (!(tp = d->train)) {
+		opterror("the compiled model %s has no training step", j->model->name);
+		goto done;
+	}
+	for (i = 0; i < j->step->narg - 1; i++) {
+		if (j->args[i].kind == TGraph) {
+			ig = &j->args[i].g;
+			continue;
+		}
+		if (nin >= MaxTrainIO)
+			goto oom;
+		if (!(host[nin] = hostcopy(&j->args[i].t, tp->prog->inputs[nin].dtype, &nbs[nin])))
+			goto oom;
+		nin++;
+	}
+	if (!(ei = malloc((2 * ig->nedge + 1) * sizeof *ei)))
+		goto oom;
+	memcpy(ei, ig->src, ig->nedge * sizeof *ei);
+	memcpy(ei + ig->nedge, ig->dst, ig->nedge * sizeof *ei);
+	if (gnn_graph_from_edge_index(&g, ei, GNN_I64, ig->nedge, ig->nnode) != GNN_OK || d->create(&model) != GNN_OK)
+		goto fail;
+	if (j->weights ? d->load_weights(model, j->weights) != GNN_OK : gnn_prog_init(model, j->seed) != GNN_OK)
+		goto fail;
+	if (d->bind(model, g) != GNN_OK || gnn_prog_train_config(model, tp, &j->opt, j->seed) != GNN_OK)
+		goto fail;
+	for (i = 0; i < nin; i++)
+		if (gnn_prog_to_device(model, host[i], nbs[i], &dev[i]) != GNN_OK)
+			goto fail;
+	for (e = 0; e < j->epochs; e++) {
+		float loss = NAN;
+		if (gnn_prog_train_step(model, tp, (const void *const *)dev, &loss) != GNN_OK)
+			goto fail;
+		progress(j, e, loss);
+	}
+	/* forward's inputs are the step's first ones */
+	for (i = 0; i < nin; i++)
+		fin[i] = host[i];
+	for (i = 0; i < d->noutputs; i++) {
+		if (d->output_shape(model, i, shape) != GNN_OK)
+			goto fail;
+		outs[i].kind = TTensor;
+		outs[i].t.dtype = d->outputs[i].dtype == GNN_F64 ? DF64 : DF32;
+		outs[i].t.rank = d->outputs[i].rank;
+		for (n = 1, k = 0; k < d->outputs[i].rank; k++)
+			n *= outs[i].t.shape[k] = shape[k];
+		if (!(res[i] = malloc(n * gnn_dtype_size(d->outputs[i].dtype) + 1)) ||
+		    !(outs[i].t.data = malloc((n + 1) * sizeof(double))))
+			goto oom;
+	}
+	if (d->forward_host(model, fin, res) != GNN_OK)
+		goto fail;
+	for (i = 0; i < d->noutputs; i++) {
+		int64_t x;
+		for (n = 1, k = 0; k < outs[i].t.rank; k++)
+			n *= outs[i].t.shape[k];
+		for (x = 0; x < n; x++)
+			outs[i].t.data[x] = d->outputs[i].dtype == GNN_F64 ? ((double *)res[i])[x] : ((float *)res[i])[x];
+	}
+	if (j->save && gnn_prog_save(model, j->save) != GNN_OK)
+		goto fail;
+	rc = 0;
+	goto done;
+oom:
+	opterror("out of memory");
+	goto done;
+fail:
+	opterror("%s", gnn_errmsg());
+done:
+	for (i = 0; i < MaxTrainIO; i++) {
+		if (dev[i])
+			gnn_prog_free_device(model, dev[i]);
+		free(host[i]);
+		free(res[i]);
+	}
+	if (model)
+		d->destroy(model);
+	gnn_graph_destroy(g);
+	free(ei);
+	engineclose(&en);
+	return rc;
+}
+
+int
+gnntrain(TrainJob *j, IValue *outs)
+{
+	if (strcmp(j->engine, "interp") == 0)
+		return trainhost(j, outs);
+	return traincompiled(j, outs);
+}

@@ -1,0 +1,36 @@
+/*
+ * gnnrun --train (gnntrain.c): a model's training step run for some
+ * epochs on one engine, then its forward.
+ */
+#ifndef GNNCC_GNNTRAIN_H
+#define GNNCC_GNNTRAIN_H
+
+#include <stdbool.h>
+
+#include "../ir/interp.h"
+#include "../runtime/gnnrt.h"
+
+enum { MaxTrainIO = 16 };
+
+typedef struct TrainJob {
+	Mod *m;
+	Fn *model, *step;         /* the model and its training step (step->train) */
+	IValue *args;             /* the step's inputs; the last (the key) is filled here */
+	IParamFn param;           /* initial weights (the interpreter), or NULL: */
+	void *ud;
+	const char *weights;      /* the same for the compiled engines; NULL: init */
+	const char *engine;       /* "interp" or a compiled one, with: */
+	int target, cpu, gpumath, emu;
+	const char *source;
+	int64_t epochs;
+	gnn_optim_config opt;
+	uint64_t seed;
+	const char *save;         /* --save-weights, or NULL */
+	bool quiet;
+} TrainJob;
+
+/* Train; outs receives the model's outputs after training (free with
+ * ivaluefree).  0, or -1 after reporting with opterror. */
+int gnntrain(TrainJob *j, IValue *outs);
+
+#endif
