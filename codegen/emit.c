@@ -808,6 +808,8 @@ emitapi(E *e)
 	const char *suffix[2] = {"", "_host"};
 
 	/* the struct, create, load_weights, bind, synchronize, destroy */
+	if (fn->train)   /* not in the header: the model's train API is */
+		out(e, "\ntypedef struct %s %s;\n", nm, nm);
 	out(e, "\nGNN_MODEL(%s, %s_prog)\n", nm, nm);
 	for (k = 0; k < 2; k++) {
 		out(e, "\ngnn_status\n%s_forward%s(", nm, suffix[k]);
@@ -1026,10 +1028,11 @@ emitsource(FILE *f, Mod *m, const CodegenOpts *o)
 		out(&e, "\n/* ---- model %s: host tables ---- */\n", fn->name);
 		emittables(&e);
 		emitprogram(&e);
+		/* a training step is a program of its own too (NAME_train_desc,
+		 * for tools: gnnrun --model-name runs it as a model) */
+		emitapi(&e);
 		if (fn->train)
 			emittrain(&e);
-		else
-			emitapi(&e);
 		freekernels(&e);
 		free(e.kstart);
 		e.kstart = NULL;

@@ -37,7 +37,7 @@
 #include "passes/passes.h"
 #include "runtime/gnnrt.h"
 
-enum { MaxIO = 16 };
+enum { MaxIO = 64 };   /* inputs and outputs: a training step has one per parameter */
 
 typedef struct Opts {
 	const char *model;       /* path */
@@ -875,7 +875,8 @@ main(int argc, char **argv)
 	fo.loss = o.loss;
 	if (!(m = loadmodel(o.model, &fo)))
 		return 1;
-	for (fn = m->fn; fn && (fn->train || (o.fnname && strcmp(fn->name, o.fnname) != 0)); fn = fn->link)
+	/* a training step runs as a model only by name */
+	for (fn = m->fn; fn && (o.fnname ? strcmp(fn->name, o.fnname) != 0 : fn->train != NULL); fn = fn->link)
 		;
 	if (!fn) {
 		opterror(o.fnname ? "%s has no model '%s'" : "%s defines no model", o.model, o.fnname);

@@ -10,7 +10,7 @@
 #include "../ir/interp.h"
 #include "../runtime/gnnrt.h"
 
-enum { MaxTrainIO = 16 };
+enum { MaxTrainIO = 64 };
 
 typedef struct TrainJob {
 	Mod *m;

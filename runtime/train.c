@@ -106,10 +106,7 @@ trainer(gnn_instance *m, const gnn_train_prog *tp, struct gnn_trainer **out)
 	const gnn_program *p = m->prog, *sp = tp->prog;
 	const gnn_device *dev = p->dev;
 	struct gnn_trainer *t = m->train;
-	float **par = NULL;
-	const float **grad = NULL;
-	int64_t *size = NULL;
-	gnn_status s;
+	gnn_status s = GNN_OK;
 	int i, j, err;
 
 	if (t && t->tp == tp) {
@@ -176,23 +173,7 @@ trainer(gnn_instance *m, const gnn_train_prog *tp, struct gnn_trainer **out)
 		s = gnn_error(GNN_ERR_CUDA, "%s_train_step: cannot allocate the key: %s", p->name, dev->errstr(err));
 		goto fail;
 	}
-	par = (float **)gnn_realloc(NULL, 0, ((size_t)tp->nparam + 1) * sizeof *par);
-	grad = (const float **)gnn_realloc(NULL, 0, ((size_t)tp->nparam + 1) * sizeof *grad);
-	size = (int64_t *)gnn_realloc(NULL, 0, ((size_t)tp->nparam + 1) * sizeof *size);
-	if (!par || !grad || !size) {
-		s = gnn_error(GNN_ERR_MEM, "%s_train_step: out of memory", p->name);
-		goto fail;
-	}
-	for (i = 0; i < tp->nparam; i++) {
-		par[i] = (float *)m->b[p->param[tp->param[i]]];
-		grad[i] = (const float *)t->outs[1 + i];
-		size[i] = (int64_t)(infobytes(&p->params[tp->param[i]]) / sizeof(float));
-	}
-	s = gnn_optim_create(dev, m->stream, tp->nparam, par, grad, size, &t->cfg, &t->opt);
 fail:
-	gnn_free(par, ((size_t)tp->nparam + 1) * sizeof *par);
-	gnn_free((void *)grad, ((size_t)tp->nparam + 1) * sizeof *grad);
-	gnn_free(size, ((size_t)tp->nparam + 1) * sizeof *size);
 	if (s != GNN_OK) {
 		gnn_trainer_free_(m);
 		return s;
@@ -201,20 +182,67 @@ fail:
 	return GNN_OK;
 }
 
+/* the optimizer over the model's trained weights and the step's
+ * gradients, under t->cfg (made again when the kind changes) */
+static gnn_status
+optimizer(gnn_instance *m, struct gnn_trainer *t)
+{
+	const gnn_program *p = m->prog;
+	const gnn_device *dev = p->dev;
+	const gnn_train_prog *tp = t->tp;
+	float **par;
+	const float **grad;
+	int64_t *size;
+	gnn_status s;
+	int i;
+
+	if (t->opt)
+		return GNN_OK;
+	par = (float **)gnn_realloc(NULL, 0, ((size_t)tp->nparam + 1) * sizeof *par);
+	grad = (const float **)gnn_realloc(NULL, 0, ((size_t)tp->nparam + 1) * sizeof *grad);
+	size = (int64_t *)gnn_realloc(NULL, 0, ((size_t)tp->nparam + 1) * sizeof *size);
+	if (!par || !grad || !size) {
+		s = gnn_error(GNN_ERR_MEM, "%s_train_step: out of memory", p->name);
+		goto out;
+	}
+	for (i = 0; i < tp->nparam; i++) {
+		par[i] = (float *)m->b[p->param[tp->param[i]]];
+		grad[i] = (const float *)t->outs[1 + i];
+		size[i] = (int64_t)(infobytes(&p->params[tp->param[i]]) / sizeof(float));
+	}
+	s = gnn_optim_create(dev, m->stream, tp->nparam, par, grad, size, &t->cfg, &t->opt);
+out:
+	gnn_free(par, ((size_t)tp->nparam + 1) * sizeof *par);
+	gnn_free((void *)grad, ((size_t)tp->nparam + 1) * sizeof *grad);
+	gnn_free(size, ((size_t)tp->nparam + 1) * sizeof *size);
+	return s;
+}
+
 gnn_status
 gnn_prog_train_config(void *mv, const gnn_train_prog *tp, const gnn_optim_config *cfg, uint64_t seed)
 {
 	gnn_instance *m = (gnn_instance *)mv;
 	struct gnn_trainer *t;
+	gnn_optim_config old;
 	gnn_status s;
 
 	if (!m || !cfg)
 		return gnn_error(GNN_ERR_ARG, "train_config: NULL argument");
 	if ((s = trainer(m, tp, &t)) != GNN_OK)
 		return s;
-	if ((s = gnn_optim_set(t->opt, cfg)) != GNN_OK)
+	if (t->opt && cfg->kind != t->cfg.kind) {
+		/* another optimizer: its state starts afresh */
+		gnn_optim_destroy(t->opt);
+		t->opt = NULL;
+	}
+	if (t->opt && (s = gnn_optim_set(t->opt, cfg)) != GNN_OK)
 		return s;
+	old = t->cfg;
 	t->cfg = *cfg;
+	if ((s = optimizer(m, t)) != GNN_OK) {
+		t->cfg = old;
+		return s;
+	}
 	t->seed = seed;
 	return GNN_OK;
 }
@@ -238,7 +266,7 @@ gnn_prog_train_step(void *mv, const gnn_train_prog *tp, const void *const *in, f
 	dev = p->dev;
 	if (!m->bound)
 		return gnn_error(GNN_ERR_STATE, "%s_train_step: no graph is bound (call %s_bind first)", p->name, p->name);
-	if ((s = trainer(m, tp, &t)) != GNN_OK)
+	if ((s = trainer(m, tp, &t)) != GNN_OK || (s = optimizer(m, t)) != GNN_OK)
 		return s;
 	if (t->graph != m->g[0]) {
 		if ((s = gnn_prog_bind(t->ti, m->g[0])) != GNN_OK)

@@ -174,7 +174,7 @@ run(const gnn_device *dev, const Case *cs, float *out)
 	for (int k = 0, j = 0; k < NT; j += (int)sizes[k], k++) {
 		if (ok && dev->separate && sizes[k])
 			ok &= CHECK(dev->copy(hp[k], dp[k], (size_t)sizes[k] * sizeof(float), GNN_D2H, NULL, 0) == 0);
-		if (ok)
+		if (ok && sizes[k])
 			memcpy(out + j, hp[k], (size_t)sizes[k] * sizeof(float));
 		if (dev->separate) {
 			dev->free(dp[k]);

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""gnnrun --train against the NumPy reference of the same steps.
+
+usage: refstep.py --build DIR --work DIR [--engine cpu] [--steps 3] [--optimizer adam]
+
+From one seeded init (gnnrun --train --epochs 0), the GCN example trains
+for --steps epochs on Cora with dropout, nll over the train mask and the
+optimizer (lr 0.01, weight decay 5e-4), in gnnrun on the engine and in
+tests/ref/train_ref.py (float64 NumPy, backprop by hand, the same Philox
+masks).  Every step's loss must agree to 1e-6, the final weights to 1e-4
+of each tensor's largest element (Adam's first steps move every weight by
+about lr whatever its gradient's size, so float32 rounding of a tiny
+gradient shows at that scale).  Prints the differences; exit 1 on a
+mismatch.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+sys.path.insert(0, os.path.join(ROOT, "tests", "ref"))
+import st  # noqa: E402
+
+
+def run(cmd):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.stdout.write(r.stdout + r.stderr)
+        raise SystemExit(f"refstep: failed: {' '.join(cmd)}")
+    return r.stdout
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--engine", default="cpu")
+    ap.add_argument("--steps", type=int, default=3)
+    ap.add_argument("--optimizer", default="adam")
+    a = ap.parse_args()
+    os.makedirs(a.work, exist_ok=True)
+    data = os.path.join(ROOT, "data", "cora")
+    x = np.load(os.path.join(data, "x.npy")).astype(np.float32)
+    x = x - x.min()
+    x = (x / np.maximum(x.sum(1, keepdims=True), 1)).astype(np.float32)
+    xp = os.path.join(a.work, "x.npy")
+    np.save(xp, x)
+    ei, y, mask = (os.path.join(data, f) for f in ("edge_index.npy", "y.npy", "train_mask.npy"))
+    gnnrun = os.path.join(a.build, "gnnrun")
+    model = os.path.join(ROOT, "examples", "gcn", "gcn.gnn")
+    common = ["--graph", ei, "--input", f"x={xp}", "--labels", y, "--train-mask", mask, "--seed", "9"]
+    init = os.path.join(a.work, "init.safetensors")
+    run([gnnrun, model, "--train", "--epochs", "0", "--save-weights", init] + common)
+    out = os.path.join(a.work, "trained.safetensors")
+    log = run([gnnrun, model, "--train", f"--engine={a.engine}", "--weights", init, "--epochs", str(a.steps),
+               "--optimizer", a.optimizer, "--lr", "0.01", "--weight-decay", "5e-4", "--save-weights", out] + common)
+    losses = [float(m) for m in re.findall(r"loss ([-0-9.e]+)", log)]
+    ref = os.path.join(a.work, "ref.npz")
+    run([sys.executable, os.path.join(ROOT, "tests", "ref", "train_ref.py"), "--model", "gcn", "--weights", init,
+         "--graph", ei, "--x", xp, "--labels", y, "--train-mask", mask, "--seed", "9", "--steps", str(a.steps),
+         "--lr", "0.01", "--weight-decay", "5e-4", "--optimizer", a.optimizer, "--out", ref])
+    r = np.load(ref)
+    bad = 0
+    for k, (l, lr) in enumerate(zip(losses, r["loss"])):
+        ok = abs(l - lr) <= 1e-6 * max(1.0, abs(lr))
+        print(f"step {k + 1}: loss {l:.6f}, reference {lr:.9f}: {'ok' if ok else 'FAIL'}")
+        bad += not ok
+    if len(losses) != a.steps:
+        print(f"FAIL: {len(losses)} losses printed for {a.steps} steps")
+        bad += 1
+    w = st.load(out)
+    for name, v in w.items():
+        d = float(np.max(np.abs(v - r[name])) / np.max(np.abs(r[name])))
+        ok = d <= 1e-4
+        print(f"{name}: {d:.2e} of its largest weight: {'ok' if ok else 'FAIL'}")
+        bad += not ok
+    print("refstep: FAILED" if bad else "refstep: all ok")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Compiled training steps against the interpreter's.
+
+usage: stepcheck.py --build DIR --work DIR [--engines cpu,cuda-emu] MODEL...
+
+Each MODEL is NAME=FILE.gnn holding a train item for model NAME.  On Cora
+(normalized features, its labels and train mask) with weights drawn by
+gnnrun --train --epochs 0 (the seeded PyG-style init), the training step
+NAME_train (the loss, then every trained parameter's gradient) runs as a
+model through gnnrun: in the float64 interpreter, then compiled for each
+engine at -O0 and -O2.  The loss must equal the interpreter's to 1e-5,
+and every gradient to 1e-5 of the largest gradient element of the step
+(tests/ref/compare.py's rule with that scale): a bias's gradient is a
+sum over the rows that cancels to a small value, whose float32 rounding
+is then large beside it (about 1e-5 of it for GCN's conv2.bias on Cora,
+while 1e-7 of the step's largest gradient).  Two keys (seed,
+step) give two dropout masks.  Prints a line per output and engine and
+"stepcheck: all ok" at the end; exit 1 on any mismatch.
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+sys.path.insert(0, os.path.join(ROOT, "tests", "ref"))
+from compare import compare  # noqa: E402
+
+RTOL = 1e-5
+
+
+def run(cmd):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.stdout.write(r.stdout + r.stderr)
+        raise SystemExit(f"stepcheck: failed: {' '.join(cmd)}")
+    return r.stdout
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--engines", default="cpu,cuda-emu")
+    ap.add_argument("models", nargs="+")
+    a = ap.parse_args()
+    gnnrun = os.path.join(a.build, "gnnrun")
+    data = os.path.join(ROOT, "data", "cora")
+    os.makedirs(a.work, exist_ok=True)
+    x = np.load(os.path.join(data, "x.npy")).astype(np.float32)
+    x = x - x.min()
+    x = x / np.maximum(x.sum(1, keepdims=True), 1)
+    xp = os.path.join(a.work, "x.npy")
+    np.save(xp, x.astype(np.float32))
+    ei, y, mask = (os.path.join(data, f) for f in ("edge_index.npy", "y.npy", "train_mask.npy"))
+    bad = 0
+    for spec in a.models:
+        name, path = spec.split("=", 1)
+        w = os.path.join(a.work, f"{name}.safetensors")
+        run([gnnrun, path, "--train", "--epochs", "0", "--seed", "5", "--graph", ei, "--input", f"x={xp}",
+             "--labels", y, "--train-mask", mask, "--save-weights", w])
+        ir = run([os.path.join(a.build, "gnncc"), "--emit=ir", "-O0", path, "-o", "-"])
+        head = next(l for l in ir.splitlines() if l.startswith(f"func @{name}_train("))
+        nout = head.split("->", 1)[1].count("[")
+        for key in ([5, 0], [5, 7]):
+            kp = os.path.join(a.work, "key.npy")
+            np.save(kp, np.array(key, dtype=np.int64))
+            base = [gnnrun, path, "--model-name", f"{name}_train", "--weights", w, "--graph", ei,
+                    "--input", f"x={xp}", "--input", f"y={y}", "--input", f"mask={mask}", "--input", f"key={kp}"]
+            def outs(tag):
+                return [os.path.join(a.work, f"{name}-{tag}-{k}.npy") for k in range(nout)]
+            ref = outs("interp")
+            run(base + ["--output-dtype=f64"] + [f"--output={o}" for o in ref])
+            for eng in a.engines.split(","):
+                for lvl in ("-O0", "-O2"):
+                    got = outs(f"{eng}{lvl}")
+                    run(base + [f"--engine={eng}", lvl] + [f"--output={o}" for o in got])
+                    gmax = max(float(np.max(np.abs(np.load(r)))) for r in ref[1:])
+                    for k in range(nout):
+                        ok, msg = compare(np.load(got[k]), np.load(ref[k]), RTOL, 0.0 if k == 0 else RTOL * gmax)
+                        what = "loss" if k == 0 else f"output {k}"
+                        print(f"{name} key {key} {eng} {lvl} {what}: {'ok' if ok else 'FAIL'} ({msg})")
+                        bad += not ok
+    print("stepcheck: FAILED" if bad else "stepcheck: all ok")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
