@@ -339,8 +339,13 @@ vjp(AD *d, int i)
 		pa = mkattrints(ar, "perm", perm, 2);
 		if (d->need[x])
 			accum(d, x, bin(d, Omatmul, g, mk(d, Otranspose, &b, 1, &pa, 1, NULL)));
-		if (d->need[b])
-			accum(d, b, bin(d, Omatmul, mk(d, Otranspose, &x, 1, &pa, 1, NULL), g));
+		/* b's gradient as (g^T a)^T: a weight's gradient reduces over the
+		 * rows (N), and so transposes g [N, P], not a [N, K] (Cora's
+		 * features: 1433 columns against 16) */
+		if (d->need[b]) {
+			t = bin(d, Omatmul, mk(d, Otranspose, &g, 1, &pa, 1, NULL), x);
+			accum(d, b, mk(d, Otranspose, &t, 1, &pa, 1, NULL));
+		}
 		return;
 	}
 	case Ogather: {

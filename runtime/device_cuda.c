@@ -19,10 +19,15 @@
 /* bind's graph work on the device (devbind.cu), where it is built beside
  * this file; without it, bind works on the host and uploads */
 #ifdef GNN_DEVBIND_SYMBOL
+/* a declaration in C too: without extern, C would define it here, zeroed,
+ * and the linker would never take devbind.cu's */
 #ifdef __cplusplus
-extern "C"
+extern "C" {
 #endif
-const struct gnn_devbind GNN_DEVBIND_SYMBOL;
+extern const struct gnn_devbind GNN_DEVBIND_SYMBOL;
+#ifdef __cplusplus
+}
+#endif
 #define GNN_DEVBIND (&GNN_DEVBIND_SYMBOL)
 #else
 #define GNN_DEVBIND NULL
@@ -31,9 +36,12 @@ const struct gnn_devbind GNN_DEVBIND_SYMBOL;
  * way; without it the device has no optimizer */
 #ifdef GNN_DEVOPTIM_SYMBOL
 #ifdef __cplusplus
-extern "C"
+extern "C" {
 #endif
-const struct gnn_devoptim GNN_DEVOPTIM_SYMBOL;
+extern const struct gnn_devoptim GNN_DEVOPTIM_SYMBOL;
+#ifdef __cplusplus
+}
+#endif
 #define GNN_DEVOPTIM (&GNN_DEVOPTIM_SYMBOL)
 #else
 #define GNN_DEVOPTIM NULL
