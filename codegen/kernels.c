@@ -633,7 +633,7 @@ emitkernel(E *e, int i, Args *a, Str *call)
 		}
 		if (!e->cuda && src[0].rank == 2 && src[1].rank == 2 && dimisconst(src[0].dim[0]) &&
 		    dimisconst(src[1].dim[1]) && !dimisconst(src[0].dim[1]) &&
-		    dimconstval(src[0].dim[0]) * dimconstval(src[1].dim[1]) <= 65536) {
+		    dimconstval(src[0].dim[0]) * dimconstval(src[1].dim[1]) * (int64_t)dtypesize(o.dtype) <= 1 << 20) {
 			/* [M, K] @ [K, P] reducing over a size (K = N: a weight's
 			 * gradient, g^T x): one task walks b once, row by row, adding
 			 * a's column times each of the row's elements into the
@@ -647,7 +647,7 @@ emitkernel(E *e, int i, Args *a, Str *call)
 			Y = ptrarg(e, a, NULL, in->arg[1], false, dev);
 			arg(a, "int64_t K_", "%s", cdim(e, src[0].dim[1]));
 			kernelhead(e, i, device, a);
-			out(e, "%s acc_[%lld][%lld], a_[%lld];   /* at most 256 KiB of floats */\n(void)t_;\n", ot, Pc, Mc, Mc);
+			out(e, "%s acc_[%lld][%lld], a_[%lld];   /* at most 1 MiB */\n(void)t_;\n", ot, Pc, Mc, Mc);
 			out(e, "for (int64_t p_ = 0; p_ < %lld; p_++)\n\tfor (int64_t m_ = 0; m_ < %lld; m_++)\n\t\tacc_[p_][m_] = 0;\n", Pc, Mc);
 			out(e, "for (int64_t k_ = 0; k_ < K_; k_++) {\n\tconst %s *b_ = %s + k_ * %lld;\n", ot, Y, Pc);
 			out(e, "\tfor (int64_t m_ = 0; m_ < %lld; m_++)\n\t\ta_[m_] = %s[m_ * K_ + k_];\n", Mc, X);

@@ -314,30 +314,6 @@ loadgraph(const Opts *o, int64_t nnode, const char *from, IGraph *g)
 
 /* --- compiled engines -------------------------------------------------- */
 
-/* a double tensor into a host buffer of dtype dt (and back) */
-static void *
-fromdouble(const ITensor *t, gnn_dtype dt, size_t *nbytes)
-{
-	int64_t i, n = 1;
-	void *p;
-	int k;
-
-	for (k = 0; k < t->rank; k++)
-		n *= t->shape[k];
-	*nbytes = (size_t)n * gnn_dtype_size(dt);
-	if (!(p = malloc(*nbytes ? *nbytes : 1)))
-		return NULL;
-	for (i = 0; i < n; i++)
-		switch (dt) {
-		case GNN_F32: ((float *)p)[i] = (float)t->data[i]; break;
-		case GNN_F64: ((double *)p)[i] = t->data[i]; break;
-		case GNN_I32: ((int32_t *)p)[i] = (int32_t)t->data[i]; break;
-		case GNN_I64: ((int64_t *)p)[i] = (int64_t)t->data[i]; break;
-		default: ((uint8_t *)p)[i] = t->data[i] != 0; break;
-		}
-	return p;
-}
-
 /*
  * Run fn through the backend for target: the same inputs, the runtime's
  * graph, the weights loaded by the compiled model itself; outputs come
@@ -361,7 +337,7 @@ runcompiled(const Opts *o, Mod *m, Fn *fn, const IValue *args, IValue *outs)
 	for (i = 0, k = 0; i < fn->narg; i++) {
 		const IGraph *ig = &args[i].g;
 		if (args[i].kind == TTensor) {
-			if (!(in[k] = fromdouble(&args[i].t, d->inputs[k].dtype, &nb)))
+			if (!(in[k] = itensorbytes(&args[i].t, d->inputs[k].dtype, &nb)))
 				goto oom;
 			k++;
 			continue;

@@ -286,25 +286,26 @@ out:
 
 /* --- the compiled engines ----------------------------------------------------- */
 
-static void *
-hostcopy(const ITensor *t, gnn_dtype dt, size_t *nb)
+/* a double tensor into a host buffer of dtype dt (gnntrain.h) */
+void *
+itensorbytes(const ITensor *t, gnn_dtype dt, size_t *nbytes)
 {
-	int64_t n = 1, k;
+	int64_t i, n = 1;
 	void *p;
-	int r;
+	int k;
 
-	for (r = 0; r < t->rank; r++)
-		n *= t->shape[r];
-	*nb = (size_t)n * gnn_dtype_size(dt);
-	if (!(p = malloc(*nb + 1)))
+	for (k = 0; k < t->rank; k++)
+		n *= t->shape[k];
+	*nbytes = (size_t)n * gnn_dtype_size(dt);
+	if (!(p = malloc(*nbytes ? *nbytes : 1)))
 		return NULL;
-	for (k = 0; k < n; k++)
+	for (i = 0; i < n; i++)
 		switch (dt) {
-		case GNN_F32: ((float *)p)[k] = (float)t->data[k]; break;
-		case GNN_F64: ((double *)p)[k] = t->data[k]; break;
-		case GNN_I64: ((int64_t *)p)[k] = (int64_t)t->data[k]; break;
-		case GNN_I32: ((int32_t *)p)[k] = (int32_t)t->data[k]; break;
-		default: ((uint8_t *)p)[k] = t->data[k] != 0; break;
+		case GNN_F32: ((float *)p)[i] = (float)t->data[i]; break;
+		case GNN_F64: ((double *)p)[i] = t->data[i]; break;
+		case GNN_I32: ((int32_t *)p)[i] = (int32_t)t->data[i]; break;
+		case GNN_I64: ((int64_t *)p)[i] = (int64_t)t->data[i]; break;
+		default: ((uint8_t *)p)[i] = t->data[i] != 0; break;
 		}
 	return p;
 }
@@ -337,7 +338,7 @@ traincompiled(TrainJob *j, IValue *outs)
 		}
 		if (nin >= MaxTrainIO)
 			goto oom;
-		if (!(host[nin] = hostcopy(&j->args[i].t, tp->prog->inputs[nin].dtype, &nbs[nin])))
+		if (!(host[nin] = itensorbytes(&j->args[i].t, tp->prog->inputs[nin].dtype, &nbs[nin])))
 			goto oom;
 		nin++;
 	}
