@@ -632,31 +632,36 @@ emitkernel(E *e, int i, Args *a, Str *call)
 			break;
 		}
 		if (!e->cuda && src[0].rank == 2 && src[1].rank == 2 && dimisconst(src[0].dim[0]) &&
-		    dimisconst(src[1].dim[1]) && !dimisconst(src[0].dim[1]) &&
-		    dimconstval(src[0].dim[0]) * dimconstval(src[1].dim[1]) * (int64_t)dtypesize(o.dtype) <= 1 << 20) {
+		    dimisconst(src[1].dim[1]) && !dimisconst(src[0].dim[1]) && dimconstval(src[0].dim[0]) >= 1 &&
+		    dimconstval(src[0].dim[0]) * (int64_t)dtypesize(o.dtype) <= 1 << 18) {
 			/* [M, K] @ [K, P] reducing over a size (K = N: a weight's
-			 * gradient, g^T x): one task walks b once, row by row, adding
-			 * a's column times each of the row's elements into the
-			 * result's M rows (kept transposed, M contiguous).  b's zeros
-			 * are skipped, which leaves every sum bit for bit as it was
-			 * when a is finite (bag-of-words features are 99% zeros);
-			 * each element sums over k in order, as the dot does */
+			 * gradient, g^T x): a task per tile of PT columns walks b's
+			 * rows once, adding a's column times each element of the
+			 * row's tile into the result's M rows (kept transposed, M
+			 * contiguous, at most 256 KiB).  b's zeros are skipped, which
+			 * leaves every sum bit for bit as it was when a is finite
+			 * (bag-of-words features are 99% zeros); each element sums
+			 * over k in order, as the dot does, whatever the tiling */
 			long long Mc = dimconstval(src[0].dim[0]), Pc = dimconstval(src[1].dim[1]);
+			long long PT = (1 << 18) / (Mc * (long long)dtypesize(o.dtype));
+			if (PT > Pc)
+				PT = Pc;
 			O = ptrarg(e, a, NULL, in->to, true, dev);
 			X = ptrarg(e, a, NULL, in->arg[0], false, dev);
 			Y = ptrarg(e, a, NULL, in->arg[1], false, dev);
 			arg(a, "int64_t K_", "%s", cdim(e, src[0].dim[1]));
 			kernelhead(e, i, device, a);
-			out(e, "%s acc_[%lld][%lld], a_[%lld];   /* at most 1 MiB */\n(void)t_;\n", ot, Pc, Mc, Mc);
-			out(e, "for (int64_t p_ = 0; p_ < %lld; p_++)\n\tfor (int64_t m_ = 0; m_ < %lld; m_++)\n\t\tacc_[p_][m_] = 0;\n", Pc, Mc);
-			out(e, "for (int64_t k_ = 0; k_ < K_; k_++) {\n\tconst %s *b_ = %s + k_ * %lld;\n", ot, Y, Pc);
+			out(e, "%s acc_[%lld][%lld], a_[%lld];\n", ot, PT, Mc, Mc);
+			out(e, "const int64_t q0_ = t_ * %lld, nq_ = %lld - q0_ < %lld ? %lld - q0_ : %lld;\n", PT, Pc, PT, Pc, PT);
+			out(e, "for (int64_t q_ = 0; q_ < nq_; q_++)\n\tfor (int64_t m_ = 0; m_ < %lld; m_++)\n\t\tacc_[q_][m_] = 0;\n", Mc);
+			out(e, "for (int64_t k_ = 0; k_ < K_; k_++) {\n\tconst %s *b_ = %s + k_ * %lld + q0_;\n", ot, Y, Pc);
+			out(e, "\tint any_ = 0;\n\tfor (int64_t q_ = 0; q_ < nq_; q_++)\n\t\tany_ |= b_[q_] != 0;\n\tif (!any_)\n\t\tcontinue;\n");
 			out(e, "\tfor (int64_t m_ = 0; m_ < %lld; m_++)\n\t\ta_[m_] = %s[m_ * K_ + k_];\n", Mc, X);
-			out(e, "\tfor (int64_t p_ = 0; p_ < %lld; p_++) {\n\t\tconst %s b1_ = b_[p_];\n\t\tif (b1_ == 0)\n\t\t\tcontinue;\n", Pc, ot);
-			out(e, "\t\tfor (int64_t m_ = 0; m_ < %lld; m_++)\n\t\t\tacc_[p_][m_] += a_[m_] * b1_;\n\t}\n}\n", Mc);
-			out(e, "for (int64_t m_ = 0; m_ < %lld; m_++)\n\tfor (int64_t p_ = 0; p_ < %lld; p_++)\n\t\t%s[m_ * %lld + p_] = acc_[p_][m_];\n", Mc, Pc, O, Pc);
-			out(e, "break;   /* one task */\n");
+			out(e, "\tfor (int64_t q_ = 0; q_ < nq_; q_++) {\n\t\tconst %s b1_ = b_[q_];\n\t\tif (b1_ == 0)\n\t\t\tcontinue;\n", ot);
+			out(e, "\t\tfor (int64_t m_ = 0; m_ < %lld; m_++)\n\t\t\tacc_[q_][m_] += a_[m_] * b1_;\n\t}\n}\n", Mc);
+			out(e, "for (int64_t m_ = 0; m_ < %lld; m_++)\n\tfor (int64_t q_ = 0; q_ < nq_; q_++)\n\t\t%s[m_ * %lld + q0_ + q_] = acc_[q_][m_];\n", Mc, O, Pc);
 			kerneltail(e);
-			T = "(int64_t)1";
+			T = pf(e, "(int64_t)%lld", (Pc + PT - 1) / PT);
 			break;
 		}
 		/* a as [batch.., M, K], b as [batch.., K, P]; vectors as 1-row

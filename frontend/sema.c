@@ -1688,9 +1688,9 @@ lowertrains(File *main, const FrontOpts *o)
 		if (!f)
 			lowermodel(m);
 		if (diag_nerrors() == nerr)
-			lowertrain(m, tr, o->loss);
+			lowertrain(m, tr, o ? o->loss : NULL);
 	}
-	if (any || !o->train)
+	if (any || !o || !o->train)
 		return;
 	/* --train with no train item: every model of the file */
 	for (i = 0; i < main->items.n; i++)

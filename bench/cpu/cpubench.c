@@ -21,6 +21,23 @@
 ** while they fit in --target-seconds; but when --runs of them would take
 ** longer than --cap-seconds, as many as fit in it, at least --floor-runs
 ** (the result's "runs" says how many).  One JSON line per model on stdout.
+**
+**   cpubench --train --graph=EDGE_INDEX.npy --x=X.npy --y=Y.npy --mask=MASK.npy
+**            [--seed=S] [options] MODEL
+**
+** Training mode: the same, for the model's compiled training step
+** (NAME_desc.train; a model compiled without a train item is an error):
+** one call is one full-graph epoch (forward with dropout, nll over the
+** mask, backward, the optimizer's update in place), as PyG's training
+** cells time one.  The weights start from gnn_prog_init(seed), the
+** model's declared (PyG's) init, not from --weights: PyG's cells start
+** from PyG's init too, and the loss trajectory is then a fair sanity
+** check.  y (int64 [N]) and the mask (bool [N]) are the very files PyG's
+** cells read; x, y and the mask are copied with gnn_prog_to_device
+** (plain copies on the cpu target, outside the timed calls).  Warm-up
+** steps train too (the parameters move on, the work per step does not);
+** the record has loss_first (the first warm-up step's) and loss_last
+** (the last timed step's), and "task": "train".
 */
 #define _POSIX_C_SOURCE 200809L
 
@@ -50,8 +67,9 @@ static const gnn_model_desc *const models[] = {
 static const int nmodels = (int)(sizeof models / sizeof models[0]);
 
 typedef struct Opts {
-	const char *graph, *x, *weights, *out, *label, *model;
-	int warmup, runs, max_runs, floor_runs;
+	const char *graph, *x, *weights, *out, *label, *model, *y, *mask;
+	int warmup, runs, max_runs, floor_runs, train;
+	unsigned long long seed;
 	double target_s, cap_s, slow_cap_s;
 } Opts;
 
@@ -60,9 +78,15 @@ usage(FILE *f, const char *argv0)
 {
 	fprintf(f,
 		"usage: %s --graph=EDGE_INDEX.npy --x=X.npy --weights=W.safetensors [options] MODEL\n"
+		"       %s --train --graph=EDGE_INDEX.npy --x=X.npy --y=Y.npy --mask=MASK.npy\n"
+		"                [--seed=S] [options] MODEL\n"
 		"  --graph=FILE          edge_index, int32 or int64 [2, E]\n"
 		"  --x=FILE              node features, float32 [N, F]\n"
 		"  --weights=FILE        the model's parameters (safetensors, PyG's names)\n"
+		"  --train               time training steps (one epoch each), not forwards\n"
+		"  --y=FILE              training: labels, int64 [N]\n"
+		"  --mask=FILE           training: the nodes of the loss, bool [N]\n"
+		"  --seed=S              training: gnn_prog_init's seed (default the train item's)\n"
 		"  --out=FILE            write the last forward's output here (.npy)\n"
 		"  --label=NAME          the graph's name in the JSON output\n"
 		"  --warmup=K            untimed forwards first (default 3; fewer when slow)\n"
@@ -74,7 +98,7 @@ usage(FILE *f, const char *argv0)
 		"  --slow-cap-seconds=S  unless F forwards take longer than S: as many as fit,\n"
 		"                        at least 1 (default 1e9)\n"
 		"  --list                print the linked models and exit\n",
-		argv0);
+		argv0, argv0);
 }
 
 static int
@@ -89,6 +113,7 @@ parseopts(int argc, char **argv, Opts *o)
 	o->target_s = 0.5;
 	o->cap_s = 1e9;
 	o->slow_cap_s = 1e9;
+	o->seed = ~0ull;   /* none given: the train item's */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
 #define VAL(pfx) (!strncmp(a, pfx "=", sizeof pfx) ? a + sizeof pfx : NULL)
@@ -105,7 +130,20 @@ parseopts(int argc, char **argv, Opts *o)
 			o->x = v;
 		else if ((v = VAL("--weights")))
 			o->weights = v;
-		else if ((v = VAL("--out")))
+		else if (!strcmp(a, "--train"))
+			o->train = 1;
+		else if ((v = VAL("--y")))
+			o->y = v;
+		else if ((v = VAL("--mask")))
+			o->mask = v;
+		else if ((v = VAL("--seed"))) {
+			char *end;
+			o->seed = strtoull(v, &end, 10);
+			if (!*v || *end) {
+				fprintf(stderr, "cpubench: --seed: '%s' is not a number\n", v);
+				return -1;
+			}
+		} else if ((v = VAL("--out")))
 			o->out = v;
 		else if ((v = VAL("--label")))
 			o->label = v;
@@ -137,8 +175,10 @@ parseopts(int argc, char **argv, Opts *o)
 	}
 	if (o->max_runs < o->runs)
 		o->max_runs = o->runs;
-	if (!o->graph || !o->x || !o->weights || !o->model) {
-		fprintf(stderr, "cpubench: --graph, --x, --weights and a MODEL are required\n");
+	if (o->train ? !o->graph || !o->x || !o->y || !o->mask || !o->model :
+	    !o->graph || !o->x || !o->weights || !o->model) {
+		fprintf(stderr, "cpubench: --graph, --x, %s and a MODEL are required\n",
+			o->train ? "--y, --mask" : "--weights");
 		usage(stderr, argv[0]);
 		return -1;
 	}
@@ -170,6 +210,8 @@ jresult(const Opts *o, const char *status)
 	printf(", \"graph\": ");
 	jstr(o->label);
 	printf(", \"status\": \"%s\"", status);
+	if (o->train)
+		printf(", \"task\": \"train\"");
 }
 
 static int
@@ -206,6 +248,127 @@ nruns(const Opts *o, double est)
 	return runs;
 }
 
+/* the optimizer as PyG's records name it ("adam lr=0.01 weight_decay=0.0005") */
+static const char *
+optim_name(gnn_optim_kind k)
+{
+	return k == GNN_OPTIM_SGD ? "sgd" : k == GNN_OPTIM_ADAM ? "adam" :
+		k == GNN_OPTIM_ADAMW ? "adamw" : "?";
+}
+
+/*
+** --train: warm-up and timed training steps on a created, initialized and
+** bound model (the rules of main's forwards); one JSON line.  x is the
+** model's input as read; y and the mask are read here and checked
+** against the step's declared inputs (NAME_desc.train->inputs).
+*/
+static int
+train(const Opts *o, const gnn_model_desc *d, void *m, const gnn_array *x, double create_s,
+	double init_s, double bind_s)
+{
+	const gnn_train_prog *tp = d->train;
+	const char *files[2] = {o->y, o->mask};
+	gnn_array a[2];
+	void *dev[3] = {NULL, NULL, NULL};
+	double t0, *warm = NULL, *t = NULL;
+	float loss = 0, loss_first = 0;
+	int rc = 1, warmup = 0, runs = 0;
+	char msg[512];
+
+	memset(a, 0, sizeof a);
+	if (tp->ninputs != 2) {
+		snprintf(msg, sizeof msg, "the train item has %d inputs after the model's; "
+			"cpubench gives 2 (labels, mask)", tp->ninputs);
+		return fail(o, "model", msg);
+	}
+	for (int k = 0; k < 2; k++) {
+		if (gnn_npy_read(files[k], &a[k]) != GNN_OK) {
+			rc = fail(o, "input", gnn_errmsg());
+			goto done;
+		}
+		/* a mask saved as uint8 is the same bytes as bool */
+		if (a[k].dtype == GNN_U8 && tp->inputs[k].dtype == GNN_BOOL)
+			a[k].dtype = GNN_BOOL;
+		if (a[k].dtype != tp->inputs[k].dtype || a[k].rank != 1 ||
+		    a[k].shape[0] != x->shape[0]) {
+			snprintf(msg, sizeof msg, "%s: want %s [%lld] (the train item's %s)", files[k],
+				tp->inputs[k].dtype == GNN_I64 ? "int64" :
+				tp->inputs[k].dtype == GNN_BOOL ? "bool" : "its dtype",
+				(long long)x->shape[0], k ? "mask" : "labels");
+			rc = fail(o, "input", msg);
+			goto done;
+		}
+	}
+	/* the step's inputs live where forward's do (host memory on cpu: copies) */
+	if (gnn_prog_to_device(m, x->data, x->nbytes, &dev[0]) != GNN_OK ||
+	    gnn_prog_to_device(m, a[0].data, a[0].nbytes, &dev[1]) != GNN_OK ||
+	    gnn_prog_to_device(m, a[1].data, a[1].nbytes, &dev[2]) != GNN_OK) {
+		rc = fail(o, "to_device", gnn_errmsg());
+		goto done;
+	}
+	if (!(warm = calloc((size_t)o->warmup, sizeof *warm))) {
+		rc = fail(o, "train", "out of memory");
+		goto done;
+	}
+	{
+		const void *in[3] = {dev[0], dev[1], dev[2]};
+		/* warm-up: stop early when one step alone uses up a quarter of the cap */
+		for (warmup = 0; warmup < o->warmup; warmup++) {
+			t0 = now_s();
+			if (gnn_prog_train_step(m, tp, in, &loss) != GNN_OK) {
+				rc = fail(o, "train_step", gnn_errmsg());
+				goto done;
+			}
+			warm[warmup] = now_s() - t0;
+			if (warmup == 0)
+				loss_first = loss;
+			if (warm[warmup] * 4 > o->cap_s) {
+				warmup++;
+				break;
+			}
+		}
+		runs = nruns(o, warm[warmup - 1]);
+		if (!(t = calloc((size_t)runs, sizeof *t))) {
+			rc = fail(o, "time", "out of memory");
+			goto done;
+		}
+		for (int i = 0; i < runs; i++) {
+			t0 = now_s();
+			if (gnn_prog_train_step(m, tp, in, &loss) != GNN_OK) {
+				rc = fail(o, "train_step", gnn_errmsg());
+				goto done;
+			}
+			t[i] = (now_s() - t0) * 1e3;
+		}
+	}
+	{
+		double mn = t[0], mean = 0, first = warm[0] * 1e3;
+		for (int i = 0; i < runs; i++) {
+			mean += t[i] / runs;
+			mn = t[i] < mn ? t[i] : mn;
+		}
+		jresult(o, "ok");
+		printf(", \"median_ms\": %.6g, \"min_ms\": %.6g, \"mean_ms\": %.6g, \"first_ms\": %.6g, "
+			"\"runs\": %d, \"warmup\": %d, \"loss_first\": %.9g, \"loss_last\": %.9g, "
+			"\"optimizer\": \"%s lr=%g weight_decay=%g\", \"seed\": %llu, \"create_s\": %.4g, "
+			"\"init_s\": %.4g, \"bind_s\": %.4g, \"self_maxrss_kb\": %ld}\n",
+			median(t, runs), mn, mean, first, runs, warmup, (double)loss_first,
+			(double)loss, optim_name(tp->cfg.kind), (double)tp->cfg.lr,
+			(double)tp->cfg.weight_decay, o->seed, create_s, init_s, bind_s, maxrss_kb());
+		fflush(stdout);
+	}
+	rc = 0;
+done:
+	for (int k = 0; k < 3; k++)
+		if (dev[k])
+			gnn_prog_free_device(m, dev[k]);
+	gnn_array_free(&a[0]);
+	gnn_array_free(&a[1]);
+	free(warm);
+	free(t);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -233,6 +396,11 @@ main(int argc, char **argv)
 	    d->inputs[0].dtype != GNN_F32 || d->inputs[0].rank != 2)
 		return fail(&o, "model", "cpubench runs cpu models with one f32 input [N, F] "
 			"and one output");
+	if (o.train && !d->train)
+		return fail(&o, "model", "the model has no training step (compiled without a "
+			"train item)");
+	if (o.train && o.seed == ~0ull)
+		o.seed = d->train->seed;
 	if (gnn_npy_read(o.x, &x) != GNN_OK)
 		return fail(&o, "input", gnn_errmsg());
 	if (x.dtype != GNN_F32 || x.rank != 2 || x.shape[1] != d->inputs[0].shape[1]) {
@@ -255,8 +423,12 @@ main(int argc, char **argv)
 	}
 	create_s = now_s() - t0;
 	t0 = now_s();
-	if ((s = d->load_weights(m, o.weights)) != GNN_OK) {
-		rc = fail(&o, "load_weights", gnn_errmsg());
+	/* training starts from the seeded init, as PyG's cells from PyG's;
+	** the same seed draws the dropout masks */
+	if (o.train ? (s = gnn_prog_init(m, o.seed)) != GNN_OK ||
+	    (s = gnn_prog_train_config(m, d->train, &d->train->cfg, o.seed)) != GNN_OK :
+	    (s = d->load_weights(m, o.weights)) != GNN_OK) {
+		rc = fail(&o, o.train ? "init" : "load_weights", gnn_errmsg());
 		goto done;
 	}
 	load_s = now_s() - t0;
@@ -266,6 +438,10 @@ main(int argc, char **argv)
 		goto done;
 	}
 	bind_s = now_s() - t0;
+	if (o.train) {
+		rc = train(&o, d, m, &x, create_s, load_s, bind_s);
+		goto done;
+	}
 
 	out.dtype = d->outputs[0].dtype;
 	out.rank = d->outputs[0].rank;

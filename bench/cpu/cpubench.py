@@ -84,13 +84,27 @@ maxrss_kb; torch: torch_threads, compile_s (torch.compile); inference:
 out (.npy), agree, max_abs_diff, ref_max_abs, rel_diff; training:
 loss_first (the first warm-up epoch's loss), loss_last (the last timed
 epoch's), optimizer ("adam lr=0.01 weight_decay=0.0005").
-GNNCC TRAINING (not there yet): the compiled C training step's cells are
-to write records of exactly this shape with system "gnncc-O2" (and
-"gnncc-O0"), task "train", median_ms/min_ms/mean_ms/first_ms/runs/warmup
-per epoch (forward + backward + Adam, the same definition), compile_s
-(the gnncc command's wall time), loss_first/loss_last; cpureport.py's
-training table shows them in its "gnncc -O2" column, "n/a" until then
-(see Run.cells, "GNNCC TRAINING").
+gnncc's training rows (system "gnncc-O2", task "train"): per training
+graph and model one more object, NAME_O2T (e.g. GCN_O2T: no clash with
+the inference objects), from the instantiated template plus a train item
+with exactly the PyG cells' settings:
+    train GCN_O2T(out, y: i64[N], mask: bool[N]) {
+      optimizer = "adam"; lr = 0.01; weight_decay = 5e-4
+      return nll_loss(out, y, mask) }
+linked into the graph's cpubench executable and run as `cpubench --train
+--y=y.npy --mask=train_mask.npy --seed=0` (the files PyG's cells read):
+the weights start from gnn_prog_init(0) (the model's declared init, PyG's
+scheme), not from the shared weights file; one epoch is forward with
+dropout, nll over the mask, backward, Adam in place.  Records as above:
+median_ms/min_ms/mean_ms/first_ms/runs/warmup per epoch, compile_s (the
+gnncc command's wall time), loss_first/loss_last, optimizer, seed.
+
+--merge: this run's records go into the existing results file instead of
+replacing it: a record of the same (system, model, graph, threads, task)
+is replaced, every other one kept, and so is the file's meta (its date,
+versions, quiet checks: the run that made it); this run's meta is added
+under meta["merged_runs"] (cpureport.py names each in the header).  So
+`--tasks train --merge` adds training rows to a full inference run.
 """
 import argparse
 import json
@@ -129,6 +143,21 @@ TASKS = ["infer", "train"]
 # the training epoch's optimizer (torch.optim.Adam), as PyG's examples/gcn.py
 TRAIN_LR, TRAIN_WD = 0.01, 5e-4
 TRAIN_FRACTION = 0.1     # a gnngen graph's random training mask
+TRAIN_SEED = 0           # gnncc's init and dropout seed (PyG's cells: torch.manual_seed(0))
+# gnncc's training objects: the inference template plus this train item
+TRAIN_ITEM = """
+train {name}(out, y: i64[N], mask: bool[N]) {{
+  optimizer = "adam"
+  lr = {lr:g}
+  weight_decay = {wd:g}
+  return nll_loss(out, y, mask)
+}}
+"""
+
+
+def train_name(m):
+    """gnncc's training object's model: GCN_O2T beside the inference GCN_O2"""
+    return B.model_name(m, "O2") + "T"
 
 
 # --- small helpers -------------------------------------------------------------
@@ -357,7 +386,7 @@ def torch_train_cell(c, g):
     mode = TORCH_MODES[c["system"]]
     torch.set_num_threads(c["threads"])
     torch.set_float32_matmul_precision("highest")
-    torch.manual_seed(0)
+    torch.manual_seed(TRAIN_SEED)
     x = torch.from_numpy(np.load(os.path.join(g["dir"], "x.npy")))
     ei = torch.from_numpy(np.load(os.path.join(g["dir"], "edge_index.npy")))
     y = torch.from_numpy(np.load(os.path.join(g["dir"], "y.npy")).astype(np.int64))
@@ -647,7 +676,7 @@ class Run:
         self.log = B.Log(os.path.join(self.build, "log.txt"), self.t0)
         self.records = []
         self.workers = {}
-        self.gnncc = os.path.join(ROOT, "build", "gnncc")
+        self.gnncc = os.path.abspath(a.gnncc)
         self.timing = {k: getattr(a, k) for k in
                        ("min_runs", "max_runs", "target_s", "cap_s", "floor_runs",
                         "slow_cap_s")}
@@ -759,8 +788,11 @@ class Run:
     # gnncc
     def compile_gnncc(self, gs):
         t = time.time()
-        opts = [o for o in B.OPTS if "gnncc-" + o in self.a.systems]
-        if not opts or "infer" not in self.a.tasks:
+        opts = [o for o in B.OPTS if "gnncc-" + o in self.a.systems] \
+            if "infer" in self.a.tasks else []
+        # the training objects (-O2 only): on the training graphs
+        train = "train" in self.a.tasks and "gnncc-O2" in self.a.systems
+        if not opts and not train:
             for g in gs:
                 g["objects"], g["compile_s"], g["gnncc_error"], g["exe"] = [], {}, {}, None
             return
@@ -772,30 +804,34 @@ class Run:
             d = os.path.join(self.build, "models", g["name"])
             os.makedirs(d, exist_ok=True)
             g["objects"], g["compile_s"], g["gnncc_error"] = [], {}, {}
-            for opt in opts:
-                for m in self.a.models:
-                    name = B.model_name(m, opt)
-                    s = model_spec(g, m)
-                    w = {"hidden": s["hidden"]} if m != "gat" else {"hidden": s["hidden"],
-                                                                    "heads": s["heads"]}
-                    src = os.path.join(d, name.lower() + ".gnn")
-                    with open(src, "w") as f:
-                        f.write(B.instantiate(m, g["F"], g["classes"], name, **w))
-                    obj = os.path.join(d, name.lower() + ".o")
-                    cmd = [self.gnncc, "--target=cpu", "-" + opt, "-fopenmp", src, "-o", obj]
-                    t1 = time.time()
-                    try:
-                        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-                        ok, msg = p.returncode == 0, (p.stderr.strip().splitlines() or ["?"])[-1]
-                    except subprocess.TimeoutExpired:
-                        ok, msg = False, "gnncc timed out (120 s)"
-                    secs = round(time.time() - t1, 3)
-                    g["compile_s"][name] = secs
-                    if ok:
-                        g["objects"].append((name, obj))
-                    else:
-                        g["gnncc_error"][name] = "gnncc failed: " + msg
-                        self.log(f"{shlex.join(cmd)}: {msg}")
+            todo = [(opt, m, B.model_name(m, opt)) for opt in opts for m in self.a.models]
+            if train and g["name"] in self.a.train_graphs:
+                todo += [("O2", m, train_name(m)) for m in self.a.models]
+            for opt, m, name in todo:
+                s = model_spec(g, m)
+                w = {"hidden": s["hidden"]} if m != "gat" else {"hidden": s["hidden"],
+                                                                "heads": s["heads"]}
+                src = os.path.join(d, name.lower() + ".gnn")
+                text = B.instantiate(m, g["F"], g["classes"], name, **w)
+                if name == train_name(m):   # a training object: the PyG cells' settings
+                    text += TRAIN_ITEM.format(name=name, lr=TRAIN_LR, wd=TRAIN_WD)
+                with open(src, "w") as f:
+                    f.write(text)
+                obj = os.path.join(d, name.lower() + ".o")
+                cmd = [self.gnncc, "--target=cpu", "-" + opt, "-fopenmp", src, "-o", obj]
+                t1 = time.time()
+                try:
+                    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+                    ok, msg = p.returncode == 0, (p.stderr.strip().splitlines() or ["?"])[-1]
+                except subprocess.TimeoutExpired:
+                    ok, msg = False, "gnncc timed out (120 s)"
+                secs = round(time.time() - t1, 3)
+                g["compile_s"][name] = secs
+                if ok:
+                    g["objects"].append((name, obj))
+                else:
+                    g["gnncc_error"][name] = "gnncc failed: " + msg
+                    self.log(f"{shlex.join(cmd)}: {msg}")
             exe = os.path.join(self.build, f"cpubench-{g['name']}")
             g["exe"] = None
             if g["objects"]:
@@ -817,18 +853,26 @@ class Run:
         os.makedirs(d, exist_ok=True)
         return os.path.join(d, f"{g['name']}-{m}-{system}-t{threads}.npy")
 
-    def cell_gnncc(self, system, m, g, threads):
-        name = B.model_name(m, system.split("-")[1])
+    def cell_gnncc(self, system, m, g, threads, task="infer"):
+        """one gnncc cell: a cpubench process; task "train" times the
+        training object's steps (--train, the y and mask PyG's cells read)"""
+        train = task == "train"
+        name = train_name(m) if train else B.model_name(m, system.split("-")[1])
         base = dict(compile_s=g["compile_s"].get(name))
-        if name in g["gnncc_error"] or not g.get("exe"):
+        if train:
+            base["task"] = "train"
+        if name in g["gnncc_error"] or not g.get("exe") or name not in dict(g["objects"]):
             return self.add(system, m, g, threads, status="error",
                             message=g["gnncc_error"].get(name, "not compiled"), **base)
         out = self.out_path(system, m, g, threads)
         if os.path.exists(out):
             os.unlink(out)
+        what = ([f"--train", f"--y={os.path.join(g['dir'], 'y.npy')}",
+                 f"--mask={os.path.join(g['dir'], 'train_mask.npy')}", f"--seed={TRAIN_SEED}"]
+                if train else [f"--weights={g['weights'][m]}", f"--out={out}"])
         cmd = [g["exe"], f"--graph={os.path.join(g['dir'], 'edge_index.npy')}",
-               f"--x={os.path.join(g['dir'], 'x.npy')}", f"--weights={g['weights'][m]}",
-               f"--out={out}", f"--label={g['name']}", f"--runs={self.a.min_runs}",
+               f"--x={os.path.join(g['dir'], 'x.npy')}"] + what + [
+               f"--label={g['name']}", f"--runs={self.a.min_runs}",
                f"--max-runs={self.a.max_runs}", f"--target-seconds={self.a.target_s}",
                f"--cap-seconds={self.a.cap_s}", f"--floor-runs={self.a.floor_runs}",
                f"--slow-cap-seconds={self.a.slow_cap_s}", name]
@@ -855,11 +899,11 @@ class Run:
         elif rec is None:
             rec = {"status": "error", "message": f"crashed ({exit_text(status)}; see "
                    f"{os.path.relpath(errpath, ROOT)})"}
-        for k in ("tool", "event", "model", "graph"):
+        for k in ("tool", "event", "model", "graph", "task"):
             rec.pop(k, None)
         if ru is not None:
             rec["maxrss_kb"] = ru.ru_maxrss
-        if rec.get("status") == "ok":
+        if rec.get("status") == "ok" and not train:
             rec["out"] = out
         return self.add(system, m, g, threads, **base, **rec)
 
@@ -968,11 +1012,9 @@ class Run:
                 for t in T:
                     order += [(s, m, [g], t, "infer") for s in ("pyg-eager", "gnncc-O2")
                               for m in M]
-        # GNNCC TRAINING: when gnncc compiles a training step, its cells go
-        # here, beside PyG eager's: ("gnncc-O2", m, [g], t, "train"), run
-        # by a cell_gnncc for training that adds records as the module
-        # docstring says (task "train"); cpureport.py already has the column.
-        order += [("pyg-eager", m, [g], t, "train") for g in tg for t in T for m in M]
+        # gnncc's training steps beside PyG eager's (cell_gnncc, task "train")
+        order += [(s, m, [g], t, "train") for g in tg for t in T
+                  for s in ("pyg-eager", "gnncc-O2") for m in M]
         if gs and inf:
             order += [("pyg-compile-dynamic", m, gs, t, "infer") for t in T for m in M]
         if inf:
@@ -1024,13 +1066,14 @@ class Run:
                 for g in group:
                     extra = {"task": "train"} if task == "train" else {}
                     self.add(system, m, g, threads, status="skipped", reason="time budget",
-                             compile_s=g.get("compile_s", {}).get(B.model_name(m, system[-2:]))
-                             if system.startswith("gnncc") and task == "infer" else None,
+                             compile_s=g.get("compile_s", {}).get(
+                                 train_name(m) if task == "train" else B.model_name(m, system[-2:]))
+                             if system.startswith("gnncc") else None,
                              **extra)
                 continue
             t1 = time.time()
             if system.startswith("gnncc"):
-                rs = [self.cell_gnncc(system, m, group[0], threads)]
+                rs = [self.cell_gnncc(system, m, group[0], threads, task)]
             else:
                 rs = self.cell_torch(system, m, group, threads, task)
             for r in rs:
@@ -1038,6 +1081,8 @@ class Run:
                         r["status"] + ": " + str(r.get("reason") or r.get("message")))
                 if r.get("compile_s") is not None and not system.startswith("gnncc"):
                     what += f", compile {r['compile_s']:.1f} s"
+                if r["status"] == "ok" and r.get("loss_first") is not None:
+                    what += f", loss {r['loss_first']:.4g} -> {r['loss_last']:.4g}"
                 self.log(f"[{i + 1}/{len(todo)}] {system} {m} {r['graph']} t{threads}"
                          f"{' train' if task == 'train' else ''}: {what}"
                          + (f" ({time.time() - t1:.1f} s)" if r is rs[-1] else ""))
@@ -1119,8 +1164,23 @@ class Run:
         for r in self.records:
             if r.get("out"):
                 r["out"] = os.path.relpath(r["out"], ROOT)
+        records = self.records
+        if self.a.merge and os.path.exists(base + ".json"):
+            # into the existing results (the module docstring, --merge)
+            with open(base + ".json") as f:
+                old = json.load(f)
+
+            def key(r):
+                return (r["system"], r["model"], r["graph"], r.get("threads"),
+                        r.get("task") or "infer")
+            new = {key(r) for r in records}
+            records = [r for r in old["records"] if key(r) not in new] + records
+            meta = dict(old["meta"], merged_runs=[
+                m for m in old["meta"].get("merged_runs", [])] + [meta])
+            self.log(f"merged into {os.path.relpath(base, ROOT)}.json: {len(self.records)} "
+                     f"records of this run, {len(records) - len(self.records)} kept")
         # paths relative to the checkout: no path of this machine in the results
-        text = json.dumps({"meta": meta, "records": self.records}, indent=1)
+        text = json.dumps({"meta": meta, "records": records}, indent=1)
         with open(base + ".json", "w") as f:
             f.write(text.replace(ROOT + os.sep, "") + "\n")
         self.log(f"raw results: {os.path.relpath(base, ROOT)}.json")
@@ -1131,9 +1191,10 @@ class Run:
             self.log(f"MISMATCH: {r['system']} {r['model']} {r['graph']} t{r['threads']}: "
                      f"max |diff| {r.get('max_abs_diff', '?')} of max |eager| "
                      f"{r.get('ref_max_abs', '?')} {r.get('agree_note', '')}")
-        if not meta["quiet"]:
+        if not (meta.get("merged_runs") or [meta])[-1]["quiet"]:
             self.log("WARNING: the machine was not quiet (see the report's header)")
-        self.log(f"done in {meta['elapsed_s']:.0f} s: {os.path.relpath(base, ROOT)}.md")
+        self.log(f"done in {(meta.get('merged_runs') or [meta])[-1]['elapsed_s']:.0f} s: "
+                 f"{os.path.relpath(base, ROOT)}.md")
         if p.returncode != 0:
             return p.returncode
         if bad:
@@ -1180,6 +1241,12 @@ def main(argv=None):
     r.add_argument("--results-dir", default=os.path.join(BENCH, "results"))
     r.add_argument("--build-dir", default=os.path.join(ROOT, "build", "bench", "cpu"))
     r.add_argument("--python", default=sys.executable, help="the Python with torch and PyG")
+    r.add_argument("--gnncc", default=os.environ.get("GNNCC") or os.path.join(ROOT, "build",
+                                                                              "gnncc"),
+                   help="the compiler (default $GNNCC, else build/gnncc)")
+    r.add_argument("--merge", action="store_true",
+                   help="add this run's records to the existing results file, replacing "
+                   "those of the same system, model, graph, threads and task")
 
     w = sub.add_parser("weights")
     w.add_argument("--out", required=True)

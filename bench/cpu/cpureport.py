@@ -19,10 +19,11 @@ The plot needs matplotlib; without it the report says so.
 Training rows (records with "task": "train", see cpubench.py's docstring):
 a separate table per thread count, "training epoch (forward + backward +
 Adam)": median ms of one epoch for gnncc -O2 (the compiled C training
-step: "n/a" while no record for it exists), PyG eager and both
+step: "n/a" where no record for it exists), PyG eager and both
 torch.compile modes, gnncc's speedup over the best of them, the compile
-times of the torch.compile modes (forward and backward graphs), and PyG
-eager's loss over the cell's epochs (first -> last, a sanity check).
+times (gnncc's training object; the torch.compile modes' forward and
+backward graphs), and PyG eager's and gnncc's loss over the cell's
+epochs (first -> last, a sanity check).
 Inference records have no "task" (or "infer").
 """
 import argparse
@@ -124,6 +125,15 @@ def header(meta):
         f"- quiet: {q} (before: {esc(m.get('quiet_before', {}).get('details', '?'))}; after: "
         f"{esc(m.get('quiet_after', {}).get('details', '?'))})",
     ]
+    for r in m.get("merged_runs", []):   # cpubench.py run --merge: rows of later runs
+        lines.append(
+            f"- merged in: the {', '.join(r.get('tasks', []))} rows on "
+            f"{', '.join(r.get('train_graphs', []) if r.get('tasks') == ['train'] else r.get('graphs', []) or [])}"
+            f" from a run of {r.get('date', '?')} (gnncc commit {r.get('gnncc_commit', '?')}; "
+            f"torch {r.get('torch', '?')}, torch_geometric {r.get('pyg', '?')}; "
+            f"{num(r.get('elapsed_s'))} s); quiet: {'yes' if r.get('quiet') else '**NO**'} "
+            f"(before: {esc(r.get('quiet_before', {}).get('details', '?'))}; after: "
+            f"{esc(r.get('quiet_after', {}).get('details', '?'))})")
     if not m.get("quiet"):
         lines += ["", "**Warning: other processes were using the CPU during this run; the "
                   "times are not fit to compare.**"]
@@ -245,7 +255,7 @@ def train_table(idx, rs, t, min_runs):
     lines = [f"## Training epoch (forward + backward + Adam), {t} thread"
              f"{'s' if t != 1 else ''}", "",
              "| model | graph | " + " | ".join(lab for _, lab in TRAIN_SYSTEMS) +
-             " | speedup (vs best) | compile s (dyn / static) | loss (eager, first → last) |",
+             " | speedup (vs best) | compile s (gnncc / dyn / static) | loss, first → last (eager; gnncc) |",
              "|---|---|" + "---:|" * len(TRAIN_SYSTEMS) + "---|---:|---|"]
     logs = []
     for m, label, g in rs:
@@ -261,12 +271,14 @@ def train_table(idx, rs, t, min_runs):
             r = idx.get((s, m, g, t))
             return num(r["compile_s"]) if ok(r) and r.get("compile_s") is not None else "—"
 
-        e = idx.get(("pyg-eager", m, g, t))
-        loss = (f"{e['loss_first']:.4g} → {e['loss_last']:.4g}"
-                if ok(e) and e.get("loss_first") is not None else "—")
+        def loss(s):
+            r = idx.get((s, m, g, t))
+            return (f"{r['loss_first']:.4g} → {r['loss_last']:.4g}"
+                    if ok(r) and r.get("loss_first") is not None else "—")
         lines.append(f"| {label} | {g} | " + " | ".join(cells) + " | " +
                      (f"{num(sp)}× (vs {SHORT[who]})" if sp is not None else "—") + " | " +
-                     f"{comp('pyg-compile-dynamic')} / {comp('pyg-compile-static')} | {loss} |")
+                     f"{comp(TRAIN_GNNCC)} / {comp('pyg-compile-dynamic')} / "
+                     f"{comp('pyg-compile-static')} | {loss('pyg-eager')}; {loss(TRAIN_GNNCC)} |")
     if logs:
         gm = math.exp(sum(logs) / len(logs))
         lines.append(f"| **geometric mean** | ({len(logs)} rows) |" + " |" * len(TRAIN_SYSTEMS) +
@@ -299,7 +311,11 @@ def markdown(data):
                 "inference (median ms).  gnncc -O2: the compiled C training step (n/a: no "
                 "record of it).  Speedup: the best of PyG eager and both torch.compile modes over "
                 "gnncc -O2.  Outputs are not compared (dropout draws differ); the loss column "
-                "shows PyG eager's first and last epoch."]
+                "shows PyG eager's and gnncc's first (warm-up) and last (timed) epoch's loss: "
+                "PyG's cells start from the shared seeded weights file, gnncc's from its "
+                "seeded init (`gnn_prog_init`, PyG's scheme), so the first losses differ.  "
+                "gnncc's compile time: `gnncc --target=cpu -O2 -fopenmp` of the model with its "
+                "train item (forward, backward, Adam), cc included."]
         tthreads = [t for t in threads if any(r.get("threads") == t for r in trecs)] or \
             sorted({r.get("threads") for r in trecs if r.get("threads") is not None})
         for t in tthreads:
