@@ -1159,8 +1159,8 @@ paramdecl1(Ctx *c, Node *n)
 		init = eval(c, n->init->args.v[0]);
 		if (init.kind == CNone)
 			return false;
-		if (!isnum(&init) || !(numval(&init) >= 0) || !dtypeisfloat(t.dtype)) {
-			serror(n->init->loc, "uniform(bound) needs a float param and a number bound >= 0");
+		if (!isnum(&init) || !(numval(&init) >= 0) || !isfinite(numval(&init)) || !dtypeisfloat(t.dtype)) {
+			serror(n->init->loc, "uniform(bound) needs a float param and a finite bound >= 0");
 			return false;
 		}
 		at[na++] = mkattrfloat(S.mod->arena, "uniform", numval(&init));
@@ -1170,6 +1170,10 @@ paramdecl1(Ctx *c, Node *n)
 			return false;
 		if (!isnum(&init) && init.kind != CBool) {
 			serror(n->init->loc, "a param's initial value must be a number, got a %s", kindname(&init));
+			return false;
+		}
+		if (isnum(&init) && !isfinite(numval(&init))) {
+			serror(n->init->loc, "a param's initial value must be finite, got %g", numval(&init));
 			return false;
 		}
 		at[na++] = mkattrfloat(S.mod->arena, "init", init.kind == CBool ? (double)init.i : numval(&init));
