@@ -251,3 +251,102 @@ engineclose(Engine *en)
 		dlclose(en->handle);
 	memset(en, 0, sizeof *en);
 }
+
+/* --- values between the interpreter's form and the compiled models' ---- */
+
+/* a's elements as doubles; false for a dtype that has none */
+bool
+arraydoubles(const gnn_array *a, double *out)
+{
+	int64_t i, n = gnn_array_numel(a);
+
+	for (i = 0; i < n; i++)
+		switch (a->dtype) {
+		case GNN_F32: out[i] = ((const float *)a->data)[i]; break;
+		case GNN_F64: out[i] = ((const double *)a->data)[i]; break;
+		case GNN_I32: out[i] = ((const int32_t *)a->data)[i]; break;
+		case GNN_I64: out[i] = (double)((const int64_t *)a->data)[i]; break;
+		case GNN_BOOL: out[i] = ((const uint8_t *)a->data)[i] != 0; break;
+		case GNN_U8: out[i] = ((const uint8_t *)a->data)[i]; break;
+		default: return false;
+		}
+	return true;
+}
+
+void *
+itensorbytes(const ITensor *t, gnn_dtype dt, size_t *nbytes)
+{
+	int64_t i, n = 1;
+	void *p;
+	int k;
+
+	for (k = 0; k < t->rank; k++)
+		n *= t->shape[k];
+	*nbytes = (size_t)n * gnn_dtype_size(dt);
+	if (!(p = malloc(*nbytes ? *nbytes : 1)))
+		return NULL;
+	for (i = 0; i < n; i++)
+		switch (dt) {
+		case GNN_F32: ((float *)p)[i] = (float)t->data[i]; break;
+		case GNN_F64: ((double *)p)[i] = t->data[i]; break;
+		case GNN_I32: ((int32_t *)p)[i] = (int32_t)t->data[i]; break;
+		case GNN_I64: ((int64_t *)p)[i] = (int64_t)t->data[i]; break;
+		default: ((uint8_t *)p)[i] = t->data[i] != 0; break;
+		}
+	return p;
+}
+
+gnn_status
+igraphruntime(const IGraph *ig, gnn_graph **g)
+{
+	int64_t *ei;
+	gnn_status s;
+
+	*g = NULL;
+	if (!(ei = malloc((2 * ig->nedge + 1) * sizeof *ei)))
+		return gnn_error(GNN_ERR_MEM, "out of memory");
+	memcpy(ei, ig->src, ig->nedge * sizeof *ei);
+	memcpy(ei + ig->nedge, ig->dst, ig->nedge * sizeof *ei);
+	s = gnn_graph_from_edge_index(g, ei, GNN_I64, ig->nedge, ig->nnode);
+	free(ei);
+	if (s == GNN_OK && ig->batch && (s = gnn_graph_set_batch(*g, ig->batch, GNN_I64, ig->ngraph)) != GNN_OK) {
+		gnn_graph_destroy(*g);
+		*g = NULL;
+	}
+	return s;
+}
+
+gnn_status
+forwardoutputs(const gnn_model_desc *d, void *model, const void *const *in, IValue *outs)
+{
+	void **res = calloc(d->noutputs + 1, sizeof *res);
+	int64_t shape[GNN_MAX_RANK], n;
+	gnn_status s = GNN_OK;
+	int i, k;
+
+	if (!res)
+		return gnn_error(GNN_ERR_MEM, "out of memory");
+	for (i = 0; i < d->noutputs && s == GNN_OK; i++) {
+		if ((s = d->output_shape(model, i, shape)) != GNN_OK)
+			break;
+		outs[i].kind = TTensor;
+		outs[i].t.dtype = d->outputs[i].dtype == GNN_F64 ? DF64 : DF32;
+		outs[i].t.rank = d->outputs[i].rank;
+		for (n = 1, k = 0; k < d->outputs[i].rank; k++)
+			n *= outs[i].t.shape[k] = shape[k];
+		if (!(res[i] = malloc(n * gnn_dtype_size(d->outputs[i].dtype) + 1)) ||
+		    !(outs[i].t.data = malloc((n + 1) * sizeof(double))))
+			s = gnn_error(GNN_ERR_MEM, "out of memory");
+	}
+	if (s == GNN_OK)
+		s = d->forward_host(model, in, res);
+	for (i = 0; i < d->noutputs && s == GNN_OK; i++) {
+		gnn_array a = {.dtype = d->outputs[i].dtype, .rank = outs[i].t.rank, .data = res[i]};
+		memcpy(a.shape, outs[i].t.shape, sizeof outs[i].t.shape[0] * a.rank);
+		arraydoubles(&a, outs[i].t.data);
+	}
+	for (i = 0; i < d->noutputs; i++)
+		free(res[i]);
+	free(res);
+	return s;
+}

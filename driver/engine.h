@@ -11,6 +11,7 @@
 #include "../ir/ir.h"
 #include "../runtime/gnnrt.h"
 #include "../codegen/codegen.h"
+#include "../ir/interp.h"
 
 typedef struct Engine {
 	void *handle;                /* dlopen handle */
@@ -28,5 +29,17 @@ int engineload(Engine *en, Mod *m, Fn *fn, int target, int cpu, int gpumath, int
  * build, say), for the program who; find symbols with dlsym(en->handle). */
 int enginebuild(Engine *en, Mod *m, const CodegenOpts *co, bool openmp, int emu, const char *who);
 void engineclose(Engine *en);
+
+/* Values between the interpreter's form and the compiled models' (gnnrun,
+ * gnnrun --train): a's elements as doubles (false: a dtype without);
+ * t's as dtype dt in a malloc'd buffer of *nbytes bytes (NULL: out of
+ * memory); the runtime's graph of ig (its own copy); and a bound model's
+ * forward_host on in, its outputs as double tensors into outs (the
+ * caller frees them, also after a failure).  The last two return the
+ * runtime's status, its message in gnn_errmsg(). */
+bool arraydoubles(const gnn_array *a, double *out);
+void *itensorbytes(const ITensor *t, gnn_dtype dt, size_t *nbytes);
+gnn_status igraphruntime(const IGraph *ig, gnn_graph **g);
+gnn_status forwardoutputs(const gnn_model_desc *d, void *model, const void *const *in, IValue *outs);
 
 #endif

@@ -90,24 +90,6 @@ usage(FILE *f)
 
 /* --- arrays as interpreter values -------------------------------------- */
 
-static bool
-todouble(const gnn_array *a, double *out)
-{
-	int64_t i, n = gnn_array_numel(a);
-
-	for (i = 0; i < n; i++)
-		switch (a->dtype) {
-		case GNN_F32: out[i] = ((const float *)a->data)[i]; break;
-		case GNN_F64: out[i] = ((const double *)a->data)[i]; break;
-		case GNN_I32: out[i] = ((const int32_t *)a->data)[i]; break;
-		case GNN_I64: out[i] = (double)((const int64_t *)a->data)[i]; break;
-		case GNN_BOOL: out[i] = ((const uint8_t *)a->data)[i] != 0; break;
-		case GNN_U8: out[i] = ((const uint8_t *)a->data)[i]; break;
-		default: return false;
-		}
-	return true;
-}
-
 /* Is the array's dtype acceptable for an IR dtype?  Floats take any
  * float array (widened exactly); integers need integers. */
 static bool
@@ -137,7 +119,7 @@ totensor(const gnn_array *a, int irdt, ITensor *t)
 	t->data = malloc((n ? n : 1) * sizeof(double));
 	if (!t->data)
 		return false;
-	return todouble(a, t->data);
+	return arraydoubles(a, t->data);
 }
 
 /* a shape as "[2, 5]": a rank of at most GNN_MAX_RANK fits ShapeLen */
@@ -324,9 +306,8 @@ runcompiled(const Opts *o, Mod *m, Fn *fn, const IValue *args, IValue *outs)
 {
 	Engine en;
 	const gnn_model_desc *d;
-	void *model = NULL, *in[MaxIO] = {0}, *res[MaxIO] = {0};
+	void *model = NULL, *in[MaxIO] = {0};
 	gnn_graph *g = NULL;
-	int64_t *ei = NULL, shape[GNN_MAX_RANK], n;
 	size_t nb;
 	bool ok = false;
 	int i, k;
@@ -335,46 +316,20 @@ runcompiled(const Opts *o, Mod *m, Fn *fn, const IValue *args, IValue *outs)
 		return false;   /* it said why */
 	d = en.desc;
 	for (i = 0, k = 0; i < fn->narg; i++) {
-		const IGraph *ig = &args[i].g;
 		if (args[i].kind == TTensor) {
-			if (!(in[k] = itensorbytes(&args[i].t, d->inputs[k].dtype, &nb)))
-				goto oom;
+			if (!(in[k] = itensorbytes(&args[i].t, d->inputs[k].dtype, &nb))) {
+				opterror("out of memory");
+				goto done;
+			}
 			k++;
-			continue;
-		}
-		if (!(ei = malloc((2 * ig->nedge + 1) * sizeof *ei)))
-			goto oom;
-		memcpy(ei, ig->src, ig->nedge * sizeof *ei);
-		memcpy(ei + ig->nedge, ig->dst, ig->nedge * sizeof *ei);
-		if (gnn_graph_from_edge_index(&g, ei, GNN_I64, ig->nedge, ig->nnode) != GNN_OK ||
-		    (ig->batch && gnn_graph_set_batch(g, ig->batch, GNN_I64, ig->ngraph) != GNN_OK))
+		} else if (igraphruntime(&args[i].g, &g) != GNN_OK) {
 			goto fail;
+		}
 	}
 	if (d->create(&model) != GNN_OK || (o->weights && d->load_weights(model, o->weights) != GNN_OK) ||
-	    d->bind(model, g) != GNN_OK)
+	    d->bind(model, g) != GNN_OK || forwardoutputs(d, model, (const void *const *)in, outs) != GNN_OK)
 		goto fail;
-	for (i = 0; i < d->noutputs; i++) {
-		if (d->output_shape(model, i, shape) != GNN_OK)
-			goto fail;
-		outs[i].kind = TTensor;
-		outs[i].t.rank = d->outputs[i].rank;
-		for (n = 1, k = 0; k < d->outputs[i].rank; k++)
-			n *= outs[i].t.shape[k] = shape[k];
-		if (!(res[i] = malloc(n * gnn_dtype_size(d->outputs[i].dtype) + 1)) ||
-		    !(outs[i].t.data = malloc((n + 1) * sizeof(double))))
-			goto oom;
-	}
-	if (d->forward_host(model, (const void *const *)in, res) != GNN_OK)
-		goto fail;
-	for (i = 0; i < d->noutputs; i++) {
-		gnn_array a = {.dtype = d->outputs[i].dtype, .rank = outs[i].t.rank, .data = res[i]};
-		memcpy(a.shape, outs[i].t.shape, sizeof outs[i].t.shape[0] * a.rank);
-		todouble(&a, outs[i].t.data);
-	}
 	ok = true;
-	goto done;
-oom:
-	opterror("out of memory");
 	goto done;
 fail:
 	opterror("%s", gnn_errmsg());
@@ -382,11 +337,8 @@ done:
 	if (model)
 		d->destroy(model);
 	gnn_graph_destroy(g);
-	free(ei);
-	for (i = 0; i < MaxIO; i++) {
+	for (i = 0; i < MaxIO; i++)
 		free(in[i]);
-		free(res[i]);
-	}
 	engineclose(&en);
 	return ok;
 }

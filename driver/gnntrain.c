@@ -286,42 +286,18 @@ out:
 
 /* --- the compiled engines ----------------------------------------------------- */
 
-/* a double tensor into a host buffer of dtype dt (gnntrain.h) */
-void *
-itensorbytes(const ITensor *t, gnn_dtype dt, size_t *nbytes)
-{
-	int64_t i, n = 1;
-	void *p;
-	int k;
-
-	for (k = 0; k < t->rank; k++)
-		n *= t->shape[k];
-	*nbytes = (size_t)n * gnn_dtype_size(dt);
-	if (!(p = malloc(*nbytes ? *nbytes : 1)))
-		return NULL;
-	for (i = 0; i < n; i++)
-		switch (dt) {
-		case GNN_F32: ((float *)p)[i] = (float)t->data[i]; break;
-		case GNN_F64: ((double *)p)[i] = t->data[i]; break;
-		case GNN_I32: ((int32_t *)p)[i] = (int32_t)t->data[i]; break;
-		case GNN_I64: ((int64_t *)p)[i] = (int64_t)t->data[i]; break;
-		default: ((uint8_t *)p)[i] = t->data[i] != 0; break;
-		}
-	return p;
-}
-
 static int
 traincompiled(TrainJob *j, IValue *outs)
 {
 	Engine en;
 	const gnn_model_desc *d;
 	const gnn_train_prog *tp;
-	void *model = NULL, *host[MaxTrainIO] = {0}, *dev[MaxTrainIO] = {0}, *res[MaxTrainIO] = {0};
+	void *model = NULL, *host[MaxTrainIO] = {0}, *dev[MaxTrainIO] = {0};
 	const void *fin[MaxTrainIO] = {0};
 	gnn_graph *g = NULL;
-	int64_t *ei = NULL, shape[GNN_MAX_RANK], n, e;
+	int64_t e;
 	size_t nbs[MaxTrainIO] = {0};
-	int i, k, nin = 0, rc = -1;
+	int i, nin = 0, rc = -1;
 	const IGraph *ig = NULL;
 
 	if (engineload(&en, j->m, j->model, j->target, j->cpu, j->gpumath, j->emu, j->source) < 0)
@@ -342,11 +318,7 @@ traincompiled(TrainJob *j, IValue *outs)
 			goto oom;
 		nin++;
 	}
-	if (!(ei = malloc((2 * ig->nedge + 1) * sizeof *ei)))
-		goto oom;
-	memcpy(ei, ig->src, ig->nedge * sizeof *ei);
-	memcpy(ei + ig->nedge, ig->dst, ig->nedge * sizeof *ei);
-	if (gnn_graph_from_edge_index(&g, ei, GNN_I64, ig->nedge, ig->nnode) != GNN_OK || d->create(&model) != GNN_OK)
+	if (igraphruntime(ig, &g) != GNN_OK || d->create(&model) != GNN_OK)
 		goto fail;
 	if (j->weights ? d->load_weights(model, j->weights) != GNN_OK : gnn_prog_init(model, j->seed) != GNN_OK)
 		goto fail;
@@ -364,27 +336,8 @@ traincompiled(TrainJob *j, IValue *outs)
 	/* forward's inputs are the step's first ones */
 	for (i = 0; i < nin; i++)
 		fin[i] = host[i];
-	for (i = 0; i < d->noutputs; i++) {
-		if (d->output_shape(model, i, shape) != GNN_OK)
-			goto fail;
-		outs[i].kind = TTensor;
-		outs[i].t.dtype = d->outputs[i].dtype == GNN_F64 ? DF64 : DF32;
-		outs[i].t.rank = d->outputs[i].rank;
-		for (n = 1, k = 0; k < d->outputs[i].rank; k++)
-			n *= outs[i].t.shape[k] = shape[k];
-		if (!(res[i] = malloc(n * gnn_dtype_size(d->outputs[i].dtype) + 1)) ||
-		    !(outs[i].t.data = malloc((n + 1) * sizeof(double))))
-			goto oom;
-	}
-	if (d->forward_host(model, fin, res) != GNN_OK)
+	if (forwardoutputs(d, model, fin, outs) != GNN_OK)
 		goto fail;
-	for (i = 0; i < d->noutputs; i++) {
-		int64_t x;
-		for (n = 1, k = 0; k < outs[i].t.rank; k++)
-			n *= outs[i].t.shape[k];
-		for (x = 0; x < n; x++)
-			outs[i].t.data[x] = d->outputs[i].dtype == GNN_F64 ? ((double *)res[i])[x] : ((float *)res[i])[x];
-	}
 	if (j->save && gnn_prog_save(model, j->save) != GNN_OK)
 		goto fail;
 	rc = 0;
@@ -399,12 +352,10 @@ done:
 		if (dev[i])
 			gnn_prog_free_device(model, dev[i]);
 		free(host[i]);
-		free(res[i]);
 	}
 	if (model)
 		d->destroy(model);
 	gnn_graph_destroy(g);
-	free(ei);
 	engineclose(&en);
 	return rc;
 }

@@ -29,10 +29,6 @@ typedef struct TrainJob {
 	bool quiet;
 } TrainJob;
 
-/* t's elements as dtype dt in a malloc'd buffer of *nbytes bytes (what
- * the compiled engines take); NULL when out of memory */
-void *itensorbytes(const ITensor *t, gnn_dtype dt, size_t *nbytes);
-
 /* Train; outs receives the model's outputs after training (free with
  * ivaluefree).  0, or -1 after reporting with opterror. */
 int gnntrain(TrainJob *j, IValue *outs);

@@ -16,7 +16,6 @@ mismatch.
 import argparse
 import os
 import re
-import subprocess
 import sys
 
 import numpy as np
@@ -24,15 +23,13 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "ref"))
+sys.path.insert(0, HERE)
 import st  # noqa: E402
+import normx  # noqa: E402
 
 
 def run(cmd):
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.stdout.write(r.stdout + r.stderr)
-        raise SystemExit(f"refstep: failed: {' '.join(cmd)}")
-    return r.stdout
+    return normx.run(cmd, "refstep")
 
 
 def main():
@@ -45,11 +42,7 @@ def main():
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     data = os.path.join(ROOT, "data", "cora")
-    x = np.load(os.path.join(data, "x.npy")).astype(np.float32)
-    x = x - x.min()
-    x = (x / np.maximum(x.sum(1, keepdims=True), 1)).astype(np.float32)
-    xp = os.path.join(a.work, "x.npy")
-    np.save(xp, x)
+    xp = normx.normalize(os.path.join(data, "x.npy"), os.path.join(a.work, "x.npy"))
     ei, y, mask = (os.path.join(data, f) for f in ("edge_index.npy", "y.npy", "train_mask.npy"))
     gnnrun = os.path.join(a.build, "gnnrun")
     model = os.path.join(ROOT, "examples", "gcn", "gcn.gnn")

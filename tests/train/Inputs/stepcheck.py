@@ -19,7 +19,6 @@ step) give two dropout masks.  Prints a line per output and engine and
 """
 import argparse
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -27,17 +26,15 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "ref"))
+sys.path.insert(0, HERE)
 from compare import compare  # noqa: E402
+import normx  # noqa: E402
 
 RTOL = 1e-5
 
 
 def run(cmd):
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.stdout.write(r.stdout + r.stderr)
-        raise SystemExit(f"stepcheck: failed: {' '.join(cmd)}")
-    return r.stdout
+    return normx.run(cmd, "stepcheck")
 
 
 def main():
@@ -50,11 +47,7 @@ def main():
     gnnrun = os.path.join(a.build, "gnnrun")
     data = os.path.join(ROOT, "data", "cora")
     os.makedirs(a.work, exist_ok=True)
-    x = np.load(os.path.join(data, "x.npy")).astype(np.float32)
-    x = x - x.min()
-    x = x / np.maximum(x.sum(1, keepdims=True), 1)
-    xp = os.path.join(a.work, "x.npy")
-    np.save(xp, x.astype(np.float32))
+    xp = normx.normalize(os.path.join(data, "x.npy"), os.path.join(a.work, "x.npy"))
     ei, y, mask = (os.path.join(data, f) for f in ("edge_index.npy", "y.npy", "train_mask.npy"))
     bad = 0
     for spec in a.models:
