@@ -179,6 +179,7 @@ parseargs(Opts *o, int argc, char **argv)
 	o->target = TargetCUDA;
 	o->report.nodes = -1;
 	o->so.nodes = -1;
+	o->so.budget = 60;
 	optstart(&p, "gnncc", ForCc, argc, argv);
 	while ((id = optnext(&p, &v)) != OptEnd)
 		switch (id) {
@@ -244,6 +245,8 @@ parseargs(Opts *o, int argc, char **argv)
 		case OptTuneNodes: o->so.nodes = optint("--tune-nodes", v, 0, (int64_t)1 << 40, NULL); break;
 		case OptTuneSynthetic: synthetic(o, v); break;
 		case OptTuneBudget: o->so.budget = (double)optint("--tune-budget", v, 0, 86400, NULL); break;
+		case OptTuneRepeats: o->so.repeats = (int)optint("--tune-repeats", v, 1, 1000, NULL); break;
+		case OptTuneCandidates: o->so.maxcand = (int)optint("--tune-candidates", v, 2, 256, NULL); break;
 		case OptTuneCache: o->so.cache = v; break;
 		case OptNoTuneCache: o->so.cache = ""; break;
 		case OptOpenmp: o->openmp = true; break;

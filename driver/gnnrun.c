@@ -468,7 +468,11 @@ parseargs(int argc, char **argv, Opts *o)
 	const char *v;
 	Opt id;
 
-	*o = (Opts){.engine = "interp", .olevel = 2, .numnodes = -1, .epochs = -1, .lr = -1, .wd = -1, .momentum = -1};
+	/* the cpu engine runs only here: this machine's instruction set
+	 * (as the cuda engine's nvcc compiles for this GPU alone), one
+	 * compile of each kernel instead of gnncc's three */
+	*o = (Opts){.engine = "interp", .olevel = 2, .numnodes = -1, .epochs = -1, .lr = -1, .wd = -1, .momentum = -1,
+	            .cpu = CpuNative};
 	optstart(&p, "gnnrun", ForRun, argc, argv);
 	while ((id = optnext(&p, &v)) != OptEnd)
 		switch (id) {

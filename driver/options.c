@@ -86,10 +86,11 @@ static const OptSpec table[] = {
 	 "cpu: compile with OpenMP (then link with -fopenmp too)"},
 	{OptNoOpenmp, CC, "-fno-openmp", NULL, ArgNone, NULL, NULL, NULL, NULL},
 	{OptCpu, CC | RUN, "--cpu", NULL, ArgRequired, NULL, optcpus, "cpu",
-	 "cpu: the instruction set, as -march: portable (default:\n"
-	 "x86-64-v4, v3 and baseline clones of every kernel,\n"
-	 "chosen when the program starts), native (this machine),\n"
-	 "x86-64-v2, x86-64-v3 or x86-64-v4 (the object needs it)"},
+	 "cpu: the instruction set, as -march: portable (gnncc's\n"
+	 "default: x86-64-v4, v3 and baseline clones of every\n"
+	 "kernel, chosen when the program starts), native (this\n"
+	 "machine; gnnrun's default), x86-64-v2, x86-64-v3 or\n"
+	 "x86-64-v4 (the object needs it)"},
 	{OptGpuMath, CC | RUN, "--gpu-math", NULL, ArgRequired, NULL, optgpumaths, "mode",
 	 "cuda: the dense transforms' tiled GEMMs multiply in\n"
 	 "fp32 (default) or tf32: tensor cores, operands rounded\n"
@@ -140,7 +141,14 @@ static const OptSpec table[] = {
 	{OptTuneSynthetic, CC, "--tune-synthetic", NULL, ArgRequired, "N,E", NULL, NULL,
 	 "tune on a synthetic power-law graph instead"},
 	{OptTuneBudget, CC, "--tune-budget", NULL, ArgRequired, "S", NULL, NULL,
-	 "seconds for the whole tuning run (default 60)"},
+	 "seconds for the whole tuning run (default 60; 0: no\n"
+	 "limit, every kernel is tuned however long it takes)"},
+	{OptTuneRepeats, CC, "--tune-repeats", NULL, ArgRequired, "R", NULL, NULL,
+	 "time each candidate exactly R times (default: 3, then\n"
+	 "up to 31 for short kernels)"},
+	{OptTuneCandidates, CC, "--tune-candidates", NULL, ArgRequired, "K", NULL, NULL,
+	 "try at most K candidates per kernel, the reference\n"
+	 "schedule first (default: the whole space)"},
 	{OptTuneCache, CC | RUN, "--tune-cache", NULL, ArgRequired, "FILE", NULL, NULL,
 	 "the tuning cache (default $GNNCC_TUNE_CACHE, else\n"
 	 "$XDG_CACHE_HOME/gnncc/tune.jsonl or\n"

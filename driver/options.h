@@ -49,6 +49,7 @@ typedef enum Opt {
 	OptLang, OptTarget, OptEmulate, OptArch, OptOpenmp, OptNoOpenmp, OptCpu, OptGpuMath,
 	OptPasses, OptVerifyEach, OptNoGraphBreaks,
 	OptTune, OptTuneGraph, OptTuneNodes, OptTuneSynthetic, OptTuneBudget,
+	OptTuneRepeats, OptTuneCandidates,
 	OptReport, OptReportGraph, OptReportNodes, OptGpu,
 	OptOut, OptEmit, OptKeepTemps, OptMD, OptMMD, OptMF, OptMT, OptMP, OptDumpIr,
 	OptSyntaxOnly, OptVerbose, OptPrintLinkFlags, OptPrintCflags,

@@ -370,7 +370,10 @@ reportschedules(FILE *f, const Choices *cs)
 		case WhyTuned: fprintf(f, "tuned: %.1f us, reference %.1f us", c->us, c->refus); break;
 		default: fprintf(f, "cost model"); break;
 		}
-		fprintf(f, " [%d candidate%s]\n", c->ncand, c->ncand == 1 ? "" : "s");
+		if (c->why == WhyTuned && c->ntried < c->ncand)
+			fprintf(f, " [%d of %d candidates]\n", c->ntried, c->ncand);
+		else
+			fprintf(f, " [%d candidate%s]\n", c->ncand, c->ncand == 1 ? "" : "s");
 		/* why a dense transform runs apart (passes.h's rowmatmul) */
 		if (c->k.kind == KernelDense && c->k.weightbytes > RowWeightBytes)
 			fprintf(f, "        weights of %lld KB, above the %d KB a row kernel re-reads per row: a GEMM of its own\n",

@@ -18,6 +18,7 @@ typedef struct Choice {
 	Sched s;
 	int why;                 /* Why* */
 	int ncand;               /* the size of its schedule space */
+	int ntried;              /* tuned: how many of them ran (--tune-candidates) */
 	double us, refus;        /* tuned: measured time and the reference's; cache: recorded */
 	char note[96];           /* e.g. the cache entry's bucket */
 } Choice;
@@ -43,7 +44,9 @@ typedef struct SchedOpts {
 	int64_t nodes;           /* -1: the largest index + 1 */
 	int64_t synnodes, synedges;   /* --tune-synthetic; 0 when not asked */
 	bool tune;
-	double budget;           /* seconds for the whole tuning run */
+	double budget;           /* seconds for the whole tuning run; 0: no limit */
+	int repeats;             /* timed runs per candidate; 0: adaptive */
+	int maxcand;             /* candidates tried per kernel; 0: all */
 	const char *cache;       /* NULL: the default file; "" : no cache */
 	const char *arch;        /* --arch as given (for the cuda cache key) */
 	const char *source;      /* the input, for generated banners */

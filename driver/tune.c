@@ -89,7 +89,10 @@ progress(const char *model, int done, int total, double left)
 	fprintf(stderr, "\rtuning %s [", model);
 	for (k = 0; k < w; k++)
 		fputc(k < fill ? '#' : '.', stderr);
-	fprintf(stderr, "] %d/%d kernels, %.0f s left ", done, total, left > 0 ? left : 0);
+	if (left < 0)   /* no budget (--tune-budget=0) */
+		fprintf(stderr, "] %d/%d kernels ", done, total);
+	else
+		fprintf(stderr, "] %d/%d kernels, %.0f s left ", done, total, left > 0 ? left : 0);
 	if (done == total)
 		fputc('\n', stderr);
 	fflush(stderr);
@@ -238,7 +241,7 @@ tune(Mod *m, const SchedOpts *o, Choices *cs, gnn_graph *g)
 	Engine en = {0};
 	Fn *fn;
 	int nfn = 0, f, i, k, c, rc = -1, total = 0, done = 0;
-	double t0 = now(), budget = o->budget > 0 ? o->budget : 60;
+	double t0 = now(), budget = o->budget;
 	uint64_t seed = 42;
 	char *sym, text[128];
 
@@ -257,6 +260,8 @@ tune(Mod *m, const SchedOpts *o, Choices *cs, gnn_graph *g)
 		tc[f].cand[k] = emalloc(256 * sizeof(Sched));
 		if (ch->why == WhyCost && ch->ncand > 1) {
 			tc[f].ncand[k] = schedspace(&ch->k, &st, tc[f].cand[k], 256);
+			if (o->maxcand > 0 && tc[f].ncand[k] > o->maxcand)
+				tc[f].ncand[k] = o->maxcand;   /* the reference is first */
 			total++;
 		} else {
 			tc[f].ncand[k] = 1;
@@ -319,8 +324,8 @@ tune(Mod *m, const SchedOpts *o, Choices *cs, gnn_graph *g)
 			double bt = 0, reft = 0, us, err;
 			if (td->ncand[k] <= 1)
 				continue;
-			progress(fn->name, done, total, budget - (now() - t0));
-			if (now() - t0 > budget) {
+			progress(fn->name, done, total, budget ? fmax(budget - (now() - t0), 0) : -1);
+			if (budget > 0 && now() - t0 > budget) {
 				fprintf(stderr, "gnncc: note: the tuning budget (%.0f s) is spent: %s %s keeps the cost model's schedule\n",
 				        budget, fn->name, ch->k.name);
 				done++;
@@ -338,10 +343,10 @@ tune(Mod *m, const SchedOpts *o, Choices *cs, gnn_graph *g)
 					        text, fn->name, ch->k.name, err);
 					continue;
 				}
-				if (td->time(model, k, 3, &us) != GNN_OK)
+				if (td->time(model, k, o->repeats ? o->repeats : 3, &us) != GNN_OK)
 					goto rterr;
 				/* more repeats for short kernels, within reason */
-				if (us < 20000 && td->time(model, k, us < 1000 ? 31 : 9, &us) != GNN_OK)
+				if (!o->repeats && us < 20000 && td->time(model, k, us < 1000 ? 31 : 9, &us) != GNN_OK)
 					goto rterr;
 				if (c == 0)
 					reft = us;
@@ -355,12 +360,13 @@ tune(Mod *m, const SchedOpts *o, Choices *cs, gnn_graph *g)
 			td->select(model, k, best);
 			ch->s = tc[f].cand[k][best];
 			ch->why = WhyTuned;
+			ch->ntried = td->ncand[k];
 			ch->us = bt;
 			ch->refus = reft;
 			setsched(fn, &ch->k, &ch->s);
 			done++;
 		}
-		progress(fn->name, done, total, budget - (now() - t0));
+		progress(fn->name, done, total, budget ? fmax(budget - (now() - t0), 0) : -1);
 		ok = true;
 		goto model_out;
 	rterr:

@@ -55,6 +55,11 @@ if shutil.which("nvidia-smi", path=path) and os.system("nvidia-smi -L >/dev/null
 # --cpu's instruction sets are x86-64's
 if platform.machine() in ("x86_64", "AMD64"):
     config.available_features.add("x86_64")
+# scripts/test.sh --quick (lit --param quick=1): the development loop's
+# subset; the slowest tests say UNSUPPORTED: quick, the cuda matrix runs
+# a few models on fewer configurations
+if lit_config.params.get("quick"):
+    config.available_features.add("quick")
 if os.path.isdir(os.path.join(shared, "datasets", "cora")):
     config.available_features.add("cora")
 

@@ -3,7 +3,7 @@
 ** compiled gcn_train.gnn (the model and its train item) into an object
 ** whose API trains; no Python anywhere.
 **
-**   ./gcn_train [DATA_DIR [OUT.safetensors [SEED]]]
+**   ./gcn_train [DATA_DIR [OUT.safetensors [SEED [EPOCHS]]]]
 **
 ** Design: the generated API and nothing else.  GCN_init_weights draws
 ** PyG's init from the seed, GCN_bind binds Cora's graph, and each
@@ -27,7 +27,8 @@ main(int argc, char **argv)
 	const char *dir = argc > 1 ? argv[1] : "../../data/cora", *save = argc > 2 ? argv[2] : NULL;
 	uint64_t seed = argc > 3 ? strtoull(argv[3], NULL, 10) : GCN_desc.train->seed;
 	int64_t features = GCN_desc.inputs[0].shape[1], classes = GCN_desc.outputs[0].shape[1];
-	int64_t epochs = GCN_desc.train->epochs, e;
+	char *end = NULL;
+	int64_t epochs = argc > 4 ? strtoll(argv[4], &end, 10) : GCN_desc.train->epochs, e;
 	char path[4096];
 	gnn_array mask;
 	cora data;
@@ -35,10 +36,12 @@ main(int argc, char **argv)
 	void *dx, *dy, *dmask;
 	float *out, loss = 0;
 	double t0, t, acc;
+	int bad;
 
-	if (argc > 4 || (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))) {
-		fprintf(argc > 4 ? stderr : stdout, "usage: %s [DATA_DIR [OUT.safetensors [SEED]]]\n", argv[0]);
-		return argc > 4 ? 2 : 0;
+	bad = argc > 5 || epochs < 0 || (end && (end == argv[4] || *end));
+	if (bad || (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))) {
+		fprintf(bad ? stderr : stdout, "usage: %s [DATA_DIR [OUT.safetensors [SEED [EPOCHS]]]]\n", argv[0]);
+		return bad ? 2 : 0;
 	}
 	gnn_check(cora_load(dir, features, &data));
 	snprintf(path, sizeof path, "%s/train_mask.npy", dir);
@@ -61,7 +64,7 @@ main(int argc, char **argv)
 	t0 = cora_now();
 	for (e = 0; e < epochs; e++) {
 		gnn_check(GCN_train_step(model, dx, dy, dmask, &loss));
-		if ((e + 1) % 20 == 0 || e == 0)
+		if ((e + 1) % 20 == 0 || e == 0 || epochs <= 20)   /* a short run: every epoch */
 			printf("epoch %3lld  loss %.4f\n", (long long)e + 1, loss);
 	}
 	t = cora_now() - t0;

@@ -924,6 +924,7 @@ static struct {
 	struct region *reg;          /* the block's memory */
 	unsigned char *shared;
 	size_t shared_used, shared_static;
+	size_t shared_poisoned;      /* the arena's prefix poisoned for this block */
 	struct site sites[SHARED_SITES];
 	unsigned nsites;
 } B;
@@ -1560,9 +1561,17 @@ gnnemu_shared(const void *key, size_t size, size_t align, const char *file, int 
 	s->file = file;
 	s->line = line;
 	B.shared_used = off + size;
-	if (have_asan)
+	if (have_asan) {
 		__asan_unpoison_memory_region(s->p, size);
-	fill_poison(s->p, size, 0);
+		fill_poison(s->p, size, 0);
+	} else {
+		/* the padding, the array and the redzone after it, which
+		 * check_shared reads: poisoned as the block declares them,
+		 * not the whole arena for every block */
+		size_t end = B.shared_used + SHARED_RZ < SHARED_ARENA ? B.shared_used + SHARED_RZ : SHARED_ARENA;
+		fill_poison(B.shared + B.shared_poisoned, end - B.shared_poisoned, B.shared_poisoned);
+		B.shared_poisoned = end;
+	}
 	return s->p;
 }
 
@@ -1641,11 +1650,10 @@ block_memory(unsigned n, unsigned long long k)
 	}
 	B.shared_used = 0;
 	B.shared_static = 0;
+	B.shared_poisoned = 0;       /* gnnemu_shared poisons what the block declares */
 	B.nsites = 0;
 	if (have_asan)
 		__asan_poison_memory_region(B.shared, SHARED_ARENA);
-	else
-		fill_poison(B.shared, SHARED_ARENA, 0);
 }
 
 /* ---- SIGSEGV: host access to device memory, stack overflow ---- */

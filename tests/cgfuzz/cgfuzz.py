@@ -26,10 +26,13 @@ other failure of the compiled model), mismatch (outputs differ).  The
 first find of each kind is minimized (statements dropped while the same
 engine fails the same way) and written to --findings with a repro.sh.
 
-The run lasts --seconds (env CGFUZZ_SECONDS, default 90): no model is
-started after that.  Model I of seed S is the same on every machine
-(--seed S --only I reruns it).  The seed is CGFUZZ_SEED, else drawn from
-the clock; it is printed first.  Finds that match a line of --known
+The run lasts --models N models (env CGFUZZ_MODELS), or --seconds
+(env CGFUZZ_SECONDS; default 90 when no model count is given): no model
+is started after that.  A run bounded by its model count does the same
+work on every machine, however busy (the test suite's run:
+tests/cgfuzz/lit.local.cfg).  Model I of seed S is the same on every
+machine (--seed S --only I reruns it).  The seed is CGFUZZ_SEED, else
+drawn from the clock; it is printed first.  Finds that match a line of --known
 (default: known.txt beside this script) are reported as known and do not
 fail the run; any other find, or an invalid model, exits 1.
 
@@ -512,22 +515,25 @@ def check_file(a, runner):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default=os.environ.get("CGFUZZ_BUILD", os.path.join(ROOT, "build")))
-    ap.add_argument("--seconds", type=float, default=float(os.environ.get("CGFUZZ_SECONDS", "90")))
+    ap.add_argument("--seconds", type=float,
+                    default=float(os.environ["CGFUZZ_SECONDS"]) if os.environ.get("CGFUZZ_SECONDS") else None)
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--work", default=None)
     ap.add_argument("--findings", default="cgfuzz-findings")
     ap.add_argument("--engines", default=",".join(ENGINES))
     ap.add_argument("--prob", action="append", default=[], metavar="NAME=P")
     ap.add_argument("--known", default=os.path.join(HERE, "known.txt"))
-    ap.add_argument("--models", type=int, default=0, help="stop after this many models")
+    ap.add_argument("--models", type=int, default=int(os.environ.get("CGFUZZ_MODELS") or 0),
+                    help="stop after this many models")
     ap.add_argument("--only", type=int, default=None, help="run only model I of the seed")
     ap.add_argument("--print", action="store_true", help="print the models (with --only: that one) and run none")
     ap.add_argument("--check", default=None, help="run one model file (with its cgfuzz-spec line)")
     ap.add_argument("--input-seed", type=int, default=0)
     ap.add_argument("--rtol", type=float, default=RTOL)
     ap.add_argument("--timeout", type=float, default=None,
-                    help="seconds for one gnnrun (a longer one is a hang); default 20, or 120 with "
-                         "--check, whose regression tests also run in the slower sanitizer build")
+                    help="seconds for one gnnrun (a longer one is a hang); default 300: a model "
+                         "runs in well under a second, so only a hang meets it, on a loaded machine "
+                         "and in the slower sanitizer build too")
     ap.add_argument("--min-seconds", type=float, default=20, help="most seconds spent minimizing one find")
     a = ap.parse_args()
     a.engines = [e for e in a.engines.split(",") if e]
@@ -546,7 +552,9 @@ def main():
     a.work = os.path.abspath(a.work)
     os.makedirs(a.work, exist_ok=True)
     if a.timeout is None:
-        a.timeout = 120 if a.check else 20
+        a.timeout = 300
+    if a.seconds is None and not a.models:
+        a.seconds = 90
     runner = Runner(a.build, a.work, a.rtol, a.timeout)
     try:
         if a.check:
@@ -560,11 +568,11 @@ def main():
 def fuzz(a, probs, runner):
     seed = a.seed if a.seed is not None else int(os.environ.get("CGFUZZ_SEED") or time.time() % 1000000)
     say = (lambda *x, **k: None) if a.print else print
-    say(f"cgfuzz: seed {seed}, {a.seconds:g} s, engines {','.join(a.engines)} "
+    say(f"cgfuzz: seed {seed}, {f'{a.models} models' if a.seconds is None else f'{a.seconds:g} s'}, engines {','.join(a.engines)} "
           f"(rerun: cgfuzz.py --seed {seed} [--only I])", flush=True)
     known = load_known(a.known)
     t0 = time.time()
-    deadline = t0 + a.seconds
+    deadline = t0 + a.seconds if a.seconds is not None else float("inf")
     seen = {}
     finds = {"new": 0, "known": 0, "invalid": 0}
     bykind = {}

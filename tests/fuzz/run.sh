@@ -2,7 +2,9 @@
 # Runs one of gnncc's fuzzers (tests/fuzz): run.sh FUZZER SECONDS OUTDIR
 #
 # FUZZER is fuzz_frontend or fuzz_ir (a path); SECONDS 0 replays the seeds
-# once and fuzzes nothing.  Under OUTDIR it keeps:
+# once and fuzzes nothing; runs=N instead of SECONDS fuzzes N inputs from
+# libFuzzer's seed 1, the same work on every machine however busy (the
+# test suite's smoke run).  Under OUTDIR it keeps:
 #   seeds-KIND/    the seed corpus, collected afresh from the repository:
 #                  every .gnn (frontend) or .ir (ir) file under examples/,
 #                  layers/ and tests/, the regression inputs of
@@ -63,6 +65,9 @@ flags=(-max_len=8192 -timeout=10 -rss_limit_mb=2048 -dict="$dict"
 if [ "$secs" = 0 ]; then
   flags+=(-runs=0)
   dirs=("$seeds")
+elif [ "${secs#runs=}" != "$secs" ]; then
+  flags+=(-runs="${secs#runs=}" -seed=1)
+  dirs=("$corpus" "$seeds")
 else
   flags+=(-max_total_time="$secs")
   dirs=("$corpus" "$seeds")

@@ -3,7 +3,8 @@
 clamped to 1, as float32.  usage: normx.py IN.npy OUT.npy
 
 Also the helpers tests/train's scripts share (stepcheck.py, refstep.py):
-normalize() and run()."""
+normalize(), cora() and run()."""
+import os
 import subprocess
 import sys
 
@@ -16,6 +17,17 @@ def normalize(src, dst):
     x = x - x.min()
     np.save(dst, (x / np.maximum(x.sum(1, keepdims=True), 1)).astype(np.float32))
     return dst
+
+
+def cora(root, work, nodes=0):
+    """the repository's Cora, or (nodes > 0) its first nodes nodes made
+    into a dataset under work by tests/ref/subgraph.py"""
+    data = os.path.join(root, "data", "cora")
+    if not nodes:
+        return data
+    out = os.path.join(work, "cora")
+    run([sys.executable, os.path.join(root, "tests", "ref", "subgraph.py"), data, out, str(nodes)], "cora")
+    return out
 
 
 def run(cmd, who):

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compiled training steps against the interpreter's.
 
-usage: stepcheck.py --build DIR --work DIR [--engines cpu,cuda-emu] MODEL...
+usage: stepcheck.py --build DIR --work DIR [--engines cpu,cuda-emu] [--nodes N] MODEL...
 
 Each MODEL is NAME=FILE.gnn holding a train item for model NAME.  On Cora
 (normalized features, its labels and train mask) with weights drawn by
@@ -42,11 +42,16 @@ def main():
     ap.add_argument("--build", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--engines", default="cpu,cuda-emu")
+    ap.add_argument("--nodes", type=int, default=0,
+                    help="Cora's first N nodes only (tests/ref/subgraph.py; default: the whole graph)")
     ap.add_argument("models", nargs="+")
     a = ap.parse_args()
     gnnrun = os.path.join(a.build, "gnnrun")
-    data = os.path.join(ROOT, "data", "cora")
     os.makedirs(a.work, exist_ok=True)
+    # each model compiled once per engine and level, whatever the runs
+    os.environ.setdefault("GNNCC_ENGINE_CACHE", os.path.join(a.work, "engines"))
+    os.makedirs(os.environ["GNNCC_ENGINE_CACHE"], exist_ok=True)
+    data = normx.cora(ROOT, a.work, a.nodes)
     xp = normx.normalize(os.path.join(data, "x.npy"), os.path.join(a.work, "x.npy"))
     ei, y, mask = (os.path.join(data, f) for f in ("edge_index.npy", "y.npy", "train_mask.npy"))
     bad = 0
