@@ -606,7 +606,7 @@ typedef struct RowCtx {
 static double
 walkunits(const Walk *w, int L, int l, int64_t d, bool loaded)
 {
-	if (w->what == WStats && L > 1 && w->w < L) {
+	if (w->what == WStats && L > 1 && w->w > 0 && w->w < L) {
 		int64_t Q = L / w->w, q = l / w->w;
 		if (loaded)
 			return 1;

@@ -586,7 +586,7 @@ needstats(R *r, Ref v)
 	T = ctype(dt);
 	mx = statname(r, v, "max");
 	sm = statname(r, v, "sum");
-	if (r->lane && r->e->cuda && w < r->L) {
+	if (r->lane && r->e->cuda && w > 0 && w < r->L) {   /* a 0-wide value has no statistics to walk */
 		/* fewer columns (heads) than lanes: lane l takes column
 		 * h_ = l % w and the row's edges q_, q_ + Q, ... (q_ = l / w,
 		 * Q = L / w slices), so every lane walks; the slices' pairs
@@ -676,7 +676,7 @@ alphaprep(R *r, Ref v, char *seen, bool *any)
 		int64_t H = width(r, v);
 		const char *h, *name;
 		int dt = ty(r->e, v).dtype;
-		if (H >= r->L)
+		if (H >= r->L || H == 0)   /* each lane's own columns; 0-wide: none */
 			return;
 		if (!*any)
 			out(r->e, "const unsigned gma_ = %s;\n", groupmask(r));
