@@ -317,6 +317,7 @@ static struct {
 	unsigned char *base;
 	size_t size, top, hi;     /* hi: top rounded up to a page; PROT_NONE below when closed */
 	int depth;                /* open (RW) while > 0 */
+	size_t lo, openhi;        /* while open: [lo, openhi) is RW */
 	struct rec *recs;
 	size_t nrec, cap;
 } H;
@@ -380,18 +381,78 @@ heap_init(void)
 	install_segv();
 }
 
+/*
+ * Kernels and copies open the span from the lowest live allocation to
+ * the end of the highest; quarantined memory outside it stays PROT_NONE.
+ * A protection change costs in proportion to the pages it covers, and
+ * freed memory is never reused before the heap is full, so opening all
+ * of it made every launch of a long run slower than the one before.
+ */
 static void
 heap_open(void)
 {
-	if (H.depth++ == 0 && H.hi)
-		mprotect(H.base, H.hi, PROT_READ | PROT_WRITE);
+	size_t i, lo = 0, hi = 0;
+
+	if (H.depth++ != 0)
+		return;
+	for (i = 0; i < H.nrec; i++)
+		if (H.recs[i].live) {
+			lo = H.recs[i].off;
+			break;
+		}
+	for (i = H.nrec; i-- > 0;)
+		if (H.recs[i].live) {
+			hi = H.recs[i].off + H.recs[i].span;
+			break;
+		}
+	H.lo = lo / page * page;
+	H.openhi = (hi + page - 1) / page * page;
+	if (H.openhi > H.hi)
+		H.openhi = H.hi;
+	if (H.openhi > H.lo)
+		mprotect(H.base + H.lo, H.openhi - H.lo, PROT_READ | PROT_WRITE);
+}
+
+/* one record's pages, for cudaMalloc and cudaFree while the heap is
+ * closed (pages are shared with neighbours, all closed too) */
+static void
+rec_protect(const struct rec *r, int prot)
+{
+	size_t lo = r->off / page * page, hi = (r->off + r->span + page - 1) / page * page;
+
+	if (H.depth == 0)
+		mprotect(H.base + lo, hi - lo, prot);
+}
+
+static int in_heap(const void *p);
+
+/* a copy's device bytes: their pages alone (a readback of 8 bytes
+ * should not change the protection of the whole heap twice) */
+static void
+range_protect(const void *p, size_t n, int prot)
+{
+	size_t lo, hi;
+
+	if (H.depth != 0 || n == 0 || !in_heap(p))
+		return;
+	lo = (size_t)((const unsigned char *)p - H.base) / page * page;
+	hi = ((size_t)((const unsigned char *)p - H.base) + n + page - 1) / page * page;
+	mprotect(H.base + lo, hi - lo, prot);
 }
 
 static void
 heap_close(void)
 {
-	if (--H.depth == 0 && H.hi)
-		mprotect(H.base, H.hi, PROT_NONE);
+	size_t hi;
+
+	if (--H.depth != 0)
+		return;
+	/* and what was carved while open (heap_carve opens it RW) */
+	hi = H.hi > H.openhi ? H.hi : H.openhi;
+	if (H.openhi > H.lo)
+		mprotect(H.base + H.lo, hi - H.lo, PROT_NONE);
+	else if (H.hi > H.openhi)
+		mprotect(H.base + H.openhi, H.hi - H.openhi, PROT_NONE);
 }
 
 /* the record holding byte offset off, or NULL */
@@ -519,15 +580,13 @@ gnnemu_malloc(void **p, size_t n)
 	if (n > H.size)
 		return set_error(E_MEMORY);
 	span = (n + ALIGN - 1) / ALIGN * ALIGN + REDZONE;
-	heap_open();
 	r = heap_carve(span);
-	if (!r) {
-		heap_close();
+	if (!r)
 		return set_error(E_MEMORY);
-	}
 	r->size = n;
 	r->live = 1;
 	b = H.base + r->off;
+	rec_protect(r, PROT_READ | PROT_WRITE);
 	if (have_asan) {
 		/* the core itself may be instrumented: unpoison before writing */
 		__asan_unpoison_memory_region(b, n);
@@ -535,7 +594,7 @@ gnnemu_malloc(void **p, size_t n)
 	} else {
 		fill_poison(b, r->span, 0);   /* the tail is the redzone canary */
 	}
-	heap_close();
+	rec_protect(r, PROT_NONE);
 	*p = b;
 	return 0;
 }
@@ -573,14 +632,14 @@ gnnemu_free(void *p)
 		host_fatal("cudaFree(%p): not a pointer returned by cudaMalloc", p);
 	if (!r->live)
 		host_fatal("cudaFree(%p): the allocation was already freed", p);
-	heap_open();
+	rec_protect(r, PROT_READ | PROT_WRITE);
 	check_redzone(r);
 	r->live = 0;
 	if (have_asan)
 		__asan_poison_memory_region(p, r->size);
 	else
 		fill_poison(p, r->size, 0);   /* reads through a stale pointer see poison */
-	heap_close();
+	rec_protect(r, PROT_NONE);
 	return 0;
 }
 
@@ -707,11 +766,13 @@ gnnemu_memcpy(void *dst, const void *src, size_t n, int kind)
 		return 0;
 	kind = copy_check(dst, src, n, kind, &rs);
 	copies_run++;
-	heap_open();
+	range_protect(dst, n, PROT_READ | PROT_WRITE);
+	range_protect(src, n, PROT_READ | PROT_WRITE);
 	if (rs && kind == 2 && initcheck)
 		init_check(rs, src, n);
 	memmove(dst, src, n);
-	heap_close();
+	range_protect(dst, n, PROT_NONE);
+	range_protect(src, n, PROT_NONE);
 	return 0;
 }
 
@@ -724,9 +785,9 @@ gnnemu_memset(void *dst, int v, size_t n)
 	if (n == 0)
 		return 0;
 	check_dev_range("cudaMemset", "", "destination", dst, n);
-	heap_open();
+	range_protect(dst, n, PROT_READ | PROT_WRITE);
 	memset(dst, v, n);
-	heap_close();
+	range_protect(dst, n, PROT_NONE);
 	return 0;
 }
 
@@ -925,6 +986,7 @@ static struct {
 	unsigned char *shared;
 	size_t shared_used, shared_static;
 	size_t shared_poisoned;      /* the arena's prefix poisoned for this block */
+	unsigned warpwait[MAX_THREADS / 32];   /* lanes of each warp waiting at a warp barrier */
 	struct site sites[SHARED_SITES];
 	unsigned nsites;
 } B;
@@ -1113,6 +1175,7 @@ make_runnable(unsigned *list, unsigned k)
 	for (i = 0; i < k; i++) {
 		unsigned x = order == GNNEMU_REVERSE ? list[k - 1 - i] : list[i];
 		B.f[x].state = RUNNABLE;
+		B.warpwait[x / 32] &= ~(1u << x % 32);
 		runq_push(x);
 	}
 }
@@ -1309,9 +1372,14 @@ warp_lanes(const struct fiber *f)
 static int
 warp_arrive(struct fiber *f, unsigned *list, unsigned *k)
 {
-	unsigned base = f->idx & ~31u, m = f->mask, j;
+	unsigned base = f->idx & ~31u, m = f->mask, j, *w = &B.warpwait[f->idx / 32];
 
 	*k = 0;
+	/* the mask's lanes are compared only once all of them wait: an
+	 * arrival is O(1), not a walk over the lanes come so far */
+	*w |= 1u << f->pub.lane;
+	if ((*w & m) != m)
+		return 0;
 	for (; m; m &= m - 1) {
 		struct fiber *o;
 		j = (unsigned)__builtin_ctz(m);
@@ -1322,6 +1390,7 @@ warp_arrive(struct fiber *f, unsigned *list, unsigned *k)
 			return 0;
 		list[(*k)++] = base + j;
 	}
+	*w &= ~(1u << f->pub.lane);   /* f goes on; release() clears the others */
 	return 1;
 }
 
@@ -1871,6 +1940,7 @@ run_block(unsigned long long lin, unsigned long long k)
 	}
 	B.rq_head = B.rq_len = 0;
 	B.nexited = B.nwait_block = 0;
+	memset(B.warpwait, 0, sizeof B.warpwait);
 	make_runnable(list, n);
 	while (B.rq_len) {
 		unsigned x = B.runq[B.rq_head];

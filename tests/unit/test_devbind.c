@@ -31,6 +31,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "device.h"
 #include "internal.h"
@@ -396,6 +397,9 @@ main(void)
 	equal();
 	badindex();
 	hostwork();
-	equal_large();
+	/* the sanitizer tree's run (GNN_TEST_LARGE=0) leaves them to the
+	 * plain tree's: ASan would check the same loops, at length */
+	if (!getenv("GNN_TEST_LARGE") || strcmp(getenv("GNN_TEST_LARGE"), "0") != 0)
+		equal_large();
 	return summary();
 }

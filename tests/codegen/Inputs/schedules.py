@@ -1,7 +1,10 @@
 """Run every example model under several forced schedules (gnnrun
 --engine=cpu --schedule=...) and compare each with the interpreter.
 
-usage: schedules.py GNNRUN EDGE_INDEX X OUTDIR REFDIR EXAMPLES INTERP_INPUTS WEIGHTS
+usage: schedules.py GNNRUN EDGE_INDEX X OUTDIR REFDIR EXAMPLES INTERP_INPUTS WEIGHTS [MODEL,...]
+
+MODEL,...: only these (the sanitizer build's run: one model per kind of
+row kernel, each under every schedule).
 """
 import subprocess
 import sys
@@ -15,6 +18,8 @@ models = [
     ("gat_mean", f"{inputs}/gat_mean.gnn", f"{out}/gat_mean.safetensors"),
     ("gin", f"{examples}/gin/gin.gnn", f"{out}/gin.safetensors"),
 ]
+if len(sys.argv) > 9:
+    models = [m for m in models if m[0] in sys.argv[9].split(",")]
 schedules = ["all:lanes=1", "all:lanes=2", "all:lanes=4", "all:lanes=8", "all:lanes=32",
              "all:tile=4", "all:tile=16,axpy=1", "all:axpy=1", "all:chunk=16", "all:gemm=16,kc=128"]
 
