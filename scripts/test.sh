@@ -16,7 +16,7 @@
 #                (lit's feature asan), and the cuda matrix runs only in
 #                the plain tree (ThreadSanitizer cannot join ASan)
 #   build-fuzz/  clang with GNNCC_FUZZ: fuzz.smoke fuzzes the frontend for
-#                a fixed number of inputs (FUZZ_RUNS, default 8000: the
+#                a fixed number of inputs (FUZZ_RUNS, default 5000: the
 #                same work however busy the machine is), fuzz.ir-replay
 #                runs the IR fuzzer over its seeds; failing inputs land in
 #                build-fuzz/crashes/
@@ -58,7 +58,7 @@ fi
 
 CMAKE_ARGS="-DGNNCC_WERROR=ON -DGNNCC_SANITIZE=ON ${CMAKE_ARGS:-}" BUILD_DIR=build-asan \
   BUILD_TYPE=Debug ./scripts/build.sh
-CC=${FUZZ_CC:-clang} CMAKE_ARGS="-DGNNCC_WERROR=ON -DGNNCC_FUZZ=ON -DGNNCC_FUZZ_SMOKE_RUNS=${FUZZ_RUNS:-8000} ${CMAKE_ARGS:-}" \
+CC=${FUZZ_CC:-clang} CMAKE_ARGS="-DGNNCC_WERROR=ON -DGNNCC_FUZZ=ON -DGNNCC_FUZZ_SMOKE_RUNS=${FUZZ_RUNS:-5000} ${CMAKE_ARGS:-}" \
   BUILD_DIR=build-fuzz ./scripts/build.sh
 
 all=$BUILD_DIR/all
