@@ -28,7 +28,7 @@
 #
 # is the development loop: the plain tree only, no sanitizers and no fuzz
 # tree, lit's quick subset (--param quick=1: the slowest tests skipped,
-# the cuda matrix on four models, four configurations and two graphs).
+# the cuda matrix on three models, four configurations and two graphs).
 # CI runs the whole suite (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,6 +50,7 @@ if [ $quick = 1 ]; then
   cd "$BUILD_DIR"
   rc=0
   # the unit tests' second runs in shuffled orders are the full suite's
+  mkdir -p Testing
   ctest --output-on-failure -j"$(nproc)" -E 'unit\.[a-z_]+\.random$' | tee Testing/quick.log || rc=$?
   python3 "$root/scripts/testtimes.py" . 5
   grep -E '^(100|[0-9]+)% tests passed|^Total Test time' Testing/quick.log || true
