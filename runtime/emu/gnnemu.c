@@ -413,21 +413,12 @@ heap_open(void)
 		mprotect(H.base + H.lo, H.openhi - H.lo, PROT_READ | PROT_WRITE);
 }
 
-/* one record's pages, for cudaMalloc and cudaFree while the heap is
- * closed (pages are shared with neighbours, all closed too) */
-static void
-rec_protect(const struct rec *r, int prot)
-{
-	size_t lo = r->off / page * page, hi = (r->off + r->span + page - 1) / page * page;
-
-	if (H.depth == 0)
-		mprotect(H.base + lo, hi - lo, prot);
-}
-
 static int in_heap(const void *p);
 
-/* a copy's device bytes: their pages alone (a readback of 8 bytes
- * should not change the protection of the whole heap twice) */
+/* the pages of n device bytes at p while the heap is closed: a copy's
+ * (a readback of 8 bytes should not change the protection of the whole
+ * heap twice), a record's for cudaMalloc and cudaFree (pages shared with
+ * neighbours are closed again with them) */
 static void
 range_protect(const void *p, size_t n, int prot)
 {
@@ -586,7 +577,7 @@ gnnemu_malloc(void **p, size_t n)
 	r->size = n;
 	r->live = 1;
 	b = H.base + r->off;
-	rec_protect(r, PROT_READ | PROT_WRITE);
+	range_protect(H.base + r->off, r->span, PROT_READ | PROT_WRITE);
 	if (have_asan) {
 		/* the core itself may be instrumented: unpoison before writing */
 		__asan_unpoison_memory_region(b, n);
@@ -594,7 +585,7 @@ gnnemu_malloc(void **p, size_t n)
 	} else {
 		fill_poison(b, r->span, 0);   /* the tail is the redzone canary */
 	}
-	rec_protect(r, PROT_NONE);
+	range_protect(H.base + r->off, r->span, PROT_NONE);
 	*p = b;
 	return 0;
 }
@@ -632,14 +623,14 @@ gnnemu_free(void *p)
 		host_fatal("cudaFree(%p): not a pointer returned by cudaMalloc", p);
 	if (!r->live)
 		host_fatal("cudaFree(%p): the allocation was already freed", p);
-	rec_protect(r, PROT_READ | PROT_WRITE);
+	range_protect(H.base + r->off, r->span, PROT_READ | PROT_WRITE);
 	check_redzone(r);
 	r->live = 0;
 	if (have_asan)
 		__asan_poison_memory_region(p, r->size);
 	else
 		fill_poison(p, r->size, 0);   /* reads through a stale pointer see poison */
-	rec_protect(r, PROT_NONE);
+	range_protect(H.base + r->off, r->span, PROT_NONE);
 	return 0;
 }
 
