@@ -4,8 +4,12 @@
  * makes model.so there (the same flags as gnncc's objects, plus -shared),
  * and dlopen loads it.  The runtime's symbols resolve to gnnrun's own
  * copy (gnnrun exports them), so errors set inside the model reach
- * gnn_errmsg() here.  The cuda target on the emulated device is built by
- * the C++ compiler with libgnnemu.a inside the object (runtime/emu).
+ * gnn_errmsg() here; gnnrun (and gnncc, for the tuner) exports those and
+ * nothing else, so that no other library in the process, the CUDA
+ * runtime inside a cuda object among them, binds to a name of the
+ * compiler's (runtime/exports.list).  The cuda target on the emulated
+ * device is built by the C++ compiler with libgnnemu.a inside the object
+ * (runtime/emu).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>

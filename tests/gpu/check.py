@@ -23,6 +23,10 @@ ogbn-arxiv's sizes); on Cora at -O0 as well.  For each (model, graph, -O):
   - on --sanitize-graphs, compute-sanitizer's memcheck (leaks included)
     and initcheck must report nothing, and the output under memcheck must
     equal the first run's bit for bit (a second process).
+The four example models (and GCN's trained weights on Cora) also run
+through gnnrun --engine=cuda at -O2 on every graph, the model built by
+nvcc into a shared object that gnnrun loads, and must match the cpu
+engine (gnnrun --engine=cpu) within the same tolerance.
 Also: a model with a graph break is rejected for cuda, and the four
 example programs build against the static CUDA runtime, run, and GCN
 with its trained weights scores 82.0% on Cora.
@@ -91,8 +95,12 @@ MODELS = {
 }
 TRAINED = ("gcn_trained", "examples/gcn/gcn.gnn", "gcn", "examples/gcn/gcn_cora.safetensors")
 BATCH_GRAPHS = 4   # pool's batch: the nodes split into this many graphs, in order
-CHECKS = ["build", "twice", "finite", "cpu", "pyg", "interp", "memcheck", "initcheck",
-          "2nd process"]
+# gnnrun --engine=cuda (an nvcc-built shared object dlopen'd by gnnrun,
+# the runtime resolved from gnnrun) on the four examples, against the cpu
+# engine: a path that no program linked with the model takes
+GNNRUN_CUDA = {"gcn", "sage", "gat", "gin", TRAINED[0]}
+CHECKS = ["build", "twice", "finite", "cpu", "pyg", "interp", "gnnrun cuda", "memcheck",
+          "initcheck", "2nd process"]
 
 
 def run(cmd, log, **kw):
@@ -313,25 +321,30 @@ class Check:
         return [prefix + (f".{k}.npy" if c["nout"] > 1 else ".npy") for k in range(c["nout"])]
 
     def run_gnnrun(self, c, engine):
-        check = "cpu" if engine == "cpu" else "interp"
+        check = {"cpu": "cpu", "interp": "interp", "cuda": "gnnrun cuda"}[engine]
         w = c["weights"] or os.path.join(c["dir"], "weights.safetensors")
         cmd = [self.gnnrun, c["gnn"], f"--engine={engine}", "-" + c["opt"], "--graph",
                c["g"]["edge_index"], "--input", f"x={c['x']}", "--weights", w,
                "--output-dtype=f64"] + c["include"]
         if c["kind"] == "pool":
             cmd += ["--batch", c["g"]["batch"]]
-        outs = self.outputs(c, os.path.join(c["dir"], engine))
+        # cuda.npy is gnnbench's
+        outs = self.outputs(c, os.path.join(c["dir"], "gnnrun-cuda" if engine == "cuda" else engine))
         for o in outs:
             cmd += ["--output", o]
         p = run(cmd, c["log"])
         if p.returncode != 0:
             return self.fail(c, check, f"gnnrun --engine={engine}: " + tail(c["log"]))
-        c.setdefault("refs", {})[check] = outs
+        if engine == "cuda":
+            c["gnnrun_cuda"] = outs   # compared with the cpu engine's
+        else:
+            c.setdefault("refs", {})[check] = outs
 
-    def compare(self, c, check, refs):
-        """cuda's outputs against refs, within the case's tolerance"""
+    def compare(self, c, check, refs, cands=None):
+        """cands (default: gnnbench's cuda outputs) against refs, within the
+        case's tolerance"""
         msgs, ok = [], True
-        for cand, ref in zip(self.outputs(c, os.path.join(c["dir"], "cuda")), refs):
+        for cand, ref in zip(cands or self.outputs(c, os.path.join(c["dir"], "cuda")), refs):
             good, msg = compare(np.load(cand), np.load(ref), c["tol"])
             ok &= good
             msgs.append(msg)
@@ -345,6 +358,11 @@ class Check:
         c["tol"] = max(RTOL, 3 * c.get("noise", 0.0))
         for check, refs in c.get("refs", {}).items():
             self.compare(c, check, refs)
+        if "gnnrun_cuda" in c:
+            if "cpu" in c.get("refs", {}):
+                self.compare(c, "gnnrun cuda", c["refs"]["cpu"], c["gnnrun_cuda"])
+            else:
+                self.fail(c, "gnnrun cuda", "no cpu engine result to compare with")
 
     def run_pyg(self, graph, cases):
         man = {"edge_index": graph["edge_index"], "batch": graph["batch"], "cases": []}
@@ -488,6 +506,10 @@ class Check:
         jobs += [(c, "interp") for c in ran if c["graph"] in INTERP_GRAPHS and c["opt"] == "O2"]
         with ThreadPoolExecutor(a.jobs) as ex:
             list(ex.map(lambda j: self.run_gnnrun(*j), jobs))
+        self.say("gnnrun --engine=cuda on the examples")
+        for c in ran:   # the GPU: one at a time
+            if c["id"] in GNNRUN_CUDA and c["opt"] == "O2":
+                self.run_gnnrun(c, "cuda")
         self.say("PyTorch Geometric")
         for g in graphs:
             cs = [c for c in ran if c["graph"] == g["name"]]
@@ -510,6 +532,8 @@ class Check:
             want = {"build", "twice", "finite", "cpu", "pyg"}
             if c["graph"] in INTERP_GRAPHS and c["opt"] == "O2":
                 want.add("interp")
+            if c["id"] in GNNRUN_CUDA and c["opt"] == "O2":
+                want.add("gnnrun cuda")
             if c["graph"] in self.a.sanitize_graphs and c["opt"] == "O2":
                 want |= {"memcheck", "initcheck", "2nd process"}
             cells, notrun = [], 0

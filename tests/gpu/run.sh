@@ -5,8 +5,10 @@
 # outputs poisoned with NaN before each run, two runs bitwise identical,
 # compared (1e-5 relative, float32; wider only where PyG's own float32
 # misses its float64 by more) with the cpu target, with PyTorch Geometric
-# on the same weights and with the float64 interpreter, under
-# compute-sanitizer (memcheck, initcheck) on Cora; the example programs
+# on the same weights and with the float64 interpreter; the four examples
+# through gnnrun --engine=cuda too (nvcc's shared object loaded by
+# gnnrun), against gnnrun's cpu engine; under compute-sanitizer
+# (memcheck, initcheck) on Cora; the example programs
 # built and run (GCN must print 82.0%).  tests/gpu/check.py does the work
 # and says how.  Needs a GPU, nvcc, compute-sanitizer, Python with NumPy,
 # torch and torch_geometric; the data is in the repo.
