@@ -13,11 +13,16 @@
 // reference's outputs and losses, bit for bit, and no device allocation
 // live.  Host leaks are LeakSanitizer's (the program is built with ASan).
 //
-// The cap: bind under a cap of what the unconstrained bind peaked at
-// succeeds; under a cap of half that it fails before allocating anything
-// (bind's check of its room), and the model then binds a smaller graph
-// under the same cap, and the first graph again once the cap is lifted,
-// with the unconstrained outputs.
+// The cap, lowered step by step: the life again under a cap of 8/8,
+// 7/8, ... 1/8 of the most device memory the reference held at once,
+// less 256 bytes;
+// the first call that does not fit must fail as above, and succeed when
+// called again with the cap lifted (the life then ends as the
+// reference's).  Bind under a cap of what the unconstrained bind peaked
+// at succeeds; under a cap of half that it fails before allocating
+// anything (bind's check of its room), and the model then binds a
+// smaller graph under the same cap, and the first graph again once the
+// cap is lifted, with the unconstrained outputs.
 //
 // usage: nomem WEIGHTS|- NODES EDGES
 #include <cuda_runtime.h>
@@ -126,6 +131,7 @@ call(const char *what, bool strict, F f)
 		FAIL("%s: failed holding %llu more device allocations", what, b.live - a.live);
 	failures++;
 	snprintf(failmsg, sizeof failmsg, "%s: %s", what, gnn_errmsg());
+	gnnemu_set_mem_cap(0);
 	if ((s = f()) != GNN_OK)
 		FAIL("%s again: %s: %s", what, gnn_status_name(s), gnn_errmsg());
 }
@@ -221,8 +227,11 @@ main(int argc, char **argv)
 
 	/* the sweep */
 	m0 = stats().mallocs;
+	size_t base = stats().live_bytes, lifepeak;
+	gnnemu_reset_peak();
 	life(&big, &ref);
 	K = stats().mallocs - m0;
+	lifepeak = stats().peak_bytes - base;
 	if (failures)
 		FAIL("the unconstrained run failed");
 	for (k = 1; k <= K; k++) {
@@ -237,6 +246,17 @@ main(int argc, char **argv)
 		rfree(&got);
 	}
 	printf("sweep: %s, %llu allocations, each failed once: ok\n", D->name, K);
+	for (k = 8; k > 0; k--) {
+		failures = 0;
+		gnnemu_set_mem_cap(base + lifepeak * k / 8 - 256);
+		life(&big, &got);
+		if (failures != 1)
+			FAIL("under a cap of %llu/8 of the peak: %d calls failed", k, failures);
+		printf("cap %llu/8: %s\n", k, failmsg);
+		same(failmsg, &ref, &got);
+		rfree(&got);
+	}
+	printf("cap sweep: %s, a life's peak of %zu bytes in eighths: ok\n", D->name, lifepeak);
 
 	/* the cap */
 	size_t outbytes = ref.outbytes, live, peak;
