@@ -769,57 +769,64 @@ layout(gnn_instance *m)
 ** work, and the device's scratch while a step runs; their failures are
 ** caught where they happen.  ge: 3 * ngraph scratch slots.
 */
+/* a graph value of e edges bind makes on the device: its edge index and
+ * weights (w) */
+static size_t
+graphbytes(const gnn_instance *m, int64_t e, int w)
+{
+	return m->dg ? units((size_t)e * 2 * sizeof(int64_t)) + (w ? units((size_t)e * sizeof(float)) : 0) : 0;
+}
+
 static size_t
 bindneed(gnn_instance *m, int64_t *ge)
 {
 	const gnn_program *p = m->prog;
 	const gnn_step *st;
 	int64_t n = gnn_graph_num_nodes(m->g[0]), *loops = ge + p->ngraph, *csr = loops + p->ngraph;
-	size_t need = 0, wb = gnn_graph_weight(m->g[0]) ? sizeof(float) : 0;
-	int i, g = 0;
+	int w = gnn_graph_weight(m->g[0]) != NULL, i;
+	size_t need = 0;
 
 	ge[0] = gnn_graph_num_edges(m->g[0]);
 	loops[0] = gnn_graph_loops_(m->g[0]);
-	for (i = -1; i < p->nstep; i++) {
-		if (i >= 0) {
-			st = &p->step[i];
-			switch (st->op) {
-			case GNN_STEP_ADD_SELF_LOOPS:
-				ge[st->out] = ge[st->in] + n;
-				loops[st->out] = loops[st->in] + n;
-				break;
-			case GNN_STEP_REMOVE_SELF_LOOPS:
-				ge[st->out] = ge[st->in] - loops[st->in];
-				loops[st->out] = 0;
-				break;
-			case GNN_STEP_ADD_REMAINING_SELF_LOOPS:
-				ge[st->out] = ge[st->in] - loops[st->in] + n;
-				loops[st->out] = n;
-				break;
-			case GNN_STEP_DERIVE:
-				m->sym[st->arg] = ge[st->in] - poly(m, st->size);
-				continue;
-			case GNN_STEP_EDGEPLAN:
-				if (m->dg && !csr[st->in]++)
-					need += units(segbytes(m, st, n, ge[st->in]));
-				/* fall through */
-			case GNN_STEP_SEGPLAN:
-			case GNN_STEP_COUNTS:
-				if (m->dg || p->segdev[st->out])
-					need += units(segbytes(m, st, n, st->op == GNN_STEP_EDGEPLAN ? ge[st->in] : 0));
-				continue;
-			case GNN_STEP_SPLITPLAN:
-			case GNN_STEP_SPLITBUF:
-				continue;
-			default:   /* a graph tensor */
-				if (m->dg)
-					need += units(bufbytes(m, st->out));
-				continue;
-			}
-			g = st->out;
+	need += graphbytes(m, ge[0], w);
+	for (i = 0; i < p->nstep; i++) {
+		st = &p->step[i];
+		switch (st->op) {
+		case GNN_STEP_ADD_SELF_LOOPS:
+			ge[st->out] = ge[st->in] + n;
+			loops[st->out] = loops[st->in] + n;
+			need += graphbytes(m, ge[st->out], w);
+			break;
+		case GNN_STEP_REMOVE_SELF_LOOPS:
+			ge[st->out] = ge[st->in] - loops[st->in];
+			loops[st->out] = 0;
+			need += graphbytes(m, ge[st->out], w);
+			break;
+		case GNN_STEP_ADD_REMAINING_SELF_LOOPS:
+			ge[st->out] = ge[st->in] - loops[st->in] + n;
+			loops[st->out] = n;
+			need += graphbytes(m, ge[st->out], w);
+			break;
+		case GNN_STEP_DERIVE:
+			m->sym[st->arg] = ge[st->in] - poly(m, st->size);
+			break;
+		case GNN_STEP_EDGEPLAN:
+			if (m->dg && !csr[st->in]++)
+				need += units(segbytes(m, st, n, ge[st->in]));
+			/* fall through */
+		case GNN_STEP_SEGPLAN:
+		case GNN_STEP_COUNTS:
+			if (m->dg || p->segdev[st->out])
+				need += units(segbytes(m, st, n, st->op == GNN_STEP_EDGEPLAN ? ge[st->in] : 0));
+			break;
+		case GNN_STEP_SPLITPLAN:
+		case GNN_STEP_SPLITBUF:
+			break;
+		default:   /* a graph tensor */
+			if (m->dg)
+				need += units(bufbytes(m, st->out));
+			break;
 		}
-		if (m->dg && ge[g] > 0)   /* graph value g: its edge index and weights */
-			need += units((size_t)ge[g] * 2 * sizeof(int64_t)) + units((size_t)ge[g] * wb);
 	}
 	return need;
 }

@@ -590,7 +590,7 @@ gnnemu_malloc(void **p, size_t n)
 		return set_error(E_CAPTURE_UNSUPPORTED);
 	if (n == 0)
 		return 0;
-	if (++H.nmalloc == H.fail_at || n > H.size || units(n) > mem_total() - H.inuse)
+	if (++H.nmalloc == H.fail_at || n > H.size || H.inuse > mem_total() || units(n) > mem_total() - H.inuse)
 		return set_error(E_MEMORY);
 	span = units(n) + REDZONE;
 	r = heap_carve(span);
