@@ -221,7 +221,9 @@ main(int argc, char **argv)
 	if (argc != 4)
 		FAIL("usage: nomem WEIGHTS|- NODES EDGES");
 	weights = strcmp(argv[1], "-") ? argv[1] : NULL;
-	Data big = data(atoll(argv[2]), atoll(argv[3])), small = data(40, 120);
+	Data big = data(atoll(argv[2]), atoll(argv[3]));
+	int64_t ns = big.n / 10 > 8 ? big.n / 10 : 8;   /* a tenth of big: it fits where half big does not */
+	Data small = data(ns, 3 * ns);
 	Result ref, got;
 	unsigned long long k, K, m0;
 
