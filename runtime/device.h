@@ -36,6 +36,9 @@ struct gnn_device {
 	const struct gnn_devbind *bind;          /* bind's graph work on the device, or NULL */
 	const struct gnn_devfwd *fwd;            /* forward's graphs and staging, or NULL */
 	const struct gnn_devoptim *optim;        /* training's optimizer update, or NULL */
+	int nomem;                               /* the error code of alloc out of memory */
+	/* the device's free and total memory in bytes, or NULL (the cpu) */
+	int (*meminfo)(size_t *free, size_t *total);
 };
 
 /*

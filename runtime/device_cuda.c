@@ -74,6 +74,16 @@ cu_alloc(void **p, size_t n)
 	return (int)err;
 }
 
+static int
+cu_meminfo(size_t *free, size_t *total)
+{
+	cudaError_t err = cudaMemGetInfo(free, total);
+
+	if (err != cudaSuccess)
+		cudaGetLastError();   /* the query's error is nobody's */
+	return (int)err;
+}
+
 static void
 cu_free(void *p)
 {
@@ -307,4 +317,5 @@ static const struct gnn_devfwd cu_fwd = {
 const gnn_device GNN_DEVICE_SYMBOL = {
 	"cuda", 1, cu_stream_create, cu_stream_destroy, cu_alloc, cu_free,
 	cu_copy, cu_sync, cu_last_error, cu_errstr, cu_elapsed, cu_arch, GNN_DEVBIND, &cu_fwd, GNN_DEVOPTIM,
+	cudaErrorMemoryAllocation, cu_meminfo,
 };

@@ -26,7 +26,7 @@ extern "C" {
 typedef enum gnn_status {
 	GNN_OK = 0,
 	GNN_ERR_ARG,      /* invalid argument: a caller bug */
-	GNN_ERR_MEM,      /* the allocator returned NULL */
+	GNN_ERR_MEM,      /* out of memory: the allocator returned NULL, or the device's is full */
 	GNN_ERR_IO,       /* open/read/write/rename failed */
 	GNN_ERR_FORMAT,   /* a file is malformed, truncated or inconsistent */
 	GNN_ERR_DTYPE,    /* element type unknown or unsupported */

@@ -33,6 +33,7 @@
 
 struct gnn_graph {
 	int64_t n, e, ngraphs;
+	int64_t loops;       /* edges with src == dst (bind sizes derived graphs by them) */
 	int64_t *slots;      /* src, dst */
 	int64_t *cslots;     /* the host CSR block, or NULL: not built */
 	int ready, lock;     /* cslots is complete; the lock that builds it */
@@ -252,6 +253,7 @@ gnn_graph_from_edge_index(gnn_graph **g, const void *edge_index, gnn_dtype dtype
 					(long long)num_nodes);
 			}
 			to[e] = v;
+			ng->loops += r == 1 && v == ng->src[e];
 		}
 	}
 	*g = ng;
@@ -351,6 +353,12 @@ gnn_graph_num_edges(const gnn_graph *g)
 }
 
 int64_t
+gnn_graph_loops_(const gnn_graph *g)
+{
+	return g ? g->loops : 0;
+}
+
+int64_t
 gnn_graph_num_graphs(const gnn_graph *g)
 {
 	return g ? g->ngraphs : 0;
@@ -419,6 +427,7 @@ gnn_graph_add_self_loops(const gnn_graph *g, gnn_graph **out)
 		if (o->weight)
 			o->weight[g->e + i] = 1;
 	}
+	o->loops = g->loops + g->n;
 	*out = o;
 	return GNN_OK;
 }
@@ -446,6 +455,7 @@ keepnonloops(const char *who, const gnn_graph *g, int64_t extra, gnn_graph **out
 			o->weight[k] = g->weight[e];
 		k++;
 	}
+	o->loops = extra;   /* remaining: the loops its caller appends */
 	*out = o;
 	return GNN_OK;
 }

@@ -68,6 +68,12 @@ gnn_status gnn_st_write_(const char *path, const char *const *names, const gnn_a
  * load-time values from the host's weights and upload them */
 void gnn_prog_unbind_(gnn_instance *m);
 gnn_status gnn_prog_loadtime_(gnn_instance *m);
+/* program.c: a device call of who's failed with the device's err while
+ * doing what: "WHO: WHAT: " and the device's words, GNN_ERR_CUDA; or,
+ * when the device ran out of memory, GNN_ERR_MEM naming need (the bytes
+ * asked for; 0: not known) and what the device has free, its last error
+ * cleared (it is this failure's, not the next launch's) */
+gnn_status gnn_devfail_(const gnn_device *dev, int err, size_t need, const char *who, const char *what);
 
 /* train.c: free the training state (destroy); bring the host's weights
  * and the load-time values up to date after training (forward, save) */
@@ -78,5 +84,7 @@ gnn_status gnn_prog_refresh_(gnn_instance *m);
  * (GNN_ERR_MEM if they cannot be); whether they have been */
 gnn_status gnn_graph_csr_(const gnn_graph *g);
 int gnn_graph_has_csr_(const gnn_graph *g);
+/* graph.c: the edges that are self loops (src == dst) */
+int64_t gnn_graph_loops_(const gnn_graph *g);
 
 #endif

@@ -96,8 +96,7 @@ devalloc(const gnn_device *dev, void **p, size_t n)
 	}
 	if ((err = dev->alloc(p, n)) != 0) {
 		*p = NULL;
-		return gnn_fail(GNN_ERR_CUDA, "gnn_optim: %s: cannot allocate %zu bytes: %s", dev->name, n,
-			dev->errstr(err));
+		return gnn_devfail_(dev, err, n, "gnn_optim", dev->name);
 	}
 	return GNN_OK;
 }

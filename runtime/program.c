@@ -14,7 +14,10 @@
 ** what forward reads of the bind- and load-time values get device copies.
 ** Every failure leaves the model as it was (create: nothing; bind: no
 ** graph bound; load: the previous weights) with the message naming the
-** model and the step.
+** model and the step.  Device memory running out is GNN_ERR_MEM naming
+** what was asked for and what is free (gnn_devfail_); bind first checks
+** that what it will hold fits in what the device has free (roomcheck),
+** so that a graph too large fails before anything is allocated.
 */
 #include <stdint.h>
 #include <stdio.h>
@@ -61,10 +64,67 @@ devcopy(const gnn_instance *m, int b)
 	       (d->kind == GNN_BUF_PARAM || d->kind == GNN_BUF_LOAD || d->kind == GNN_BUF_BIND);
 }
 
+/* n bytes for people: "200 bytes", "1.5 MiB" */
+static const char *
+bytesword(char *buf, size_t len, size_t n)
+{
+	static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB"};
+	double v = (double)n;
+	int u = -1;
+
+	if (n < 1024) {
+		snprintf(buf, len, "%zu bytes", n);
+		return buf;
+	}
+	while (v >= 1024 && u < 3) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%.1f %s", v, unit[u]);
+	return buf;
+}
+
+gnn_status
+gnn_devfail_(const gnn_device *dev, int err, size_t need, const char *who, const char *what)
+{
+	size_t nfree, total;
+	char a[32], b[32], c[32];
+
+	if (err != dev->nomem)
+		return gnn_error(GNN_ERR_CUDA, "%s: %s: %s", who, what, dev->errstr(err));
+	dev->last_error();   /* CUDA keeps it as the last error: the next launch's check must not see it */
+	if (!dev->meminfo || dev->meminfo(&nfree, &total))
+		return need ? gnn_error(GNN_ERR_MEM, "%s: %s: out of device memory: needs %s", who, what,
+		                        bytesword(a, sizeof a, need))
+		            : gnn_error(GNN_ERR_MEM, "%s: %s: out of device memory", who, what);
+	if (!need)
+		return gnn_error(GNN_ERR_MEM, "%s: %s: out of device memory (%s free of %s)", who, what,
+		                 bytesword(b, sizeof b, nfree), bytesword(c, sizeof c, total));
+	return gnn_error(GNN_ERR_MEM, "%s: %s: out of device memory: needs %s, %s free (of %s)", who, what,
+	                 bytesword(a, sizeof a, need), bytesword(b, sizeof b, nfree), bytesword(c, sizeof c, total));
+}
+
 static gnn_status
 deverr(const gnn_instance *m, const char *what, int err)
 {
-	return gnn_error(GNN_ERR_CUDA, "%s: %s: %s", m->prog->name, what, m->prog->dev->errstr(err));
+	return gnn_devfail_(m->prog->dev, err, 0, m->prog->name, what);
+}
+
+/* n bytes of the device's memory at *p, for what */
+static gnn_status
+devmem(const gnn_instance *m, const char *what, void **p, size_t n)
+{
+	int err = m->prog->dev->alloc(p, n);
+
+	return err ? gnn_devfail_(m->prog->dev, err, n, m->prog->name, what) : GNN_OK;
+}
+
+/* the device memory an allocation of n bytes takes: 256-byte units, as
+ * cudaMalloc aligns (and the arena places) */
+static size_t
+units(size_t n)
+{
+	return (n + 255) & ~(size_t)255;
 }
 
 /* zeroed memory through the runtime's allocator (gnn_malloc); n > 0 */
@@ -112,6 +172,18 @@ static void fwdreset(gnn_instance *m);
 static void fwdfree(gnn_instance *m);
 static void graphdrop(gnn_instance *m);
 
+/* forward's arena (destroy, and a bind that needs a larger one) */
+static void
+arenafree(gnn_instance *m)
+{
+	if (m->prog->dev->separate)
+		m->prog->dev->free(m->arena);
+	else
+		gnn_free(m->arena, m->arenasize);
+	m->arena = NULL;
+	m->arenasize = 0;
+}
+
 void
 gnn_prog_destroy(void *mv)
 {
@@ -131,10 +203,7 @@ gnn_prog_destroy(void *mv)
 			p->dev->free(m->b[i]);
 		gnn_free(m->h[i], m->nb[i]);
 	}
-	if (p->dev->separate)
-		p->dev->free(m->arena);
-	else
-		gnn_free(m->arena, m->arenasize);
+	arenafree(m);
 	p->dev->stream_destroy(m->stream);
 	gnn_free(m->sym, arraybytes(p));
 	gnn_free(m, m->size_);
@@ -148,6 +217,7 @@ gnn_prog_create(const gnn_program *p, size_t size, gnn_instance **out)
 	int i, err;
 	size_t k, n;
 	const gnn_buffer *d;
+	gnn_status s;
 
 	if (!out)
 		return gnn_error(GNN_ERR_ARG, "%s_create: out is NULL", p->name);
@@ -191,19 +261,17 @@ gnn_prog_create(const gnn_program *p, size_t size, gnn_instance **out)
 		m->b[i] = m->h[i];
 		if (devcopy(m, i) && n) {
 			m->b[i] = NULL;
-			if ((err = p->dev->alloc(&m->b[i], n)) || (err = p->dev->copy(m->b[i], m->h[i], n, GNN_H2D, m->stream, 0))) {
+			if ((s = devmem(m, "create: the parameters", &m->b[i], n)) != GNN_OK ||
+			    ((err = p->dev->copy(m->b[i], m->h[i], n, GNN_H2D, m->stream, 0)) &&
+			     (s = deverr(m, "create: uploading the parameters", err)) != GNN_OK)) {
 				gnn_prog_destroy(m);
-				return gnn_error(GNN_ERR_CUDA, "%s_create: cannot allocate parameters on the device: %s", p->name,
-				                 p->dev->errstr(err));
+				return s;
 			}
 		}
 	}
-	{
-		gnn_status s = gnn_prog_loadtime_(m);
-		if (s != GNN_OK) {
-			gnn_prog_destroy(m);
-			return s;
-		}
+	if ((s = gnn_prog_loadtime_(m)) != GNN_OK) {
+		gnn_prog_destroy(m);
+		return s;
 	}
 	*out = m;
 	return GNN_OK;
@@ -274,6 +342,18 @@ gnn_prog_unbind_(gnn_instance *m)
 	m->bound = 0;
 }
 
+/* the bytes of the segment plan a SEGPLAN, EDGEPLAN or COUNTS step makes,
+ * whose graph value has n nodes and e edges */
+static size_t
+segbytes(const gnn_instance *m, const gnn_step *st, int64_t n, int64_t e)
+{
+	switch (st->op) {
+	case GNN_STEP_SEGPLAN: return (size_t)(poly(m, st->size) + 1) * sizeof(int64_t) + bufbytes(m, st->in);
+	case GNN_STEP_EDGEPLAN: return (size_t)(n + 1 + e) * sizeof(int64_t);
+	default: n = poly(m, st->size); return (size_t)(n > 0 ? n : 1) * sizeof(int64_t);
+	}
+}
+
 static gnn_status
 segalloc(gnn_instance *m, int i, size_t n)
 {
@@ -314,22 +394,21 @@ hoststep(gnn_instance *m, const gnn_step *st)
 	case GNN_STEP_SEGPLAN:
 		n = poly(m, st->size);
 		k = (int64_t)(m->nb[st->in] / sizeof(int64_t));
-		if ((s = segalloc(m, st->out, (size_t)(n + 1 + k) * sizeof(int64_t))) != GNN_OK)
+		if ((s = segalloc(m, st->out, segbytes(m, st, 0, 0))) != GNN_OK)
 			return s;
 		return gnn_segment_plan((const int64_t *)m->h[st->in], k, n, (int64_t *)m->hseg[st->out],
 		                        (int64_t *)m->hseg[st->out] + n + 1);
 	case GNN_STEP_EDGEPLAN:
 		n = gnn_graph_num_nodes(g);
 		k = gnn_graph_num_edges(g);
-		if ((s = segalloc(m, st->out, (size_t)(n + 1 + k) * sizeof(int64_t))) != GNN_OK)
+		if ((s = segalloc(m, st->out, segbytes(m, st, n, k))) != GNN_OK)
 			return s;
 		memcpy(m->hseg[st->out], gnn_graph_rowptr(g), (size_t)(n + 1) * sizeof(int64_t));
 		if (k)
 			memcpy((int64_t *)m->hseg[st->out] + n + 1, gnn_graph_perm(g), (size_t)k * sizeof(int64_t));
 		return GNN_OK;
 	case GNN_STEP_COUNTS:
-		n = poly(m, st->size);
-		return segalloc(m, st->out, (size_t)(n > 0 ? n : 1) * sizeof(int64_t));
+		return segalloc(m, st->out, segbytes(m, st, 0, 0));
 	case GNN_STEP_SPLITPLAN: {
 		const int64_t *seg = (const int64_t *)m->hseg[st->in];
 		int64_t *plan;
@@ -444,12 +523,12 @@ dgraph(gnn_instance *m, int i, gnn_dgraph **out)
 static gnn_status
 devbuf(gnn_instance *m, int b)
 {
-	int err;
+	gnn_status s;
 
 	m->nb[b] = bufbytes(m, b);
-	if (m->nb[b] && (err = m->prog->dev->alloc(&m->b[b], m->nb[b]))) {
+	if (m->nb[b] && (s = devmem(m, "bind: a graph tensor", &m->b[b], m->nb[b])) != GNN_OK) {
 		m->nb[b] = 0;
-		return deverr(m, "bind: out of device memory", err);
+		return s;
 	}
 	return GNN_OK;
 }
@@ -457,10 +536,10 @@ devbuf(gnn_instance *m, int b)
 static gnn_status
 devseg(gnn_instance *m, int i, size_t n)
 {
-	int err;
+	gnn_status s;
 
-	if ((err = m->prog->dev->alloc(&m->seg[i], n)))
-		return deverr(m, "bind: out of device memory", err);
+	if ((s = devmem(m, "bind: a segment plan", &m->seg[i], n)) != GNN_OK)
+		return s;
 	m->segnb[i] = n;
 	segown(m)[i] = SegDev;
 	return GNN_OK;
@@ -507,7 +586,7 @@ devstep(gnn_instance *m, const gnn_step *st)
 	case GNN_STEP_SEGPLAN:
 		n = poly(m, st->size);
 		k = (int64_t)(m->nb[st->in] / sizeof(int64_t));
-		if ((s = devseg(m, st->out, (size_t)(n + 1 + k) * sizeof(int64_t))) != GNN_OK)
+		if ((s = devseg(m, st->out, segbytes(m, st, 0, 0))) != GNN_OK)
 			return s;
 		if ((err = db->segplan((int64_t *)m->seg[st->out], (const int64_t *)m->b[st->in], k, n, &bad, &badval, m->stream)))
 			return deverr(m, "bind: segment plan", err);
@@ -516,15 +595,14 @@ devstep(gnn_instance *m, const gnn_step *st)
 			                 (long long)badval, (long long)n);
 		return GNN_OK;
 	case GNN_STEP_EDGEPLAN:
-		if ((s = devseg(m, st->out, (size_t)(g->n + 1 + g->e) * sizeof(int64_t))) != GNN_OK)
+		if ((s = devseg(m, st->out, segbytes(m, st, g->n, g->e))) != GNN_OK)
 			return s;
 		if ((err = db->csr(g, m->stream)) ||
 		    (err = p->dev->copy(m->seg[st->out], g->csr, m->segnb[st->out], GNN_ANY, m->stream, 1)))
 			return deverr(m, "bind: the graph's CSR", err);
 		return GNN_OK;
 	case GNN_STEP_COUNTS:
-		n = poly(m, st->size);
-		return devseg(m, st->out, (size_t)(n > 0 ? n : 1) * sizeof(int64_t));
+		return devseg(m, st->out, segbytes(m, st, 0, 0));
 	case GNN_STEP_SPLITPLAN: {
 		/* built on the device from the segment plan's rowptr; the host
 		 * keeps the header, which the launches' sizes come from */
@@ -586,21 +664,27 @@ place(size_t *off, size_t n)
 {
 	size_t at = *off;
 
-	*off += (n + 255) & ~(size_t)255;
+	*off += units(n);
 	return at;
 }
 
-static gnn_status
-layout(gnn_instance *m)
+/* the bytes of arenaplan's at[] */
+static size_t
+atbytes(const gnn_program *p)
+{
+	return ((size_t)(p->nbuf + p->nseg + p->ninput + p->noutput) + 1) * sizeof(size_t);
+}
+
+/* the arena's size, and in at[] the offsets in it of the buffers, the
+ * segment plans, the inputs' and the outputs' staging */
+static size_t
+arenaplan(gnn_instance *m, size_t *at)
 {
 	const gnn_program *p = m->prog;
 	const gnn_device *dev = p->dev;
-	size_t off = 0, *at, nat;
-	int i, err = 0;
+	size_t off = 0;
+	int i;
 
-	nat = ((size_t)(p->nbuf + p->nseg + p->ninput + p->noutput) + 1) * sizeof *at;
-	if (!(at = (size_t *)zalloc(nat)))
-		return gnn_error(GNN_ERR_MEM, "%s_bind: out of memory", p->name);
 	for (i = 0; i < p->nbuf; i++)
 		if ((p->buf[i].kind == GNN_BUF_FWD && p->buf[i].share < 0) ||
 		    (dev->separate && !m->dg && p->buf[i].kind == GNN_BUF_BIND && devcopy(m, i)))
@@ -614,20 +698,29 @@ layout(gnn_instance *m)
 		for (i = 0; i < p->noutput; i++)
 			at[p->nbuf + p->nseg + p->ninput + i] = place(&off, bufbytes(m, p->output[i]));
 	}
-	if (off == 0)   /* never an empty arena: offsets become pointers into it */
-		off = 256;
+	return off ? off : 256;   /* never an empty arena: offsets become pointers into it */
+}
+
+static gnn_status
+layout(gnn_instance *m)
+{
+	const gnn_program *p = m->prog;
+	const gnn_device *dev = p->dev;
+	size_t off, *at, nat = atbytes(p);
+	gnn_status s;
+	int i, err = 0;
+
+	if (!(at = (size_t *)zalloc(nat)))
+		return gnn_error(GNN_ERR_MEM, "%s_bind: out of memory", p->name);
+	off = arenaplan(m, at);
 	if (off > m->arenasize) {
-		if (dev->separate)
-			dev->free(m->arena);
-		else
-			gnn_free(m->arena, m->arenasize);
-		m->arena = NULL;
-		m->arenasize = 0;
-		if (dev->separate ? (err = dev->alloc((void **)&m->arena, off)) != 0 : !(m->arena = (unsigned char *)gnn_malloc(off))) {
+		arenafree(m);
+		if (dev->separate && (s = devmem(m, "bind: forward's arena", (void **)&m->arena, off)) != GNN_OK) {
 			gnn_free(at, nat);
-			if (dev->separate)
-				return gnn_error(GNN_ERR_CUDA, "%s_bind: cannot allocate %zu bytes on the device: %s", p->name, off,
-				                 dev->errstr(err));
+			return s;
+		}
+		if (!dev->separate && !(m->arena = (unsigned char *)gnn_malloc(off))) {
+			gnn_free(at, nat);
 			return gnn_error(GNN_ERR_MEM, "%s_bind: cannot allocate %zu bytes", p->name, off);
 		}
 		m->arenasize = off;
@@ -662,6 +755,115 @@ layout(gnn_instance *m)
 		m->stage[i] = m->arena + at[p->nbuf + p->nseg + i];
 	gnn_free(at, nat);
 	return GNN_OK;
+}
+
+/*
+** The device memory bind will hold, from the step table under the bound
+** graph's sizes (a derived graph's edges follow from the self loops of
+** the one it comes from): where bind works on the device (dg), the graph
+** values' edge indexes and weights, the CSRs that edge plans copy, the
+** graph tensors and the segment plans; the segment plans forward reads
+** where bind works on the host; and the arena (arenaplan), where forward's
+** values, its staging and the host's bind-time values live.  Not
+** counted: split plans and their scratch, whose sizes come out of the
+** work, and the device's scratch while a step runs; their failures are
+** caught where they happen.  ge: 3 * ngraph scratch slots.
+*/
+/* a graph value of e edges bind makes on the device: its edge index and
+ * weights (w) */
+static size_t
+graphbytes(const gnn_instance *m, int64_t e, int w)
+{
+	return m->dg ? units((size_t)e * 2 * sizeof(int64_t)) + (w ? units((size_t)e * sizeof(float)) : 0) : 0;
+}
+
+static size_t
+bindneed(gnn_instance *m, int64_t *ge)
+{
+	const gnn_program *p = m->prog;
+	const gnn_step *st;
+	int64_t n = gnn_graph_num_nodes(m->g[0]), *loops = ge + p->ngraph, *csr = loops + p->ngraph;
+	int w = gnn_graph_weight(m->g[0]) != NULL, i;
+	size_t need = 0;
+
+	ge[0] = gnn_graph_num_edges(m->g[0]);
+	loops[0] = gnn_graph_loops_(m->g[0]);
+	need += graphbytes(m, ge[0], w);
+	for (i = 0; i < p->nstep; i++) {
+		st = &p->step[i];
+		switch (st->op) {
+		case GNN_STEP_ADD_SELF_LOOPS:
+			ge[st->out] = ge[st->in] + n;
+			loops[st->out] = loops[st->in] + n;
+			need += graphbytes(m, ge[st->out], w);
+			break;
+		case GNN_STEP_REMOVE_SELF_LOOPS:
+			ge[st->out] = ge[st->in] - loops[st->in];
+			loops[st->out] = 0;
+			need += graphbytes(m, ge[st->out], w);
+			break;
+		case GNN_STEP_ADD_REMAINING_SELF_LOOPS:
+			ge[st->out] = ge[st->in] - loops[st->in] + n;
+			loops[st->out] = n;
+			need += graphbytes(m, ge[st->out], w);
+			break;
+		case GNN_STEP_DERIVE:
+			m->sym[st->arg] = ge[st->in] - poly(m, st->size);
+			break;
+		case GNN_STEP_EDGEPLAN:
+			if (m->dg && !csr[st->in]++)
+				need += units(segbytes(m, st, n, ge[st->in]));
+			/* fall through */
+		case GNN_STEP_SEGPLAN:
+		case GNN_STEP_COUNTS:
+			if (m->dg || p->segdev[st->out])
+				need += units(segbytes(m, st, n, st->op == GNN_STEP_EDGEPLAN ? ge[st->in] : 0));
+			break;
+		case GNN_STEP_SPLITPLAN:
+		case GNN_STEP_SPLITBUF:
+			break;
+		default:   /* a graph tensor */
+			if (m->dg)
+				need += units(bufbytes(m, st->out));
+			break;
+		}
+	}
+	return need;
+}
+
+/* Before bind allocates: is there room for what it will hold?  A graph
+ * that does not fit fails here, with what it needs and what is free. */
+static gnn_status
+roomcheck(gnn_instance *m)
+{
+	const gnn_program *p = m->prog;
+	const gnn_device *dev = p->dev;
+	size_t need, nfree, total, nge = 3 * (size_t)p->ngraph * sizeof(int64_t), nat = atbytes(p), *at, arena;
+	int64_t *ge;
+	char what[96];
+
+	if (!dev->separate || !dev->meminfo)
+		return GNN_OK;
+	ge = (int64_t *)zalloc(nge);
+	at = (size_t *)zalloc(nat);
+	if (!ge || !at) {
+		gnn_free(ge, nge);
+		gnn_free(at, nat);
+		return gnn_error(GNN_ERR_MEM, "%s_bind: out of memory", p->name);
+	}
+	need = bindneed(m, ge);
+	arena = arenaplan(m, at);
+	gnn_free(ge, nge);
+	gnn_free(at, nat);
+	if (arena > m->arenasize) {   /* layout would free the old one first */
+		arenafree(m);
+		need += units(arena);
+	}
+	if (dev->meminfo(&nfree, &total) || need <= nfree)
+		return GNN_OK;
+	snprintf(what, sizeof what, "bind (a graph of %lld nodes and %lld edges)", (long long)gnn_graph_num_nodes(m->g[0]),
+	         (long long)gnn_graph_num_edges(m->g[0]));
+	return gnn_devfail_(dev, dev->nomem, need, p->name, what);
 }
 
 gnn_status
@@ -704,6 +906,10 @@ gnn_prog_bind(void *mv, gnn_graph *graph)
 			return gnn_error(GNN_ERR_CUDA, "%s_bind: this runtime's %s device cannot bind on the device", p->name,
 			                 p->dev->name);
 		}
+	if ((s = roomcheck(m)) != GNN_OK) {
+		gnn_prog_unbind_(m);
+		return s;
+	}
 	for (i = 0; i < p->nstep; i++)
 		if ((s = step(m, &p->step[i])) != GNN_OK) {
 			gnn_prog_unbind_(m);

@@ -130,6 +130,10 @@ trainer(gnn_instance *m, const gnn_train_prog *tp, struct gnn_trainer **out)
 		goto fail;
 	}
 	memset(t->outs, 0, ((size_t)sp->noutput + 1) * sizeof *t->outs);
+	/* what the step's instance owns, for gnn_trainer_free_ to give back
+	 * whatever fails below */
+	for (i = 0; i < sp->nparam; i++)
+		t->own[i] = t->ti->b[sp->param[i]];
 	/* every trained parameter (and updated buffer) on the device: forward
 	 * may read only what load made of it (a transposed weight) */
 	if (!(t->mine = (void **)gnn_realloc(NULL, 0, ((size_t)p->nparam + 1) * sizeof *t->mine))) {
@@ -141,17 +145,18 @@ trainer(gnn_instance *m, const gnn_train_prog *tp, struct gnn_trainer **out)
 		int b = p->param[i];
 		if (!dev->separate || m->b[b] != m->h[b] || !m->nb[b])
 			continue;
-		if ((err = dev->alloc(&t->mine[i], m->nb[b])) ||
-		    (err = dev->copy(t->mine[i], m->h[b], m->nb[b], GNN_H2D, m->stream, 0))) {
-			s = gnn_error(GNN_ERR_CUDA, "%s_train_step: cannot copy the weights to the device: %s", p->name,
-			              dev->errstr(err));
+		if ((err = dev->alloc(&t->mine[i], m->nb[b]))) {
+			s = gnn_devfail_(dev, err, m->nb[b], p->name, "train_step: the weights' device copies");
+			goto fail;
+		}
+		if ((err = dev->copy(t->mine[i], m->h[b], m->nb[b], GNN_H2D, m->stream, 0))) {
+			s = gnn_devfail_(dev, err, 0, p->name, "train_step: copying the weights to the device");
 			goto fail;
 		}
 		m->b[b] = t->mine[i];
 	}
 	/* the step reads the model's parameters where the model keeps them */
 	for (i = 0; i < sp->nparam; i++) {
-		t->own[i] = t->ti->b[sp->param[i]];
 		if ((j = findparam(p, sp->params[i].name)) < 0) {
 			s = gnn_error(GNN_ERR_STATE, "%s_train_step: the step's parameter '%s' is not the model's",
 			              p->name, sp->params[i].name);
@@ -165,12 +170,12 @@ trainer(gnn_instance *m, const gnn_train_prog *tp, struct gnn_trainer **out)
 		t->outbytes[i] = i == 0 ? sizeof(float) : infobytes(i <= tp->nparam ? &p->params[tp->param[i - 1]]
 		                                                  : &p->params[tp->update[i - 1 - tp->nparam]]);
 		if (t->outbytes[i] && (err = dev->alloc(&t->outs[i], t->outbytes[i]))) {
-			s = gnn_error(GNN_ERR_CUDA, "%s_train_step: cannot allocate the gradients: %s", p->name, dev->errstr(err));
+			s = gnn_devfail_(dev, err, t->outbytes[i], p->name, "train_step: the gradients");
 			goto fail;
 		}
 	}
 	if ((err = dev->alloc((void **)&t->key, 2 * sizeof(int64_t)))) {
-		s = gnn_error(GNN_ERR_CUDA, "%s_train_step: cannot allocate the key: %s", p->name, dev->errstr(err));
+		s = gnn_devfail_(dev, err, 2 * sizeof(int64_t), p->name, "train_step: the dropout key");
 		goto fail;
 	}
 fail:
@@ -411,8 +416,7 @@ gnn_prog_to_device(void *mv, const void *src, size_t n, void **out)
 	dev = m->prog->dev;
 	*out = NULL;
 	if ((err = dev->alloc(out, n ? n : 1)))
-		return gnn_error(GNN_ERR_CUDA, "%s: cannot allocate %zu bytes on the device: %s", m->prog->name, n,
-		                 dev->errstr(err));
+		return gnn_devfail_(dev, err, n ? n : 1, m->prog->name, "to_device");
 	if (n && (err = dev->copy(*out, src, n, GNN_H2D, m->stream, 0))) {
 		dev->free(*out);
 		*out = NULL;

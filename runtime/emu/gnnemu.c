@@ -320,7 +320,27 @@ static struct {
 	size_t lo, openhi;        /* while open: [lo, openhi) is RW */
 	struct rec *recs;
 	size_t nrec, cap;
+	/* accounting, in allocation units (ALIGN-rounded sizes): what is
+	 * live, the most that was at once, the cudaMalloc calls made */
+	size_t inuse, peak, nlive;
+	unsigned long long nmalloc;
+	size_t cap_bytes;         /* GNNEMU_MEM_CAP / gnnemu_set_mem_cap: 0 none */
+	unsigned long long fail_at;   /* the cudaMalloc call (nmalloc) that fails, 0 none */
 } H;
+
+/* the bytes an allocation of n counts for against the cap */
+static size_t
+units(size_t n)
+{
+	return (n + ALIGN - 1) / ALIGN * ALIGN;
+}
+
+/* the device memory there is: the cap, or the whole heap */
+static size_t
+mem_total(void)
+{
+	return H.cap_bytes && H.cap_bytes < H.size ? H.cap_bytes : H.size;
+}
 
 static void install_segv(void);
 
@@ -378,6 +398,8 @@ heap_init(void)
 	H.base = m;
 	H.size = want;
 	H.top = REDZONE;   /* a redzone before the first allocation */
+	H.cap_bytes = parse_size(getenv("GNNEMU_MEM_CAP"), 0);
+	H.fail_at = parse_size(getenv("GNNEMU_MALLOC_FAIL"), 0);
 	install_segv();
 }
 
@@ -498,7 +520,7 @@ size_t
 gnnemu_device_memory(void)
 {
 	heap_init();
-	return H.size;
+	return mem_total();
 }
 
 /* Space for span bytes: the top of the heap, else (quarantine exhausted) a
@@ -568,14 +590,18 @@ gnnemu_malloc(void **p, size_t n)
 		return set_error(E_CAPTURE_UNSUPPORTED);
 	if (n == 0)
 		return 0;
-	if (n > H.size)
+	if (++H.nmalloc == H.fail_at || n > H.size || H.inuse > mem_total() || units(n) > mem_total() - H.inuse)
 		return set_error(E_MEMORY);
-	span = (n + ALIGN - 1) / ALIGN * ALIGN + REDZONE;
+	span = units(n) + REDZONE;
 	r = heap_carve(span);
 	if (!r)
 		return set_error(E_MEMORY);
 	r->size = n;
 	r->live = 1;
+	H.inuse += units(n);
+	H.nlive++;
+	if (H.inuse > H.peak)
+		H.peak = H.inuse;
 	b = H.base + r->off;
 	range_protect(H.base + r->off, r->span, PROT_READ | PROT_WRITE);
 	if (have_asan) {
@@ -626,6 +652,8 @@ gnnemu_free(void *p)
 	range_protect(H.base + r->off, r->span, PROT_READ | PROT_WRITE);
 	check_redzone(r);
 	r->live = 0;
+	H.inuse -= units(r->size);
+	H.nlive--;
 	if (have_asan)
 		__asan_poison_memory_region(p, r->size);
 	else
@@ -639,10 +667,31 @@ gnnemu_mem_info(size_t *f, size_t *t)
 {
 	heap_init();
 	if (f)
-		*f = H.size - H.top;
+		*f = mem_total() > H.inuse ? mem_total() - H.inuse : 0;
 	if (t)
-		*t = H.size;
+		*t = mem_total();
 	return 0;
+}
+
+void
+gnnemu_set_mem_cap(size_t bytes)
+{
+	heap_init();
+	H.cap_bytes = bytes;
+}
+
+void
+gnnemu_fail_malloc(unsigned long long k)
+{
+	heap_init();
+	H.fail_at = k ? H.nmalloc + k : 0;
+}
+
+void
+gnnemu_reset_peak(void)
+{
+	heap_init();
+	H.peak = H.inuse;
 }
 
 static const char *
@@ -2516,6 +2565,10 @@ gnnemu_get_stats(gnnemu_stats *st)
 {
 	*st = GR.st;
 	st->copies = copies_run;
+	st->mallocs = H.nmalloc;
+	st->live = H.nlive;
+	st->live_bytes = H.inuse;
+	st->peak_bytes = H.peak;
 }
 
 static int

@@ -30,6 +30,11 @@
  *                       when ASan is present); each stack has a guard page
  *   GNNEMU_DEVICE_MEMORY=bytes   size of the device heap (K/M/G
  *                       suffixes; default 16G of reserved address space)
+ *   GNNEMU_MEM_CAP=bytes   the device's memory (K/M/G): cudaMalloc fails
+ *                       past it, cudaMemGetInfo reports it (see
+ *                       gnnemu_set_mem_cap)
+ *   GNNEMU_MALLOC_FAIL=k   the k-th cudaMalloc of the process fails with
+ *                       cudaErrorMemoryAllocation (see gnnemu_fail_malloc)
  *   GNNEMU_INITCHECK=0  do not check copies to the host for
  *                       uninitialized device memory
  *   GNNEMU_WORK=path    append a line per launch in which some thread
@@ -124,8 +129,19 @@ int gnnemu_event_elapsed(float *ms, void *start, void *end);
 int gnnemu_last_error(int reset);
 const char *gnnemu_error_name(int err);
 const char *gnnemu_error_string(int err);
-/* the device heap's size, as totalGlobalMem */
+/* the device's memory, as totalGlobalMem: the cap, or the heap's size */
 size_t gnnemu_device_memory(void);
+/* Out of memory on demand, so that tests reach every allocation's
+ * failure.  The cap (0: none) bounds the bytes of live allocations, each
+ * counted rounded up to 256: a cudaMalloc past it fails with
+ * cudaErrorMemoryAllocation, and cudaMemGetInfo reports total = the cap,
+ * free = the cap less what is live.  gnnemu_fail_malloc(k): the k-th
+ * cudaMalloc from now (of a non-zero size) fails, once (0: none).
+ * gnnemu_reset_peak: gnnemu_stats.peak_bytes starts again from what is
+ * live. */
+void gnnemu_set_mem_cap(size_t bytes);
+void gnnemu_fail_malloc(unsigned long long k);
+void gnnemu_reset_peak(void);
 /* is p inside a live cudaMalloc allocation (or one past its end)? */
 int gnnemu_is_device_pointer(const void *p);
 
@@ -159,11 +175,16 @@ int gnnemu_pointer_type(const void *p);
  * kernels recorded by captures, captures ended with a graph, executable
  * graphs made (instantiated, updated), graph launches, and copies run
  * (cudaMemcpy and cudaMemcpyAsync, replayed ones too).  GNNEMU_STATS=1
- * prints them on stderr when the program ends. */
+ * prints them on stderr when the program ends.  Device memory: cudaMalloc
+ * calls of a non-zero size (failed ones too), the allocations live now,
+ * their bytes and the most bytes live at once (sizes rounded up to 256,
+ * as the cap counts them). */
 typedef struct gnnemu_stats {
 	unsigned long long kernels, replayed, recorded;
 	unsigned long long captures, instantiated, updated, graph_launches;
 	unsigned long long copies;
+	unsigned long long mallocs, live;
+	size_t live_bytes, peak_bytes;
 } gnnemu_stats;
 void gnnemu_get_stats(gnnemu_stats *st);
 
