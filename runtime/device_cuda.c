@@ -154,7 +154,8 @@ cu_arch(void)
 	 * so that a real GPU's tuning cache entries never meet them */
 	return "emu";
 #else
-	static char name[32];
+	/* per thread: threads may ask at once, and of different devices */
+	static _Thread_local char name[32];
 	struct cudaDeviceProp p;
 	int dev;
 

@@ -21,11 +21,24 @@
  * each block so that TSan forgets them between blocks, and TSan fibers
  * (costly to make) are recycled in two rows, each stack only ever used by
  * its own fiber.
+ *
+ * Threads.  CUDA's runtime may be called from several host threads, and
+ * so may the emulator: its state (the heap, the fibers, the block being
+ * run, captures, pinned memory) is one per process, so each host entry
+ * point holds one recursive lock for its whole call (API_LOCK), a launch
+ * its whole grid: kernels of different host threads run one after the
+ * other, as they may on a GPU.  Device-side calls (barriers, collectives,
+ * shared memory) run inside a launch, on its host thread, and take no
+ * lock.  What CUDA keeps per thread is per thread here too: the last
+ * error, the kernel running (a fault in another thread is that thread's),
+ * and a thread-local capture's reach.  Under TSan the lock orders one
+ * thread's calls before the next one's, as a GPU's runtime does.
  */
 #define _GNU_SOURCE
 #include "gnnemu.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -57,6 +70,25 @@ extern void __sanitizer_finish_switch_fiber(void *save, const void **bottom, siz
 #define TSAN_NO_SYNC 1u   /* __tsan_switch_to_fiber_no_sync */
 
 static int have_tsan, have_asan;
+
+/* the lock of every host entry point, released on each of its returns */
+static pthread_mutex_t api_mutex = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+static int
+api_lock(void)
+{
+	pthread_mutex_lock(&api_mutex);
+	return 0;
+}
+
+static void
+api_unlock(int *held)
+{
+	(void)held;
+	pthread_mutex_unlock(&api_mutex);
+}
+
+#define API_LOCK() int api_held_ __attribute__((cleanup(api_unlock), unused)) = api_lock()
 
 /* ---- constants ---- */
 #define POISON 0x7fbadbadu
@@ -153,6 +185,7 @@ config(void)
 void
 gnnemu_set_order(int o, unsigned long long seed)
 {
+	API_LOCK();
 	config();
 	order = o;
 	order_seed = seed;
@@ -161,15 +194,16 @@ gnnemu_set_order(int o, unsigned long long seed)
 void
 gnnemu_set_grid_max(unsigned n)
 {
+	API_LOCK();
 	config();
 	grid_max = n;
 }
 
 /* ---- errors ---- */
 gnnemu_thread *gnnemu_self;
-static const char *cur_kernel;      /* the kernel running, or NULL */
+static _Thread_local const char *cur_kernel;   /* the kernel this thread runs, or NULL */
 static const char *last_kernel;     /* the last kernel launched */
-static int last_error;
+static _Thread_local int last_error;
 
 static void
 die_write(const char *msg)
@@ -513,12 +547,14 @@ live_rec(const void *p)
 int
 gnnemu_is_device_pointer(const void *p)
 {
+	API_LOCK();
 	return live_rec(p) != NULL;
 }
 
 size_t
 gnnemu_device_memory(void)
 {
+	API_LOCK();
 	heap_init();
 	return mem_total();
 }
@@ -578,6 +614,7 @@ heap_carve(size_t span)
 int
 gnnemu_malloc(void **p, size_t n)
 {
+	API_LOCK();
 	size_t span;
 	struct rec *r;
 	unsigned char *b;
@@ -635,6 +672,7 @@ check_redzone(struct rec *r)
 int
 gnnemu_free(void *p)
 {
+	API_LOCK();
 	struct rec *r;
 
 	if (!p)
@@ -665,6 +703,7 @@ gnnemu_free(void *p)
 int
 gnnemu_mem_info(size_t *f, size_t *t)
 {
+	API_LOCK();
 	heap_init();
 	if (f)
 		*f = mem_total() > H.inuse ? mem_total() - H.inuse : 0;
@@ -795,6 +834,7 @@ copy_check(void *dst, const void *src, size_t n, int kind, struct rec **rs)
 int
 gnnemu_memcpy(void *dst, const void *src, size_t n, int kind)
 {
+	API_LOCK();
 	struct rec *rs;
 
 	heap_init();
@@ -819,6 +859,7 @@ gnnemu_memcpy(void *dst, const void *src, size_t n, int kind)
 int
 gnnemu_memset(void *dst, int v, size_t n)
 {
+	API_LOCK();
 	heap_init();
 	if (capture_forbids())
 		return set_error(E_CAPTURE_UNSUPPORTED);
@@ -840,6 +881,7 @@ static int pinned_remove(void *p);
 int
 gnnemu_malloc_host(void **p, size_t n)
 {
+	API_LOCK();
 	if (!p)
 		return set_error(E_INVALID_VALUE);
 	*p = NULL;
@@ -856,6 +898,7 @@ gnnemu_malloc_host(void **p, size_t n)
 int
 gnnemu_free_host(void *p)
 {
+	API_LOCK();
 	if (!p)
 		return 0;
 	if (capture_forbids())
@@ -907,6 +950,7 @@ handle_destroy(void *h, unsigned magic, int nullok)
 int
 gnnemu_stream_create(void **s)
 {
+	API_LOCK();
 	return handle_create(s, STREAM_MAGIC);
 }
 
@@ -915,6 +959,7 @@ static void capture_drop(struct handle *st);
 int
 gnnemu_stream_destroy(void *s)
 {
+	API_LOCK();
 	struct handle *st = s;
 
 	if (st && st->magic == STREAM_MAGIC && st->cap)
@@ -934,18 +979,21 @@ now_ms(void)
 int
 gnnemu_event_create(void **e)
 {
+	API_LOCK();
 	return handle_create(e, EVENT_MAGIC);
 }
 
 int
 gnnemu_event_destroy(void *e)
 {
+	API_LOCK();
 	return handle_destroy(e, EVENT_MAGIC, 0);
 }
 
 int
 gnnemu_event_record(void *e)
 {
+	API_LOCK();
 	struct handle *ev = e;
 
 	if (!ev || ev->magic != EVENT_MAGIC)
@@ -957,6 +1005,7 @@ gnnemu_event_record(void *e)
 int
 gnnemu_event_elapsed(float *ms, void *a, void *b)
 {
+	API_LOCK();
 	struct handle *x = a, *y = b;
 
 	if (!ms || !x || !y || x->magic != EVENT_MAGIC || y->magic != EVENT_MAGIC)
@@ -1832,6 +1881,7 @@ install_segv(void)
 void
 gnnemu_check_arg(const char *name, int index, const void *p)
 {
+	API_LOCK();
 	char buf[160];
 
 	if (!p || live_rec(p))
@@ -2014,6 +2064,7 @@ static unsigned *runq;
 void
 gnnemu_launch(const gnnemu_launch_desc *d)
 {
+	API_LOCK();
 	unsigned long long nb, i, a = 1, c = 0;
 	unsigned n;
 	size_t r;
@@ -2122,10 +2173,10 @@ gnnemu_release(void)
  * cudaGraphLaunch runs its nodes in order through the calls eager work
  * takes, so every check applies again at replay: a pointer argument freed
  * since the capture, a launch over its bounds, a copy range that no
- * longer fits.  One host thread calls the emulator, so a thread-local
- * capture (mode 1) forbids what a global one (0) does: memory allocation
- * and release, synchronous copies and sets, synchronizing; each such call
- * returns cudaErrorStreamCaptureUnsupported and invalidates the capture,
+ * longer fits.  A global capture (mode 0) forbids, in every host thread,
+ * and a thread-local one (1) in the thread that began it: memory
+ * allocation and release, synchronous copies and sets, synchronizing
+ * (other threads' work goes on, as CUDA's); each such call returns cudaErrorStreamCaptureUnsupported and invalidates the capture,
  * whose end then returns cudaErrorStreamCaptureInvalidated and no graph.
  * A relaxed capture (2) forbids only synchronizing with its own stream.
  * Not emulated: events recorded into a capture, graphs launched into one
@@ -2151,6 +2202,7 @@ struct capture {
 	int mode, invalid;         /* invalid: an error ended it, end returns no graph */
 	struct graph *g;
 	struct handle *stream;
+	pthread_t owner;           /* the thread that began it */
 	struct capture *next;
 };
 
@@ -2185,7 +2237,7 @@ capture_forbids(void)
 	if (graph_replaying || GR.inner)
 		return 0;
 	for (c = GR.active; c; c = c->next)
-		if (c->mode != 2) {
+		if (c->mode == 0 || (c->mode == 1 && pthread_equal(c->owner, pthread_self()))) {
 			capture_invalidate(c);
 			hit = 1;
 		}
@@ -2305,6 +2357,7 @@ capture_drop(struct handle *st)
 int
 gnnemu_stream_begin_capture(void *s, int mode)
 {
+	API_LOCK();
 	struct handle *st = s;
 	struct capture *c;
 
@@ -2321,6 +2374,7 @@ gnnemu_stream_begin_capture(void *s, int mode)
 	c->invalid = 0;
 	c->g = graph_new(GRAPH_MAGIC);
 	c->stream = st;
+	c->owner = pthread_self();
 	c->next = GR.active;
 	GR.active = c;
 	st->cap = c;
@@ -2330,6 +2384,7 @@ gnnemu_stream_begin_capture(void *s, int mode)
 int
 gnnemu_stream_end_capture(void *s, void **graph)
 {
+	API_LOCK();
 	struct handle *st = s;
 	struct capture *c = capture_of(s);
 	int invalid;
@@ -2354,6 +2409,7 @@ gnnemu_stream_end_capture(void *s, void **graph)
 int
 gnnemu_stream_is_capturing(void *s, int *status)
 {
+	API_LOCK();
 	struct capture *c = capture_of(s);
 
 	if (!status)
@@ -2375,18 +2431,21 @@ capture_sync(struct capture *c)
 int
 gnnemu_stream_synchronize(void *s)
 {
+	API_LOCK();
 	return capture_sync(capture_of(s));
 }
 
 int
 gnnemu_stream_query(void *s)
 {
+	API_LOCK();
 	return capture_sync(capture_of(s));
 }
 
 int
 gnnemu_device_synchronize(void)
 {
+	API_LOCK();
 	struct capture *c;
 	int err = 0;
 
@@ -2398,6 +2457,7 @@ gnnemu_device_synchronize(void)
 int
 gnnemu_event_record_on(void *e, void *s)
 {
+	API_LOCK();
 	struct capture *c = capture_of(s);
 
 	if (c)
@@ -2408,6 +2468,7 @@ gnnemu_event_record_on(void *e, void *s)
 int
 gnnemu_memcpy_async(void *dst, const void *src, size_t n, int kind, void *s)
 {
+	API_LOCK();
 	struct capture *c = capture_of(s);
 	struct gnode *nd;
 	struct rec *rs;
@@ -2438,6 +2499,7 @@ gnnemu_memcpy_async(void *dst, const void *src, size_t n, int kind, void *s)
 int
 gnnemu_memset_async(void *dst, int v, size_t n, void *s)
 {
+	API_LOCK();
 	struct capture *c = capture_of(s);
 	struct gnode *nd;
 	int err;
@@ -2464,6 +2526,7 @@ gnnemu_memset_async(void *dst, int v, size_t n, void *s)
 int
 gnnemu_graph_instantiate(void **exec, void *graph)
 {
+	API_LOCK();
 	struct graph *g = graph, *x;
 	size_t i;
 
@@ -2483,6 +2546,7 @@ gnnemu_graph_instantiate(void **exec, void *graph)
 int
 gnnemu_graph_exec_update(void *exec, void *graph, int *result)
 {
+	API_LOCK();
 	struct graph *x = exec, *g = graph;
 	size_t i;
 	int r = 0;
@@ -2511,6 +2575,7 @@ gnnemu_graph_exec_update(void *exec, void *graph, int *result)
 int
 gnnemu_graph_launch(void *exec, void *s)
 {
+	API_LOCK();
 	struct graph *x = exec;
 	struct capture *c = capture_of(s);
 	struct gnode *nd;
@@ -2551,18 +2616,21 @@ graph_destroy(void *h, unsigned magic)
 int
 gnnemu_graph_destroy(void *graph)
 {
+	API_LOCK();
 	return graph_destroy(graph, GRAPH_MAGIC);
 }
 
 int
 gnnemu_graph_exec_destroy(void *exec)
 {
+	API_LOCK();
 	return graph_destroy(exec, EXEC_MAGIC);
 }
 
 void
 gnnemu_get_stats(gnnemu_stats *st)
 {
+	API_LOCK();
 	*st = GR.st;
 	st->copies = copies_run;
 	st->mallocs = H.nmalloc;
@@ -2603,6 +2671,7 @@ pinned_remove(void *p)
 int
 gnnemu_pointer_type(const void *p)
 {
+	API_LOCK();
 	size_t i;
 
 	if (live_rec(p))
