@@ -715,6 +715,7 @@ gnnemu_mem_info(size_t *f, size_t *t)
 void
 gnnemu_set_mem_cap(size_t bytes)
 {
+	API_LOCK();
 	heap_init();
 	H.cap_bytes = bytes;
 }
@@ -722,6 +723,7 @@ gnnemu_set_mem_cap(size_t bytes)
 void
 gnnemu_fail_malloc(unsigned long long k)
 {
+	API_LOCK();
 	heap_init();
 	H.fail_at = k ? H.nmalloc + k : 0;
 }
@@ -729,6 +731,7 @@ gnnemu_fail_malloc(unsigned long long k)
 void
 gnnemu_reset_peak(void)
 {
+	API_LOCK();
 	heap_init();
 	H.peak = H.inuse;
 }
