@@ -51,17 +51,27 @@ typedef struct G {
  * fewer parts) */
 enum { KsplitCap = 1 << 22 };
 
-static int64_t
-ksplitscratch(const G *g, int64_t slabs, int smax)
+int64_t
+gemmkscratch(const Sched *s, int64_t K, int64_t P)
 {
-	int64_t most = 0;
+	int64_t most = 0, ntn = (P + s->bn - 1) / s->bn;
 
-	for (int64_t mt = 1; mt * g->ntn < 264; mt++) {
-		int64_t mp = mt * g->bm * g->P, s = gnn_gemm_ksplit(mt * g->ntn, slabs, smax, mp, INT64_MAX);
-		if ((s - 1) * mp > most)
-			most = (s - 1) * mp;
+	for (int64_t mt = 1; mt * ntn < 264; mt++) {
+		int64_t mp = mt * s->bm * P, n = gnn_gemm_ksplit(mt * ntn, K / s->bk, s->ksplit, mp, INT64_MAX);
+		if ((n - 1) * mp > most)
+			most = (n - 1) * mp;
 	}
 	return most < KsplitCap ? most : KsplitCap;
+}
+
+int
+gemmparts(const Sched *s, int64_t M, int64_t K, int64_t P)
+{
+	int64_t tiles = (M + s->bm - 1) / s->bm * ((P + s->bn - 1) / s->bn);
+
+	if (s->ksplit < 2 || K / s->bk < 2)
+		return 1;
+	return gnn_gemm_ksplit(tiles, K / s->bk, s->ksplit, M * P, gemmkscratch(s, K, P));
 }
 
 /*
@@ -265,7 +275,7 @@ emitgemmcuda(E *e, int i, Args *a, Str *call)
 	M = cdim(e, ty(e, in->arg[0]).dim[0]);
 	arg(a, "int64_t M_", "%s", M);
 	if (g.split) {
-		floats = ksplitscratch(&g, slabs, s->ksplit);
+		floats = gemmkscratch(s, g.K, g.P);
 		ws = gemmscratchseg(e, i, floats);
 		arg(a, "float *__restrict__ ws_", "(float *)m->seg[%d]", ws);
 		arg(a, "int64_t tiles_", "gt_");
