@@ -908,9 +908,8 @@ rowkernel(C *c, const Kernel *k, const Sched *s)
  * SMs)) waves, the last perhaps partly full; resident blocks an SM are
  * the least of its 32 blocks, 64 warps, 64K registers (a thread's:
  * tm*tn accumulators, tm + tn operands and about 48 of addresses and
- * loop state, 32 more in the split-K form; ptxas reports 95 and 128 for
- * Cora's) and shared memory (228 KB on
- * an H100, 164 KB on an A100; 1 KB of it reserved a block).  Split K
+ * loop state; ptxas reports 95 for Cora's, 96 split) and shared memory
+ * (228 KB on an H100, 164 KB on an A100; 1 KB of it reserved a block).  Split K
  * (ksplit) shortens each block's run of slabs and adds a kernel that sums
  * the parts in order.  Cora's figure: 32 scalar loads of A and 1 float4
  * of B a slab, 4.95 us, plus 16 * 35 clocks: 89 full slabs and a short
@@ -942,8 +941,6 @@ gemmkernel(C *c, Line *ln, const char *kname, const Sched *s, double N, double K
 	int64_t slabs = (int64_t)K / s->bk, per = (slabs + S - 1) / S, sh = (int64_t)K - slabs * s->bk;
 	char sc[96];
 
-	if (s->ksplit > 1 && slabs >= 2)
-		regs += 32;   /* the split form: ptxas's 128 where the plain has 95 */
 	if (regs > 255)
 		regs = 255;
 	if ((r = g->warps / wb) < res)

@@ -311,7 +311,10 @@ emitgemmcuda(E *e, int i, Args *a, Str *call)
 	out(e, "\n");
 	wopen(e->w, "for (int64_t b_ = blockIdx.x; b_ < T_; b_ += gridDim.x)");
 	if (g.split)
-		out(e, "const int64_t tq_ = b_ %% tiles_;\nconst int p_ = (int)(b_ / tiles_);\n");
+		/* a 32-bit division, and none unsplit: a 64-bit one is a call
+		 * (ptxas kept 128 registers a thread so, 96 without); split,
+		 * tiles < 264 and b_ < 264 * 64 */
+		out(e, "const int p_ = s_ > 1 ? (int)((uint32_t)b_ / (uint32_t)tiles_) : 0;\nconst int64_t tq_ = b_ - (int64_t)p_ * tiles_;\n");
 	out(e, "const int64_t m0_ = %s / %d * %d;\nconst int n0_ = (int)(%s %% %d) * %d;\n", g.split ? "tq_" : "b_", g.ntn, g.bm,
 	    g.split ? "tq_" : "b_", g.ntn, g.bn);
 	if (g.tf32)
