@@ -9,9 +9,9 @@
 ** c = ceil(slabs / parts)); and c is as short as the limits allow:
 ** ceil(slabs / n) for n the most parts they admit (two waves' worth of
 ** blocks, 264, at most).  Then for several tilings and shapes and every
-** row count that can split: the parts a launch takes (gemmparts) never
-** write past the scratch gnncc allocates for them (gemmkscratch), also
-** where the 16 MiB cap binds.
+** tile count that can split, its first and last row counts: the parts a
+** launch takes (gemmparts) never write past the scratch gnncc allocates
+** for them (gemmkscratch), also where the 16 MiB cap binds.
 ** Usage: test_ksplit [shared-dir] (the folder is not used)
 */
 #include "rtcheck.h"
@@ -79,7 +79,10 @@ test_scratch(void)
 			s.ksplit = 16;
 			scratch = gemmkscratch(&s, K, P);
 			capped |= scratch == 1 << 22;
-			for (int64_t M = 0; M <= 264 * (int64_t)s.bm; M++) {
+			/* each tile count's first and last row count (its parts are
+			 * the same, the last's output the largest) */
+			for (int64_t q = 0; q <= 2 * 264; q++) {
+				int64_t M = q % 2 ? q / 2 * s.bm + 1 : q / 2 * s.bm;
 				int S = gemmparts(&s, M, K, P);
 				if (((S - 1) * M * P > scratch || S < 1) && bad++ < 5)
 					printf("bm=%d bn=%d bk=%d K=%lld P=%lld M=%lld: %d parts, scratch %lld\n", s.bm, s.bn, s.bk,
