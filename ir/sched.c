@@ -7,7 +7,8 @@
  * so a misspelt field is an error where it is read, never a silent
  * default later.  A schedule never changes what a kernel computes, only
  * how: every legal schedule gives the same result, which the tuner
- * checks and the tests rely on (the same bits, but for gemm: its fused
+ * checks and the tests rely on (the same bits, but for ksplit, whose parts
+ * add in another order than one chain, and gemm: its fused
  * multiply-adds round differently from the loops').  No schedule is the reference schedule
  * (every field at its default), so -O0 and hand-written IR need none.
  *
