@@ -93,6 +93,10 @@ typedef struct CostGpu {
 	int warps;               /* resident warps an SM */
 } CostGpu;
 extern const CostGpu costgpus[];   /* optgpus' order */
+/* gemmcuda.c: a tiled GEMM's split-K scratch (floats) for [., K] @ [K, P]
+ * under s, and the parts its launch takes for M rows (1: unsplit) */
+int64_t gemmkscratch(const Sched *s, int64_t K, int64_t P);
+int gemmparts(const Sched *s, int64_t M, int64_t K, int64_t P);
 /* fn's forward on o->gpu for the graph o->graph: 0, or -1 after a message */
 int reportcost(FILE *f, Mod *m, Fn *fn, const ReportOpts *o);
 /* The same model for choosing schedules (the cuda target's, when the

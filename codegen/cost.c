@@ -217,7 +217,7 @@ typedef struct Walk {
 
 /* one launch of forward */
 typedef struct Line {
-	char name[64], sched[64];
+	char name[64], sched[96];
 	const char *kind;
 	int64_t blocks, tpb, warps;
 	double total, busiest;
@@ -895,6 +895,108 @@ rowkernel(C *c, const Kernel *k, const Sched *s)
 	free(ws);
 }
 
+/*
+ * cuda's tiled GEMM (gemmcuda.c), measured on an H100 at 499 us for
+ * Cora's x[2708, 1433] @ W[1433, 16] under bm=128,bn=16,bk=16,tm=8,tn=4
+ * (22 blocks of 64 threads, 90 slabs): a latency chain, not a
+ * throughput bound.  A block's time is its slabs one after another, each
+ * the staging loads of a thread issued one after another (in the PTX
+ * each sits under its own bounds branch before its shared store: no two
+ * in flight), an L2 round trip each, then the slab's FMAs and shared
+ * loads at a warp's one instruction a clock (more when more warps than
+ * an SM's 4 schedulers share it).  Blocks run ceil(blocks / (resident *
+ * SMs)) waves, the last perhaps partly full; resident blocks an SM are
+ * the least of its 32 blocks, 64 warps, 64K registers (a thread's:
+ * tm*tn accumulators, tm + tn operands and about 48 of addresses and
+ * loop state; ptxas reports 95 for Cora's, 96 split) and shared memory
+ * (228 KB on an H100, 164 KB on an A100; 1 KB of it reserved a block).  Split K
+ * (ksplit) shortens each block's run of slabs and adds a kernel that sums
+ * the parts in order.  Cora's figure: 32 scalar loads of A and 1 float4
+ * of B a slab, 4.95 us, plus 16 * 35 clocks: 89 full slabs and a short
+ * one, 472 us.
+ */
+static const int smemkb[] = {228, 164};
+_Static_assert(sizeof smemkb / sizeof smemkb[0] + 1 == sizeof optgpus / sizeof optgpus[0], "a gpu without its shared memory");
+
+/* a slab of depth d: the staging chain and the FMA issue, in seconds,
+ * with w warps sharing the SM */
+static double
+gemmslab(const C *c, const Sched *s, int64_t K, int64_t P, int d, double w)
+{
+	int nt = s->bm / s->tm * (s->bn / s->tn);
+	double la = ceil((double)s->bm * d / (K % 4 == 0 && s->bk % 4 == 0 ? 4 : 1) / nt);
+	double lb = ceil((double)d * s->bn / (P % 4 == 0 ? 4 : 1) / nt);
+	double issue = (double)d * (s->tm * s->tn + ceil(s->tm / 4.0) + ceil(s->tn / 4.0)) * (w > 4 ? w / 4 : 1);
+
+	return (la + lb) * c->gpu->l2ns * 1e-9 + issue / (c->gpu->ghz * 1e9);
+}
+
+static void
+gemmkernel(C *c, Line *ln, const char *kname, const Sched *s, double N, double K, double P)
+{
+	const CostGpu *g = c->gpu;
+	int nt = s->bm / s->tm * (s->bn / s->tn), wb = nt / 32, S = gemmparts(s, (int64_t)N, (int64_t)K, (int64_t)P);
+	int regs = ((s->tm * s->tn + s->tm + s->tn + 48) + 7) / 8 * 8, res = 32, r;
+	double mt = ceil(N / s->bm), nt2 = ceil(P / s->bn), T = mt * nt2, B = T * S, waves, perblock, w, t, eff;
+	int64_t slabs = (int64_t)K / s->bk, per = (slabs + S - 1) / S, sh = (int64_t)K - slabs * s->bk;
+	char sc[96];
+
+	if (regs > 255)
+		regs = 255;
+	if ((r = g->warps / wb) < res)
+		res = r;
+	if ((r = 65536 / (regs * nt)) < res)
+		res = r;
+	if ((r = smemkb[g - costgpus] * 1024 / (gemmsharedbytes(s) + 1024)) < res)
+		res = r;
+	if (res < 1)
+		res = 1;
+	waves = ceil(B / ((double)res * g->sms));
+	/* warps an SM holds in the full waves */
+	w = (B < (double)res * g->sms ? ceil(B / g->sms) : res) * wb;
+	/* the busiest block: a full part, or the last with the short slab */
+	perblock = (double)per * gemmslab(c, s, (int64_t)K, (int64_t)P, s->bk, w);
+	if (sh) {
+		double last = (double)(slabs - (S - 1) * per) * gemmslab(c, s, (int64_t)K, (int64_t)P, s->bk, w) +
+		              gemmslab(c, s, (int64_t)K, (int64_t)P, (int)sh, w);
+		perblock = fmax(perblock, last);
+	}
+	launchwork(ln, (int64_t)B, nt, 1, false, oneunit, NULL);
+	/* A once per column tile, B once per row tile, from L2; the parts
+	 * write S copies of the output */
+	ln->l2 = 4 * (N * K * nt2 + K * P * mt + S * N * P);
+	timeline(c, ln, 0, false);
+	t = waves * perblock;
+	if (t > ln->t) {
+		ln->t = t;
+		ln->bound = "latency";
+	}
+	/* the FMA pipes at 70% (cuBLAS's) of the register tile's rate, on
+	 * the SMs that have a block */
+	eff = (s->tm * s->tn / 4.0) / (ceil(s->tm / 4.0) + ceil(s->tn / 4.0));
+	t = ln->flops / (g->fp32 * 0.7 * (eff < 1 ? eff : 1)) * (B < g->sms ? g->sms / B : 1);
+	if (t > ln->t) {
+		ln->t = t;
+		ln->bound = "fp32";
+	}
+	snprintf(sc, sizeof sc, "%s", ln->sched);
+	snprintf(ln->sched, sizeof ln->sched, "%.48s, parts=%d, %d blocks/SM, %.0f wave%s", sc, S, res, waves, waves == 1 ? "" : "s");
+	if (S > 1) {
+		/* the parts' sum: a thread an output, S loads from L2 in order */
+		char sfx[48];
+		Line *sum;
+		snprintf(sfx, sizeof sfx, "%.40s_ksum", kname);
+		sum = newline(c, "dense", sfx);   /* ln moves with the lines */
+		snprintf(sum->sched, sizeof sum->sched, "%d parts", S);
+		launchwork(sum, (int64_t)(N * P), 1, 1, true, oneunit, NULL);
+		sum->minb = 4 * 2 * N * P;
+		sum->dram = 4 * (S + 1) * N * P;
+		sum->l2 = sum->dram;
+		sum->flops = (S - 1) * N * P;
+		timeline(c, sum, S * g->l2ns * 1e-9, false);
+	}
+}
+
 static void
 densekernel(C *c, const Kernel *k, const Sched *s)
 {
@@ -907,23 +1009,7 @@ densekernel(C *c, const Kernel *k, const Sched *s)
 	ln->flops = 2 * N * K * P;
 	ln->minb = ln->dram = 4 * (N * K + K * P + N * P);
 	if (s->bm) {
-		/* tiled GEMM: A once per column tile, B once per row tile, from L2 */
-		double mt = ceil(N / s->bm), nt = ceil(P / s->bn);
-		double eff = (s->tm * s->tn / 4.0) / (ceil(s->tm / 4.0) + ceil(s->tn / 4.0));
-		launchwork(ln, (int64_t)(mt * nt), s->bm / s->tm * (s->bn / s->tn), 1, false, oneunit, NULL);
-		ln->l2 = 4 * (N * K * nt + K * P * mt + N * P);
-		/* a block's chain: a slab from L2 per bk of K */
-		timeline(c, ln, ceil(K / s->bk) * c->gpu->l2ns * 1e-9, false);
-		/* the FMA pipes at 70% (cuBLAS's) of the register tile's rate, idle SMs below 2 blocks each */
-		{
-			double t = ln->flops / (c->gpu->fp32 * 0.7 * (eff < 1 ? eff : 1));
-			double blocks = mt * nt, need = 2.0 * c->gpu->sms;
-			t *= blocks < need ? need / blocks : 1;
-			if (t > ln->t) {
-				ln->t = t;
-				ln->bound = "fp32";
-			}
-		}
+		gemmkernel(c, ln, k->name, s, N, K, P);
 		return;
 	}
 	/* one thread per column and tile of rows, no shared memory: a warp's

@@ -319,6 +319,18 @@ splitscratchseg(E *e, int i, int what, int c0, int64_t w)
 	return s;
 }
 
+int
+gemmscratchseg(E *e, int i, int64_t floats)
+{
+	bool made;
+	int s = extraseg(e, 2, i, -1, (int)floats, &made);   /* a size per candidate */
+
+	if (made)
+		sput(&e->host->extrasteps, "\t{GNN_STEP_SCRATCH, %d, -1, %lld, 0, 0},   /* split-K parts of %s */\n", s, (long long)floats,
+		     pf(e, "%%%s", irname(e, e->fn->ins[i].to)));
+	return s;
+}
+
 static int
 bufkind(E *e, Ref v)
 {

@@ -96,6 +96,8 @@ const char *segbytes(E *e, int i);
  * own); made on first use with their bind steps */
 int splitplanseg(E *e, int i, int c0);
 int splitscratchseg(E *e, int i, int what, int c0, int64_t w);
+/* the device scratch of instruction i's split-K GEMM: floats floats */
+int gemmscratchseg(E *e, int i, int64_t floats);
 /* tuning: the candidate forward kernel k runs (an int lvalue) */
 const char *tunesel(E *e, int k);
 /* v's name as a C identifier, unique in its function: the IR name, or

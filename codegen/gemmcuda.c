@@ -16,6 +16,16 @@
  * hence its bits (on one device: nvcc contracts into FMAs, the
  * emulated device's C++ does not).
  *
+ * With ksplit (split K) and output tiles too few to fill the device,
+ * the launch runs each tile as gnn_gemm_ksplit's S parts (the count is
+ * a function of M, so a bound graph always gets the same): block b
+ * takes tile b % tiles and part p = b / tiles, the part's run of full
+ * slabs (the last part also the short slab), and writes its sums to the
+ * output (part 0) or to part p's copy of the output in a scratch
+ * segment; a second kernel adds parts 1 .. S-1 to the output in that
+ * order.  Each output is then S chains added in a fixed order: bitwise
+ * the same on every run, whatever order blocks and threads run in.
+ *
  * With --gpu-math=tf32 the same staging feeds tensor cores: each warp
  * owns tm*tn/4 tiles of 16 x 8 outputs and steps through k eight at a
  * time with GNN_MMA_TF32 (mma.sync m16n8k8 .tf32, FP32 accumulate; the
@@ -23,6 +33,7 @@
  * operands rounded to TF32 by GNN_TF32; a short last slab is padded with
  * zeros to a multiple of 8.
  */
+#include "../runtime/gnnrt.h"
 #include "emit.h"
 
 /* one tiled GEMM: its constants and the names of its operands */
@@ -31,8 +42,37 @@ typedef struct G {
 	const char *O, *A, *B;
 	long long K, P;
 	int bm, bn, bk, tm, tn, nt, lda, ntn;
-	bool tf32, avec, bvec, ovec;
+	bool tf32, avec, bvec, ovec, split;
 } G;
+
+/* the scratch a split-K GEMM may need, in floats, and the most it gets:
+ * the largest (S - 1) * M * P over the tile counts that split (fewer
+ * than 264), at most 4M floats (16 MiB: past it gnn_gemm_ksplit takes
+ * fewer parts) */
+enum { KsplitCap = 1 << 22 };
+
+int64_t
+gemmkscratch(const Sched *s, int64_t K, int64_t P)
+{
+	int64_t most = 0, ntn = (P + s->bn - 1) / s->bn;
+
+	for (int64_t mt = 1; mt * ntn < 264; mt++) {
+		int64_t mp = mt * s->bm * P, n = gnn_gemm_ksplit(mt * ntn, K / s->bk, s->ksplit, mp, INT64_MAX);
+		if ((n - 1) * mp > most)
+			most = (n - 1) * mp;
+	}
+	return most < KsplitCap ? most : KsplitCap;
+}
+
+int
+gemmparts(const Sched *s, int64_t M, int64_t K, int64_t P)
+{
+	int64_t tiles = (M + s->bm - 1) / s->bm * ((P + s->bn - 1) / s->bn);
+
+	if (s->ksplit < 2 || K / s->bk < 2)
+		return 1;
+	return gnn_gemm_ksplit(tiles, K / s->bk, s->ksplit, M * P, gemmkscratch(s, K, P));
+}
 
 /*
  * Load rows [0, depth) of the slab at k0_ into shared memory: A's bm
@@ -161,7 +201,10 @@ static void
 store(G *g)
 {
 	E *e = g->e;
+	const char *O = g->split ? "o_" : g->O;
 
+	if (g->split)
+		out(e, "float *const o_ = p_ ? ws_ + (int64_t)(p_ - 1) * M_ * %lld : %s;\n\n", g->P, g->O);
 	if (g->tf32) {
 		/* lane (g_, t_) holds rows g_ and g_ + 8, columns 2 t_ and 2 t_ + 1 */
 		out(e, "for (int j_ = 0; j_ < %d; j_++) {\n", g->tm * g->tn / 4);
@@ -169,7 +212,7 @@ store(G *g)
 		out(e, "\tconst int64_t m_ = m0_ + q_ / %d * 16 + g_;\n\tconst int n_ = n0_ + q_ %% %d * 8 + 2 * t_;\n", g->bn / 8, g->bn / 8);
 		out(e, "\tfor (int h_ = 0; h_ < 4; h_++)\n");
 		out(e, "\t\tif (m_ + h_ / 2 * 8 < M_ && n_ + h_ %% 2 < %lld)\n", g->P);
-		out(e, "\t\t\t%s[(m_ + h_ / 2 * 8) * %lld + n_ + h_ %% 2] = acc_[j_][h_];\n}\n", g->O, g->P);
+		out(e, "\t\t\t%s[(m_ + h_ / 2 * 8) * %lld + n_ + h_ %% 2] = acc_[j_][h_];\n}\n", O, g->P);
 		return;
 	}
 	out(e, "for (int i_ = 0; i_ < %d; i_++) {\n", g->tm);
@@ -179,10 +222,24 @@ store(G *g)
 		/* P % 4 == 0 and tn % 4 == 0: a vector is all in or all out */
 		out(e, "\tif (ov_) {\n\t\tfor (int j_ = 0; j_ < %d && n_ + j_ < %lld; j_ += 4)\n", g->tn, g->P);
 		out(e, "\t\t\t*(float4 *)&%s[m_ * %lld + n_ + j_] = make_float4(acc_[i_][j_], acc_[i_][j_ + 1], acc_[i_][j_ + 2], acc_[i_][j_ + 3]);\n",
-		    g->O, g->P);
+		    O, g->P);
 		out(e, "\t\tcontinue;\n\t}\n");
 	}
-	out(e, "\tfor (int j_ = 0; j_ < %d && n_ + j_ < %lld; j_++)\n\t\t%s[m_ * %lld + n_ + j_] = acc_[i_][j_];\n}\n", g->tn, g->P, g->O, g->P);
+	out(e, "\tfor (int j_ = 0; j_ < %d && n_ + j_ < %lld; j_++)\n\t\t%s[m_ * %lld + n_ + j_] = acc_[i_][j_];\n}\n", g->tn, g->P, O, g->P);
+}
+
+/* the split-K parts' sum: the output (part 0) plus parts 1 .. s_-1 of
+ * the scratch, in that order */
+static void
+ksum(E *e)
+{
+	out(e, "\n/* a split-K GEMM's parts, added in part order */\n");
+	out(e, "GNN_DKERNEL(" KNAME "_ksum)(GNN_DRANGE int64_t T_, float *__restrict__ o_, const float *__restrict__ ws_, int s_)\n");
+	blockopen(e->w);
+	wopen(e->w, "GNN_DLOOP(t_, T_)");
+	out(e, "float v_ = o_[t_];\n\nfor (int p_ = 1; p_ < s_; p_++)\n\tv_ += ws_[(int64_t)(p_ - 1) * T_ + t_];\no_[t_] = v_;\n");
+	wclose(e->w, "");
+	wclose(e->w, "");
 }
 
 void
@@ -191,8 +248,10 @@ emitgemmcuda(E *e, int i, Args *a, Str *call)
 	const Ins *in = &e->fn->ins[i];
 	const Sched *s = &e->sched;
 	G g = {.e = e, .bm = s->bm, .bn = s->bn, .bk = s->bk, .tm = s->tm, .tn = s->tn, .tf32 = e->o->gpumath == GpuMathTF32};
-	long long kfull;
-	int k;
+	long long kfull, slabs;
+	const char *M, *Oval;
+	int k, ws = -1;
+	int64_t floats = 0;
 
 	if (!e->cuda || e->p->phase[in->to] != PhaseForward || ty(e, in->to).dtype != DF32)
 		die("codegen: a tiled GEMM outside cuda's forward");
@@ -204,16 +263,30 @@ emitgemmcuda(E *e, int i, Args *a, Str *call)
 	g.avec = g.K % 4 == 0 && g.bk % 4 == 0;
 	g.bvec = g.P % 4 == 0;
 	g.ovec = !g.tf32 && g.P % 4 == 0 && g.tn % 4 == 0;
-	kfull = g.K / g.bk * g.bk;
+	slabs = g.K / g.bk;
+	kfull = slabs * g.bk;
+	/* a K of one slab has nothing to split */
+	g.split = s->ksplit > 1 && slabs >= 2;
+	k = a->n;
 	g.O = ptrarg(e, a, NULL, in->to, true, true);
+	Oval = a->val[k];
 	g.A = ptrarg(e, a, NULL, in->arg[0], false, true);
 	g.B = ptrarg(e, a, NULL, in->arg[1], false, true);
-	arg(a, "int64_t M_", "%s", cdim(e, ty(e, in->arg[0]).dim[0]));
+	M = cdim(e, ty(e, in->arg[0]).dim[0]);
+	arg(a, "int64_t M_", "%s", M);
+	if (g.split) {
+		floats = gemmkscratch(s, g.K, g.P);
+		ws = gemmscratchseg(e, i, floats);
+		arg(a, "float *__restrict__ ws_", "(float *)m->seg[%d]", ws);
+		arg(a, "int64_t tiles_", "gt_");
+		arg(a, "int s_", "gs_");
+	}
 
 	out(e, "\n/* %%%s = matmul", irname(e, in->to));
 	if (in->loc.file)
 		out(e, " (%s:%d)", in->loc.file, in->loc.line);
-	out(e, ": [M, %lld] @ [%lld, %lld], a tiled GEMM%s */\n", g.K, g.K, g.P, g.tf32 ? " on tensor cores (TF32)" : "");
+	out(e, ": [M, %lld] @ [%lld, %lld], a tiled GEMM%s%s */\n", g.K, g.K, g.P, g.tf32 ? " on tensor cores (TF32)" : "",
+	    g.split ? pf(e, ", K split in up to %d parts", s->ksplit) : "");
 	out(e, "GNN_DKERNEL_LB(" KNAME ", %d)(int64_t T_", g.nt);
 	for (k = 0; k < a->n; k++)
 		out(e, ", %s", a->decl[k]);
@@ -231,10 +304,19 @@ emitgemmcuda(E *e, int i, Args *a, Str *call)
 	if (g.bvec)
 		out(e, "const bool bv_ = ((uintptr_t)%s & 15) == 0;\n", g.B);
 	if (g.ovec)
-		out(e, "const bool ov_ = ((uintptr_t)%s & 15) == 0;\n", g.O);
+		out(e, "const bool ov_ = ((uintptr_t)%s & 15) == 0%s;\n", g.O, g.split ? " && ((uintptr_t)ws_ & 15) == 0" : "");
+	if (g.split)
+		/* each part's run of full slabs: the count's share, rounded up */
+		out(e, "const int64_t kc_ = (%lld + s_ - 1) / s_ * %d;\n", slabs, g.bk);
 	out(e, "\n");
 	wopen(e->w, "for (int64_t b_ = blockIdx.x; b_ < T_; b_ += gridDim.x)");
-	out(e, "const int64_t m0_ = b_ / %d * %d;\nconst int n0_ = (int)(b_ %% %d) * %d;\n", g.ntn, g.bm, g.ntn, g.bn);
+	if (g.split)
+		/* a 32-bit division, and none unsplit: a 64-bit one is a call
+		 * (ptxas kept 128 registers a thread so, 96 without); split,
+		 * tiles < 264 and b_ < 264 * 64 */
+		out(e, "const int p_ = s_ > 1 ? (int)((uint32_t)b_ / (uint32_t)tiles_) : 0;\nconst int64_t tq_ = b_ - (int64_t)p_ * tiles_;\n");
+	out(e, "const int64_t m0_ = %s / %d * %d;\nconst int n0_ = (int)(%s %% %d) * %d;\n", g.split ? "tq_" : "b_", g.ntn, g.bm,
+	    g.split ? "tq_" : "b_", g.ntn, g.bn);
 	if (g.tf32)
 		out(e, "float acc_[%d][4];\n\nfor (int j_ = 0; j_ < %d; j_++)\n\tfor (int h_ = 0; h_ < 4; h_++)\n\t\tacc_[j_][h_] = 0.0f;\n",
 		    g.tm * g.tn / 4, g.tm * g.tn / 4);
@@ -242,13 +324,20 @@ emitgemmcuda(E *e, int i, Args *a, Str *call)
 		out(e, "float acc_[%d][%d];\n\nfor (int i_ = 0; i_ < %d; i_++)\n\tfor (int j_ = 0; j_ < %d; j_++)\n\t\tacc_[i_][j_] = 0.0f;\n",
 		    g.tm, g.tn, g.tm, g.tn);
 	if (kfull) {
-		wopen(e->w, "for (int64_t k0_ = 0; k0_ < %lld; k0_ += %d)", kfull, g.bk);
+		if (g.split)
+			wopen(e->w, "for (int64_t k0_ = p_ * kc_; k0_ < %lld && k0_ < (p_ + 1) * kc_; k0_ += %d)", kfull, g.bk);
+		else
+			wopen(e->w, "for (int64_t k0_ = 0; k0_ < %lld; k0_ += %d)", kfull, g.bk);
 		slab(&g, g.bk);
 		wclose(e->w, "");
 	}
 	if (g.K > kfull) {
-		/* the last, shorter slab: its own constant depth */
-		blockopen(e->w);
+		/* the last, shorter slab: its own constant depth (split: the
+		 * last part's) */
+		if (g.split)
+			wopen(e->w, "if (p_ == s_ - 1)");
+		else
+			blockopen(e->w);
 		out(e, "const int64_t k0_ = %lld;\n\n", kfull);
 		slab(&g, (int)(g.K - kfull));
 		wclose(e->w, "");
@@ -256,9 +345,21 @@ emitgemmcuda(E *e, int i, Args *a, Str *call)
 	store(&g);
 	wclose(e->w, "");
 	wclose(e->w, "");
-	/* one block a tile: (tiles of M) x (tiles of P) */
-	sput(call, "GNN_RLAUNCH(" KNAME ", %d, 1, (%s + %d) / %d * %d", g.nt, a->val[a->n - 1], g.bm - 1, g.bm, g.ntn);
+	if (!g.split) {
+		/* one block a tile: (tiles of M) x (tiles of P) */
+		sput(call, "GNN_RLAUNCH(" KNAME ", %d, 1, (%s + %d) / %d * %d", g.nt, M, g.bm - 1, g.bm, g.ntn);
+		for (k = 0; k < a->n; k++)
+			sput(call, ", %s", a->val[k]);
+		sput(call, ");");
+		return;
+	}
+	ksum(e);
+	/* one block a tile and part, then the parts' sum */
+	sput(call, "{\n\t\tconst int64_t gt_ = (%s + %d) / %d * %d;\n", M, g.bm - 1, g.bm, g.ntn);
+	sput(call, "\t\tconst int gs_ = gnn_gemm_ksplit(gt_, %lld, %d, %s * %lld, %lld);\n\n", slabs, s->ksplit, M, g.P, (long long)floats);
+	sput(call, "\t\tGNN_RLAUNCH(" KNAME ", %d, 1, gt_ * gs_", g.nt);
 	for (k = 0; k < a->n; k++)
 		sput(call, ", %s", a->val[k]);
-	sput(call, ");");
+	sput(call, ");\n\t\tif (gs_ > 1)\n\t\t\tGNN_DLAUNCH(" KNAME "_ksum, %s * %lld, %s, (const float *)m->seg[%d], gs_);\n\t}", M, g.P,
+	     Oval, ws);
 }

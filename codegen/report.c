@@ -114,7 +114,7 @@ reportkernels(R *r)
 	Fn *fn = r->fn;
 	const Ins *in, **locs = emalloc((fn->nins + 1) * sizeof *locs);
 	Kernel *ks;
-	int k, i, n, nloc, nk = listkernels(fn, &ks), nchunk = 0, split;
+	int k, i, n, nloc, nk = listkernels(fn, &ks), nchunk = 0, nksum = 0, split;
 
 	/* a split row kernel launches one chunk kernel per walk before it
 	 * (rowkernel.c); the reduce levels between them depend on the graph */
@@ -122,11 +122,17 @@ reportkernels(R *r)
 		if (r->cuda && ks[k].walks && fn->ins[ks[k].first].hassched &&
 		    fn->ins[ks[k].first].sched.split > 0)
 			nchunk += ks[k].nwalk;
+		else if (r->cuda && ks[k].kind == KernelDense && fn->ins[ks[k].first].hassched &&
+		         fn->ins[ks[k].first].sched.ksplit > 1)
+			nksum++;   /* gemmcuda.c: the parts' sum, run when K is split */
 	free(ks);
 	fprintf(r->f, "kernels: %d per forward", r->nkern);
 	if (nchunk)
 		fprintf(r->f, ", and %d chunk kernel%s for rows longer than the split, with their reduce levels",
 		        nchunk, nchunk == 1 ? "" : "s");
+	if (nksum)
+		fprintf(r->f, ", and %d split-K sum%s for dense transforms of too few rows to fill the device", nksum,
+		        nksum == 1 ? "" : "s");
 	fprintf(r->f, "\n");
 	for (k = 0; k < r->nkern; k++) {
 		fprintf(r->f, "  kernel %d:", k);

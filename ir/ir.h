@@ -237,6 +237,7 @@ int opfromname(const char *s);  /* Oxxx if unknown */
 typedef struct Sched {
 	int lanes, rows, tile, axpy, chunk, gemm, kc, split;
 	int bm, bn, bk, tm, tn;          /* cuda's tiled GEMM (sched.c) */
+	int ksplit;                      /* its K split into at most this many parts */
 } Sched;
 
 typedef struct Ins {

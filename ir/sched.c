@@ -7,7 +7,8 @@
  * so a misspelt field is an error where it is read, never a silent
  * default later.  A schedule never changes what a kernel computes, only
  * how: every legal schedule gives the same result, which the tuner
- * checks and the tests rely on (the same bits, but for gemm: its fused
+ * checks and the tests rely on (the same bits, but for ksplit, whose parts
+ * add in another order than one chain, and gemm: its fused
  * multiply-adds round differently from the loops').  No schedule is the reference schedule
  * (every field at its default), so -O0 and hand-written IR need none.
  *
@@ -31,6 +32,11 @@
  *          bk-deep slabs of A and B in shared memory, each thread a
  *          tm x tn register tile ((bm/tm) * (bn/tn) threads); all five
  *          together, or none (0: the loops of tile)
+ *   ksplit the tiled GEMM's K split into at most this many parts when
+ *          its output tiles are too few to fill the device (cuda):
+ *          each block sums its part's slabs, a second kernel adds the
+ *          parts in order (gnn_gemm_ksplit, runtime/gnnrt.h, takes the
+ *          count from the row count at launch); 0 and 1: one part
  *   split  edge-balanced walks (cuda row kernels): rows longer than a
  *          chunk of at least this many edges are walked in chunks by
  *          kernels of their own and combined in a fixed tree
@@ -59,6 +65,7 @@ static const struct {
 	{"tm", offsetof(Sched, tm), 0, 0, 16},
 	{"tn", offsetof(Sched, tn), 0, 0, 16},
 	{"split", offsetof(Sched, split), 0, 0, 1 << 20},
+	{"ksplit", offsetof(Sched, ksplit), 0, 0, 64},
 };
 enum { NField = sizeof fields / sizeof fields[0] };
 
@@ -206,6 +213,10 @@ schedvalid(const Sched *s, char *err, size_t errlen)
 	}
 	if ((s->bm || s->bn || s->bk || s->tm || s->tn) && gemmtilevalid(s, err, errlen) < 0)
 		return -1;
+	if (s->ksplit && !s->bm) {
+		snprintf(err, errlen, "schedule: ksplit needs the tiled GEMM's bm, bn, bk, tm and tn");
+		return -1;
+	}
 	if (s->lanes & (s->lanes - 1)) {
 		snprintf(err, errlen, "schedule: lanes must be a power of two, not %d", s->lanes);
 		return -1;

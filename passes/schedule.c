@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../runtime/gnnrt.h"
 #include "passes.h"
 
 static int64_t
@@ -365,8 +366,12 @@ add(Sched *out, int n, int max, const Kernel *k, const SchedTarget *st, Sched s)
  * block's columns bn cover P (a multiple of 8, at most 128), or 64 of a
  * wider P; under them a few block heights, slab depths and register
  * tiles that make 64 to 256 threads.  All are legal in both the FP32
- * and the tensor-core form (sched.c's rules).
+ * and the tensor-core form (sched.c's rules).  Each may split K into up
+ * to KSplit parts: where M leaves fewer tiles than two waves, parts of
+ * K's slabs fill the device instead of leaving it idle (gemmcuda.c).
  */
+enum { KSplit = 16 };
+
 static int
 gemmspace(const Kernel *k, const SchedTarget *st, Sched *out, int n, int max)
 {
@@ -386,6 +391,9 @@ gemmspace(const Kernel *k, const SchedTarget *st, Sched *out, int n, int max)
 			g.bk = tiles[a][1];
 			g.tm = tiles[a][2];
 			g.tn = tiles[a][3];
+			/* K split where the tiles are too few (the launch decides
+			 * from M; large M runs unsplit) */
+			g.ksplit = KSplit;
 			if (schedvalid(&g, err, sizeof err) == 0)
 				n = add(out, n, max, k, st, g);
 		}
@@ -399,7 +407,8 @@ gemmspace(const Kernel *k, const SchedTarget *st, Sched *out, int n, int max)
  * tm * tn / 4 cycles of FMAs), or DRAM traffic at about 9 multiply-adds
  * a byte (an H100's FP32 rate over its bandwidth), A read once per
  * column tile, B once per row tile from L2; idle SMs when the grid has
- * fewer than two blocks for each of 132.
+ * fewer than two blocks for each of 132, counting the blocks of split
+ * K's parts (gnn_gemm_ksplit) and then their sum's traffic.
  */
 static double
 gemmcost(const Kernel *k, const GraphStats *gs, const Sched *s)
@@ -408,8 +417,12 @@ gemmcost(const Kernel *k, const GraphStats *gs, const Sched *s)
 	       P = k->width > 0 ? (double)k->width : 1;
 	double mt = ceil(N / s->bm), nt = ceil(P / s->bn), kp = ceil(K / s->bk) * s->bk;
 	double fmas = mt * s->bm * kp * nt * s->bn, eff = (s->tm * s->tn / 4.0) / (ceil(s->tm / 4.0) + ceil(s->tn / 4.0));
-	double bytes = 4 * (N * K * nt + mt * K * P * 0.25 + N * P), t, blocks = mt * nt;
+	double bytes = 4 * (N * K * nt + mt * K * P * 0.25 + N * P), t, blocks = mt * nt, parts = 1;
 
+	if (s->ksplit > 1 && K >= 2 * s->bk)
+		parts = gnn_gemm_ksplit((int64_t)blocks, (int64_t)K / s->bk, s->ksplit, (int64_t)(N * P), INT64_MAX);
+	blocks *= parts;
+	bytes += parts > 1 ? 4 * 2 * parts * N * P : 0;
 	t = fmas / (eff < 1 ? eff : 1);
 	if (bytes * 9 > t)
 		t = bytes * 9;

@@ -428,6 +428,7 @@ enum {
 	GNN_STEP_COUNTS,         /* segment out: poly[size] counters (a serial scatter's) */
 	GNN_STEP_SPLITPLAN,      /* segment out: split plan of segment in's rowptr, c0 = arg */
 	GNN_STEP_SPLITBUF,       /* segment out: scratch of arg floats per item of split plan in */
+	GNN_STEP_SCRATCH,        /* segment out: device scratch of arg floats (a split-K GEMM's parts) */
 };
 typedef struct gnn_step {
 	unsigned char op;
@@ -694,6 +695,32 @@ void gnn_sgemm(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int
                const float *B, int64_t ldb, float *C, int64_t ldc, int64_t kc, int flags);
 void gnn_sgemm_sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
                       const float *B, int64_t ldb, float *C, int64_t ldc, int flags);
+
+/* cuda's split-K tiled GEMM (gnncc's codegen/gemmcuda.c): how many parts
+** K's full slabs are split into, for T output tiles, slabs full slabs, at
+** most smax parts, an output of mp floats and cap floats of scratch for
+** the parts after the first.  Parts enough that the blocks fill two
+** waves of a 132-SM H100 (264), never more than slabs (every part gets
+** a slab: c = ceil(slabs / s) each, the last the rest) nor than the
+** scratch holds.  A function of the shapes and the row count alone, so
+** a bound graph's launches always split alike; the compiler's cost model
+** calls it too. */
+static inline int
+gnn_gemm_ksplit(int64_t T, int64_t slabs, int64_t smax, int64_t mp, int64_t cap)
+{
+	int64_t s = T > 0 ? (264 + T - 1) / T : 1, c;
+
+	if (s > smax)
+		s = smax;
+	if (s > slabs)
+		s = slabs;
+	if (s > 1 && mp > 0 && (s - 1) * mp > cap)
+		s = 1 + cap / mp;
+	if (s < 2)
+		return 1;
+	c = (slabs + s - 1) / s;
+	return (int)((slabs + c - 1) / c);
+}
 
 #ifdef __cplusplus
 }

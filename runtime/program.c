@@ -428,6 +428,10 @@ hoststep(gnn_instance *m, const gnn_step *st)
 			m->segnb[st->out] = sizeof(float);
 		return GNN_OK;
 	}
+	case GNN_STEP_SCRATCH:
+		/* device-only scratch (segdev 2) of a constant size */
+		m->segnb[st->out] = (size_t)(st->arg > 0 ? st->arg : 1) * sizeof(float);
+		return GNN_OK;
 	default:
 		break;
 	}
@@ -617,7 +621,8 @@ devstep(gnn_instance *m, const gnn_step *st)
 		return err ? deverr(m, "bind: split plan", err) : GNN_OK;
 	}
 	case GNN_STEP_SPLITBUF:
-		return hoststep(m, st);   /* sizes from the plan's header */
+	case GNN_STEP_SCRATCH:
+		return hoststep(m, st);   /* sizes from the plan's header, or constant */
 	default:
 		break;
 	}

@@ -2,8 +2,9 @@
 """launches.py SOURCE MODEL: count the kernels the generated forward of
 MODEL launches (MODEL_run's body: each GNN_DLAUNCH/GNN_HLAUNCH/GNN_RLAUNCH, and each
 call of a sequential scatter, MODEL_kN(...) on a line of its own), the
-split rows' chunk kernels (MODEL_gN_cK) apart.
-Prints "launches: N" and "chunk launches: C"."""
+split rows' chunk kernels (MODEL_gN_cK) and the split-K GEMMs' sums
+(MODEL_kN_ksum) apart.
+Prints "launches: N", "chunk launches: C" and "ksum launches: S"."""
 import re
 import sys
 
@@ -19,5 +20,7 @@ for line in open(src):
 calls = [l for l in body
          if re.search(r"GNN_[DHR]LAUNCH\(", l) or re.match(r"\s+%s_k\d+\(" % model, l)]
 chunk = sum(1 for l in calls if re.search(r"\b%s_g\d+_c\d+\b" % model, l))
-print("launches: %d" % (len(calls) - chunk))
+ksum = sum(1 for l in calls if re.search(r"\b%s_k\d+_ksum\b" % model, l))
+print("launches: %d" % (len(calls) - chunk - ksum))
 print("chunk launches: %d" % chunk)
+print("ksum launches: %d" % ksum)
