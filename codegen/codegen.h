@@ -97,6 +97,12 @@ extern const CostGpu costgpus[];   /* optgpus' order */
  * under s, and the parts its launch takes for M rows (1: unsplit) */
 int64_t gemmkscratch(const Sched *s, int64_t K, int64_t P);
 int gemmparts(const Sched *s, int64_t M, int64_t K, int64_t P);
+/* rowkernel.c, for the emitter and the model: how many slices of a row's
+ * edges the L lanes of a cuda row kernel walk side by side (slice q takes
+ * edges q, q + Q, ...) in a walk of op (Oedge_softmax: its statistics;
+ * a scatter) over w columns; 1: the lanes share the columns only.  A
+ * split kernel's plans cut rows at C times the least slices of its walks. */
+int rowslices(int op, int64_t w, int L);
 /* fn's forward on o->gpu for the graph o->graph: 0, or -1 after a message */
 int reportcost(FILE *f, Mod *m, Fn *fn, const ReportOpts *o);
 /* The same model for choosing schedules (the cuda target's, when the

@@ -51,8 +51,7 @@ const CostGpu costgpus[] = {
 };
 _Static_assert(sizeof costgpus / sizeof costgpus[0] + 1 == sizeof optgpus / sizeof optgpus[0], "a gpu without its name");
 
-/* edges a walk has in flight (the segment loop's unroll, read off the PTX) */
-enum { InFlight = 4, Threads = 256, MaxBlocks = 1 << 20 };
+enum { Threads = 256, MaxBlocks = 1 << 20 };
 
 /* ---- the graph: degrees only ---------------------------------------------------- */
 
@@ -204,12 +203,12 @@ enum { WStats, WScatter };
 
 /* a walk over a row's edges, in the order the row kernel makes them */
 typedef struct Walk {
-	int what, seg;
+	int what, seg, op;
 	int64_t w;               /* its accumulator's width (columns) */
 	int64_t sw;              /* a split partial's floats: w, or 2w for a softmax's (max, sum) */
 	double dram, l2;         /* bytes per edge as emitted (DRAM misses, L2 traffic) */
 	double flops;            /* per edge */
-	double lat;              /* one edge's dependent-load chain (s), over InFlight */
+	double lat;              /* one edge's chain of dependent loads (s) */
 	double emin;             /* least bytes per edge: int32 index, edge tensors */
 	int ng;                  /* gathered tables: their bytes and row bytes */
 	double gtb[8], grb[8];
@@ -449,7 +448,7 @@ mkwalk(C *c, int grp, int i, int what)
 {
 	const Ins *in = &c->fn->ins[i];
 	char *seen = emalloc(c->fn->nval + 1);
-	Walk w = {.what = what};
+	Walk w = {.what = what, .op = in->op};
 	Ref g;
 	bool bysrc = false;
 	Dim n;
@@ -471,10 +470,12 @@ mkwalk(C *c, int grp, int i, int what)
 		w.sw = w.w;
 		w.flops += (double)w.w;
 	}
-	/* the permutation's int64 (a sequential run per row), then the loads it leads to */
+	/* the permutation's int64 (a sequential run per row), then the loads
+	 * it leads to: one after another, and a lane's edges too (measured on
+	 * an H100: the walks keep no second edge in flight) */
 	w.l2 += 8;
 	w.dram += 8;
-	w.lat = (c->gpu->l2ns * 1e-9 + w.lat) / InFlight;
+	w.lat = c->gpu->l2ns * 1e-9 + w.lat;
 	free(seen);
 	return w;
 }
@@ -600,14 +601,17 @@ typedef struct RowCtx {
 } RowCtx;
 
 /* lane l's work in a walk of d edges, or of a long row's combined value
- * (loaded): a statistics walk with fewer columns than lanes slices the
- * edges instead (rowkernel.c: lane l takes column l % w and edges
- * l / w, + Q, ... with Q = L / w), every lane reading a loaded value */
+ * (loaded): a walk of Q = rowslices slices has its lanes in slices of P
+ * (rowkernel.c: a statistics walk's P is its width w, lane l taking
+ * column l % w; a scatter's L / Q), slice q = l / P taking the edges q,
+ * q + Q, ...; every lane reads a loaded value */
 static double
 walkunits(const Walk *w, int L, int l, int64_t d, bool loaded)
 {
-	if (w->what == WStats && L > 1 && w->w > 0 && w->w < L) {
-		int64_t Q = L / w->w, q = l / w->w;
+	int64_t Q = rowslices(w->op, w->w, L);
+
+	if (Q > 1) {
+		int64_t q = l / (w->what == WStats ? w->w : L / Q);
 		if (loaded)
 			return 1;
 		return q < Q && d > q ? (double)((d - q + Q - 1) / Q) : 0;
@@ -789,11 +793,29 @@ rowflops(C *c, const Kernel *k)
 
 /* L1 wavefronts of a walk's edge under L lanes: the permutation and
  * index, then ceil(w / L) loads a lane, each a wavefront per row of the
- * warp (a row's L floats are one) */
+ * warp (a row's L floats are one).  A scatter of Q slices of P lanes:
+ * a step's Q permutation entries are one wavefront, its Q indices and
+ * each of the ceil(w / P) loads one per slice */
 static double
 stepwf(const Walk *w, int L)
 {
-	return 2 + ceil((double)w->w / L);
+	int Q = w->what == WScatter ? rowslices(w->op, w->w, L) : 1;
+
+	return 1.0 / Q + 1 + ceil((double)w->w / (L / Q));
+}
+
+/* a split kernel's plans: C lane steps of its walk of fewest slices
+ * (rowkernel.c's splitc0) */
+static int64_t
+splitc0(const Walk *ws, int nw, int L, int64_t split)
+{
+	int q = 0;
+
+	for (int w = 0; w < nw; w++) {
+		int s = rowslices(ws[w].op, ws[w].w, L);
+		q = !q || s < q ? s : q;
+	}
+	return split * (q ? q : 1);
 }
 
 static void
@@ -804,6 +826,7 @@ rowkernel(C *c, const Kernel *k, const Sched *s)
 	bool dl = L == 1 && R == 1, split = s->split > 0 && nw > 0;
 	const int64_t **lix = emalloc((nw + 1) * sizeof *lix);
 	RowCtx x = {.c = c, .w = ws, .nw = nw, .L = L, .lix = lix};
+	int64_t c0 = splitc0(ws, nw, L, s->split);
 	double minb, rowb, lat = 0, T, most = 0;
 	char sc[48], nm[32];
 	Line *ln;
@@ -820,7 +843,7 @@ rowkernel(C *c, const Kernel *k, const Sched *s)
 		lat = c->gpu->l2ns * 1e-9;
 	/* split: each walk's chunk kernel and reduce levels first */
 	for (int w = 0; split && w < nw; w++) {
-		const int64_t *p = splitof(c, ws[w].seg, s->split);
+		const int64_t *p = splitof(c, ws[w].seg, c0);
 		const Seg *sg = &c->seg[ws[w].seg];
 		int64_t n0 = p[GNN_SPLIT_NCHUNK], W = ws[w].w, SW = ws[w].sw, edges = 0;
 		lix[w] = p + p[GNN_SPLIT_LIX];
@@ -862,11 +885,11 @@ rowkernel(C *c, const Kernel *k, const Sched *s)
 	snprintf(nm, sizeof nm, "g%d", k->group);
 	ln = newline(c, "row", nm);
 	snprintf(ln->sched, sizeof ln->sched, "%s", sc);
-	if (split) {
-		const int64_t *p = splitof(c, ws[0].seg, s->split);
+	if (split && splitof(c, ws[0].seg, c0)[GNN_SPLIT_NLONG] > 0) {
+		const int64_t *p = splitof(c, ws[0].seg, c0);
 		x.rwin = p + p[GNN_SPLIT_WINS];
 		launchwork(ln, p[GNN_SPLIT_NWIN], L, R, dl, winunit, &x);
-	} else
+	} else   /* no long rows: a task a row (rowkernel.c: no windows) */
 		launchwork(ln, (int64_t)T, L, R, dl, rowunit, &x);
 	ln->minb = minb;
 	ln->dram = rowb;

@@ -69,7 +69,8 @@ typedef struct R {
 	const char *Tn;          /* the segment plans' row count: T_, or TR_ where T_ counts chunks */
 	Walk *walk;
 	int nwalk;
-	int kstride;             /* > 1: lane slices of a statistics walk, edge q_, q_ + kstride, ... */
+	int kstride;             /* > 1: lane slices of a walk, edge q_, q_ + kstride, ... */
+	int P;                   /* > 0: a sliced scatter's lanes a slice (columns p_, p_ + P, ...) */
 	const char *col;         /* and the column its lane takes (h_), else j_ */
 	const char **alpha;      /* per edge_softmax value: its weight for lane_ % H this edge, shuffled to the columns */
 } R;
@@ -481,7 +482,13 @@ accxfer(R *r, const Walk *w, const char *acc, const char *acc2, int shape, bool 
 	const char *to = store ? far : acc, *from = store ? acc : far;
 	const char *to2 = store ? far2 : acc2, *from2 = store ? acc2 : far2;
 
-	if (acc2 && shape == AccColumn && store && r->kstride > 1)
+	if (shape == AccLanes && r->P > 0) {
+		/* a sliced scatter: every slice holds the sum, the first stores it */
+		wopen(r->e->w, "for (int jj_ = 0; jj_ < %lld; jj_++)", (long long)((w->w + r->P - 1) / r->P));
+		out(r->e, "const int64_t j_ = p_ + (int64_t)jj_ * %d;\n\nif (j_ < %lld%s)\n\t%s = %s;\n", r->P, (long long)w->w,
+		    store ? " && q_ == 0" : "", to, from);
+		wclose(r->e->w, "");
+	} else if (acc2 && shape == AccColumn && store && r->kstride > 1)
 		out(r->e, "if (q_ == 0) {\n\t%s = %s;\n\t%s = %s;\n}\n", to, from, to2, from2);   /* every slice holds it */
 	else if (acc2 && shape == AccColumn)
 		out(r->e, "%s = %s;\n%s = %s;\n", to, from, to2, from2);
@@ -586,13 +593,13 @@ needstats(R *r, Ref v)
 	T = ctype(dt);
 	mx = statname(r, v, "max");
 	sm = statname(r, v, "sum");
-	if (r->lane && r->e->cuda && w > 0 && w < r->L) {   /* a 0-wide value has no statistics to walk */
+	if (r->lane && r->e->cuda && rowslices(Oedge_softmax, w, r->L) > 1) {
 		/* fewer columns (heads) than lanes: lane l takes column
 		 * h_ = l % w and the row's edges q_, q_ + Q, ... (q_ = l / w,
 		 * Q = L / w slices), so every lane walks; the slices' pairs
 		 * then combine in slice order through shuffles among the row's
 		 * lanes, which all end with the row's statistics */
-		int Q = (int)(r->L / w);
+		int Q = rowslices(Oedge_softmax, w, r->L);
 		phaseopen(r);
 		out(r->e, "const int64_t h_ = lane_ %% %lld, q_ = lane_ / %lld;\n", (long long)w, (long long)w);
 		out(r->e, "%s mx_ = 0, sm_ = 0;\n", T);
@@ -694,6 +701,78 @@ alphaprep(R *r, Ref v, char *seen, bool *any)
 		alphaprep(r, in->arg[k], seen, any);
 }
 
+/* the most columns a lane of a scatter's slice takes, and the widest
+ * scatter sliced: a wider row fills the warp's loads by columns, and a
+ * sliced load would fetch it in 32-byte pieces */
+enum { SliceCols = 8, SliceWidest = 64 };
+
+int
+rowslices(int op, int64_t w, int L)
+{
+	int P = 1;
+
+	if (op == Oedge_softmax)   /* a 0-wide value has no statistics to walk */
+		return L > 1 && w > 0 && w < L ? (int)(L / w) : 1;
+	if (L < 2 || (L & (L - 1)) || w <= 0 || w > SliceWidest || (op != Oscatter_sum && op != Oscatter_mean))
+		return 1;
+	while (P < L && (int64_t)P * SliceCols < w)
+		P *= 2;
+	return L / P;
+}
+
+/*
+ * cuda lanes, a narrow sum or mean (rowslices > 1): the row's L lanes
+ * are Q slices of P = L / Q lanes; slice q_ walks the edges q_, q_ + Q,
+ * ... and its lane p_ accumulates the columns p_, p_ + P, ..., so a
+ * lane's chain of dependent loads (permutation, index, row) is a Q-th
+ * of the row's.  The slices' sums then meet in a butterfly of shuffles
+ * (offsets P, 2P, ..., L / 2): a fixed tree, after which every lane of
+ * the row holds the same bits, whatever order the lanes run in.  The
+ * messages' softmax weights are computed per column (the lanes are on
+ * different edges, so they cannot share one by shuffle).
+ */
+static void
+emitsliced(R *r, const Ins *in)
+{
+	Ref v = in->to, m = in->arg[0];
+	int64_t w = width(r, v);
+	int i = r->fn->val[v].def, Q = rowslices(in->op, w, r->L), P = r->L / Q;
+	long long J = (w + P - 1) / P;
+	const char *T = ctype(ty(r->e, v).dtype), *V = rowname(r, v), *seg = segname(r, i);
+
+	phaseopen(r);
+	out(r->e, "const int p_ = lane_ %% %d, q_ = lane_ / %d;\n", P, P);
+	out(r->e, "%s acc_[%lld];\nfor (int jj_ = 0; jj_ < %lld; jj_++)\n\tacc_[jj_] = 0;\n", T, J, J);
+	r->P = P;
+	r->kstride = Q;
+	if (walkopen(r, i, WalkScatter, "acc_[jj_]", NULL, AccLanes)) {
+		segopen(r, i);
+		wopen(r->e->w, "for (int jj_ = 0; jj_ < %lld; jj_++)", J);
+		out(r->e, "const int64_t j_ = p_ + (int64_t)jj_ * %d;\n\nif (j_ >= %lld)\n\tbreak;\n", P, (long long)w);
+		out(r->e, "const %s x_ = %s;\n", T, access(r, m, "j_"));
+		scatterstep(r->e, in, firstedge(r, i), "x_", "acc_[jj_]");
+		wclose(r->e->w, "");
+		segclose(r);
+		out(r->e, "const unsigned gs_ = %s;\n\n", groupmask(r));
+		wopen(r->e->w, "for (int jj_ = 0; jj_ < %lld; jj_++)", J);
+		out(r->e, "for (int o_ = %d; o_ < %d; o_ *= 2)\n\tacc_[jj_] += __shfl_xor_sync(gs_, acc_[jj_], o_, %d);\n", P, r->L, r->L);
+		wclose(r->e->w, "");
+	}
+	walkclose(r, "acc_[jj_]", NULL, AccLanes);
+	r->kstride = 0;
+	r->P = 0;
+	if (!r->stop) {
+		wopen(r->e->w, "for (int jj_ = 0; jj_ < %lld; jj_++)", J);
+		out(r->e, "const int64_t j_ = p_ + (int64_t)jj_ * %d;\n\n", P);
+		wopen(r->e->w, "if (j_ < %lld && q_ == 0)", (long long)w);
+		scatterfinish(r->e, in, pf(r->e, "(%s[r_ + 1] - %s[r_])", seg, seg), "acc_[jj_]");
+		out(r->e, "%s[j_] = acc_[jj_];\n", V);
+		wclose(r->e->w, "");
+		wclose(r->e->w, "");
+	}
+	phaseclose(r);
+}
+
 static void
 emitscatter(R *r, const Ins *in)
 {
@@ -710,6 +789,10 @@ emitscatter(R *r, const Ins *in)
 		/* a chunk kernel of a later walk: no later walk's messages
 		 * read this scatter's row (the split's condition) */
 		r->walkno++;
+		return;
+	}
+	if (r->lane && r->e->cuda && rowslices(in->op, w, r->L) > 1) {
+		emitsliced(r, in);
 		return;
 	}
 	if (r->lane) {
@@ -1064,11 +1147,11 @@ rowloopopen(R *r)
 			/* slot_ walks window w_'s rows; the warp's slots step
 			 * together, as often as its longest window has rows, so
 			 * that every lane meets every __syncwarp */
-			out(e, "const int64_t w_ = base_ + slot_, rlo_ = w_ < T_ ? rw_[w_] : 0, rhi_ = w_ < T_ ? rw_[w_ + 1] : 0;\n"
+			out(e, "const int64_t w_ = base_ + slot_, rlo_ = w_ < T_ ? (rw_ ? rw_[w_] : w_) : 0, rhi_ = w_ < T_ ? (rw_ ? rw_[w_ + 1] : w_ + 1) : 0;\n"
 			       "const int s0_ = (int)(threadIdx.x & ~31u) / %d, s1_ = s0_ + %d < %d ? s0_ + %d : %d;\n"
 			       "int64_t nr_ = 0;\n\n"
 			       "for (int s_ = s0_; s_ < s1_ && base_ + s_ < T_; s_++)\n"
-			       "\tnr_ = rw_[base_ + s_ + 1] - rw_[base_ + s_] > nr_ ? rw_[base_ + s_ + 1] - rw_[base_ + s_] : nr_;\n",
+			       "\tnr_ = !rw_ ? 1 : rw_[base_ + s_ + 1] - rw_[base_ + s_] > nr_ ? rw_[base_ + s_ + 1] - rw_[base_ + s_] : nr_;\n",
 			    r->L, 32 / r->L, R_, 32 / r->L, R_);   /* L <= 32: 32 / L slots a warp */
 			wopen(e->w, "for (int64_t i_ = 0; i_ < nr_; i_++)");
 			out(e, "const int64_t r_ = rlo_ + i_;\nconst bool live_ = r_ < rhi_;\n");
@@ -1082,7 +1165,7 @@ rowloopopen(R *r)
 	}
 	if (rowwindows(r)) {
 		wopen(e->w, "GNN_DLOOP(w_, T_)");
-		wopen(e->w, "for (int64_t r_ = rw_[w_]; r_ < rw_[w_ + 1]; r_++)");
+		wopen(e->w, "for (int64_t r_ = rw_ ? rw_[w_] : w_; r_ < (rw_ ? rw_[w_ + 1] : w_ + 1); r_++)");
 	} else
 		wopen(e->w, "GNN_DLOOP(%s, T_)", t);
 	if (r->chunk >= 0)
@@ -1198,20 +1281,37 @@ emitchunk(R *r, int k)
 	r->stop = false;
 }
 
+/* split: the plans' least chunk, the schedule's C lane steps of the
+ * walk with the fewest slices (a row of C * Q edges is C steps a lane) */
+static int
+splitc0(int split, int nwalk, const Walk *ws, R *r)
+{
+	int q = 0;
+
+	for (int k = 0; k < nwalk; k++) {
+		const Ins *in = &r->fn->ins[ws[k].ins];
+		int s = rowslices(in->op, width(r, in->to), r->e->cuda ? r->L : 1);
+		q = !q || s < q ? s : q;
+	}
+	return split * (q ? q : 1);
+}
+
 /* split: the walks, their segments, and the parameters that reach them */
 static void
 splitsetup(R *r, Dim nodes)
 {
 	E *e = r->e;
-	int k, j, np = 0, *plans;
+	int k, j, np = 0, *plans, c0;
+	const char *h0;
 
 	collectwalks(r);
+	c0 = splitc0(e->sched.split, r->nwalk, r->walk, r);
 	plans = emalloc((r->nwalk + 1) * sizeof *plans);
 	for (k = 0; k < r->nwalk; k++) {
 		Walk *w = &r->walk[k];
 		const char *h;
-		w->plan = splitplanseg(e, w->ins, e->sched.split);
-		w->scratch = splitscratchseg(e, w->ins, w->what, e->sched.split, w->w);
+		w->plan = splitplanseg(e, w->ins, c0);
+		w->scratch = splitscratchseg(e, w->ins, w->what, c0, w->w);
 		h = pf(e, "((const int64_t *)m->hseg[%d])", w->plan);
 		for (j = 0; j < np && plans[j] != w->plan; j++)
 			;
@@ -1230,8 +1330,10 @@ splitsetup(R *r, Dim nodes)
 		if (ctype(ty(e, r->fn->ins[w->ins].to).dtype)[0] != 'f')
 			die("rowkernel: split walk of %s values", ctype(ty(e, r->fn->ins[w->ins].to).dtype));
 	}
-	arg(r->a, "const int64_t *rw_", "(const int64_t *)m->seg[%d] + ((const int64_t *)m->hseg[%d])[GNN_SPLIT_WINS]",
-	    r->walk[0].plan, r->walk[0].plan);
+	/* a graph without long rows: no windows (NULL), a task a row */
+	h0 = pf(e, "((const int64_t *)m->hseg[%d])", r->walk[0].plan);
+	arg(r->a, "const int64_t *rw_", "%s[GNN_SPLIT_NLONG] ? (const int64_t *)m->seg[%d] + %s[GNN_SPLIT_WINS] : NULL", h0,
+	    r->walk[0].plan, h0);
 	arg(r->a, "int64_t TR_", "%s", cdim(e, nodes));
 	r->Tn = "TR_";
 	free(plans);
@@ -1343,7 +1445,9 @@ emitrowkernel(E *e, int grp, Args *a, Str *call)
 			     w->what == WalkStats ? 2 : w->what == WalkScatter && wi->op == Oscatter_max);
 		}
 		sput(call, "\t");
-		rowlaunch(&r, call, KNAME, pf(e, "((const int64_t *)m->hseg[%d])[GNN_SPLIT_NWIN]", r.walk[0].plan));
+		rowlaunch(&r, call, KNAME,
+		          pf(e, "(((const int64_t *)m->hseg[%d])[GNN_SPLIT_NLONG] ? ((const int64_t *)m->hseg[%d])[GNN_SPLIT_NWIN] : %s)",
+		             r.walk[0].plan, r.walk[0].plan, cdim(e, nodes)));
 		sput(call, "\n}");
 	} else
 		rowlaunch(&r, call, KNAME, cdim(e, nodes));
