@@ -257,7 +257,7 @@ emitgemmcuda(E *e, int i, Args *a, Str *call)
 	wclose(e->w, "");
 	wclose(e->w, "");
 	/* one block a tile: (tiles of M) x (tiles of P) */
-	sput(call, "GNN_RLAUNCH(" KNAME ", %d, 1, (%s + %d) / %d * %d", g.nt, a->val[a->n - 1], g.bm - 1, g.bm, g.ntn);
+	sput(call, "GNN_RLAUNCH(" KNAME ", %s, %d, 1, (%s + %d) / %d * %d", launchlit(e, KNAME), g.nt, a->val[a->n - 1], g.bm - 1, g.bm, g.ntn);
 	for (k = 0; k < a->n; k++)
 		sput(call, ", %s", a->val[k]);
 	sput(call, ");");

@@ -36,6 +36,7 @@ struct gnn_device {
 	const struct gnn_devbind *bind;          /* bind's graph work on the device, or NULL */
 	const struct gnn_devfwd *fwd;            /* forward's graphs and staging, or NULL */
 	const struct gnn_devoptim *optim;        /* training's optimizer update, or NULL */
+	const struct gnn_devprof *prof;          /* profiling's timers, or NULL: the host clock */
 };
 
 /*
@@ -128,4 +129,15 @@ typedef struct gnn_devoptim {
 	int (*zero)(void *p, size_t n, void *s);
 } gnn_devoptim;
 
+/*
+** Profiling (profile.c) on a device with a stream of its own: begin
+** records a start on s and makes *tok; end records the stop, waits for
+** it, gives the microseconds between and, on the emulated device, the
+** launch's GNN_WORK counters (warps, total, busiest warp's; -1 each
+** where nothing counted), and frees tok.  NULL where there are none.
+*/
+typedef struct gnn_devprof {
+	int (*begin)(void *s, void **tok);
+	int (*end)(void *s, void *tok, double *us, long long w[3]);
+} gnn_devprof;
 #endif

@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -694,6 +695,52 @@ void gnn_sgemm(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int
                const float *B, int64_t ldb, float *C, int64_t ldc, int64_t kc, int flags);
 void gnn_sgemm_sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
                       const float *B, int64_t ldb, float *C, int64_t ldc, int flags);
+
+/*
+** profile.c: per-launch profiling (docs/cli.md "Profiling").  While it is
+** on, every kernel launch of a compiled model -- load- and bind-time
+** kernels, forward's, a training step's -- is timed and recorded: on a
+** GPU between two CUDA events on the model's stream (the host waits for
+** each launch: the sum is not an unprofiled forward's time), on the cpu
+** target by the wall clock around the kernel's threads, and on the
+** emulated device by the CPU's clock (meaningless as GPU time) with the
+** launch's GNN_WORK counters.  Forward launches directly while it is on
+** (no CUDA Graph replay, which would hide the launches).  Off, a launch
+** costs one test of gnn_prof_on_.  GNN_PROFILE=FILE in the environment,
+** read when the first model is created, turns it on with FILE as the
+** output.  Process-wide, not synchronized: profile one thread's models.
+*/
+typedef struct gnn_launch_record {
+	const char *model;       /* the program's name (GCN, GCN_train) */
+	const char *phase;       /* "load", "bind", "forward" or "train" */
+	const char *kernel;      /* as generated: GCN_k10, GCN_g0, GCN_g0_c0, GCN_split_reduce */
+	const char *schedule;    /* its schedule as --report=schedules names it, "default" */
+	unsigned grid, block, shmem;   /* blocks, threads a block, dynamic shared bytes; on the
+				    * cpu target grid is the launch's task count, block 0 */
+	double us;               /* microseconds (see above) */
+	long long warps, work, busiest;   /* the emulated device's GNN_WORK counters of the
+					   * launch (docs/emulator.md); -1 where nothing counted */
+} gnn_launch_record;
+/* Turns profiling on with no records; each launch's record is also
+** written to path (NULL: none) as a JSON line as it completes (the
+** record's fields by the same names; work fields only where counted). */
+gnn_status gnn_profile_start(const char *path);
+/* Turns it off and closes the file; the records stay until the next start. */
+gnn_status gnn_profile_stop(void);
+size_t gnn_profile_count(void);
+const gnn_launch_record *gnn_profile_record(size_t i);
+/* The records as a table on f (docs/cli.md "Profiling"): one line a
+** launch, then each phase's launches and time per model. */
+gnn_status gnn_profile_print(FILE *f);
+/* What the generated launches call (gnn_prof_on_ tested first): begin
+** returns a handle for end, 0 when the record could not be made. */
+extern int gnn_prof_on_;
+int gnn_prof_begin_(const gnn_device *dev, void *stream, const char *model, const char *kernel,
+                    const char *schedule, unsigned grid, unsigned block, unsigned shmem);
+void gnn_prof_end_(int h);
+/* The phase of the launches that follow ("bind", "load", "train"; NULL:
+** forward); returns the one it replaces, for the caller to restore. */
+const char *gnn_prof_phase_(const char *phase);
 
 #ifdef __cplusplus
 }

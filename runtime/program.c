@@ -95,15 +95,17 @@ gnn_status
 gnn_prog_loadtime_(gnn_instance *m)
 {
 	const gnn_program *p = m->prog;
-	int i, b, err;
+	const char *ph = gnn_prof_phase_("load");
+	int i, b, err = 0;
 
-	for (i = 0; i < p->nload; i++) {
+	for (i = 0; i < p->nload && !err; i++) {
 		b = p->load[i].out;
 		p->kernel(m, p->load[i].arg);
-		if (devcopy(m, b) && (err = p->dev->copy(m->b[b], m->h[b], m->nb[b], GNN_H2D, m->stream, 0)))
-			return deverr(m, "uploading a value computed from the parameters", err);
+		if (devcopy(m, b))
+			err = p->dev->copy(m->b[b], m->h[b], m->nb[b], GNN_H2D, m->stream, 0);
 	}
-	return GNN_OK;
+	gnn_prof_phase_(ph);
+	return err ? deverr(m, "uploading a value computed from the parameters", err) : GNN_OK;
 }
 
 /* forward's state (the forward section): fwdreset drops the graph and
@@ -152,6 +154,8 @@ gnn_prog_create(const gnn_program *p, size_t size, gnn_instance **out)
 	if (!out)
 		return gnn_error(GNN_ERR_ARG, "%s_create: out is NULL", p->name);
 	*out = NULL;
+	if ((err = gnn_prof_env_()) != GNN_OK)
+		return (gnn_status)err;
 	if (size < sizeof *m || !(m = (gnn_instance *)zalloc(size)))
 		return gnn_error(GNN_ERR_MEM, "%s_create: out of memory", p->name);
 	m->prog = p;
@@ -664,8 +668,8 @@ layout(gnn_instance *m)
 	return GNN_OK;
 }
 
-gnn_status
-gnn_prog_bind(void *mv, gnn_graph *graph)
+static gnn_status
+bind(void *mv, gnn_graph *graph)
 {
 	gnn_instance *m = (gnn_instance *)mv;
 	const gnn_program *p;
@@ -715,6 +719,16 @@ gnn_prog_bind(void *mv, gnn_graph *graph)
 	}
 	m->bound = 1;
 	return GNN_OK;
+}
+
+gnn_status
+gnn_prog_bind(void *mv, gnn_graph *graph)
+{
+	const char *ph = gnn_prof_phase_("bind");   /* for the profile's records */
+	gnn_status s = bind(mv, graph);
+
+	gnn_prof_phase_(ph);
+	return s;
 }
 
 /* ---- forward ----------------------------------------------------------- */
@@ -953,7 +967,7 @@ gnn_prog_issue(gnn_instance *m)
 	switch (f->state) {
 	case FWD_FRESH:
 		f->state = FWD_DIRECT;
-		if (f->off)
+		if (f->off || gnn_prof_on_)   /* a replay would hide the launches from the profile */
 			return 1;
 		if (f->exec && samekey(m, f->key)) {
 			if ((err = df->graph_launch(f->exec, m->stream)))
