@@ -4,6 +4,7 @@
 usage: calibrate.py [--engine cuda|cuda-emu] [--graphs cora,citeseer,arxiv,products]
                     [--models gcn,sage,gat,gin] [--forwards 5] [--gpu-model h100]
                     [--build DIR] [--results-dir DIR] [--name NAME]
+       calibrate.py --import-bench RAW.json [--ncu NCU.json] --commit C --build DIR ...
 
 For each graph and each of the benchmark's models (bench/models/, the
 widths of bench/bench.py), compiled at -O2 for the cuda target:
@@ -25,6 +26,13 @@ NAME: the GPU's short name, h100).
 "tiny" (600 nodes, one long row, small widths) unless --graphs says
 otherwise: a check of the script without a GPU.  Its times are the CPU's
 and mean nothing; its launch lists and work counts are real.
+
+--import-bench makes the record from an earlier run's measurements
+instead: the forwards of bench.py's raw results (its gnncc-O2 records)
+and the per-kernel times of an ncu table (NCU.json: {"kernels": [{model,
+kernel suffix, grid, block, us}]}), beside the cost model of the gnncc in
+--build (built at --commit, the commit that was measured); launches
+without an ncu figure have measured_us null.
 
 The JSON: {"format": "gnncc-kernels/1", "meta": {...}, "entries": [...]},
 each entry {"scope": "launch"|"forward", "model", "graph", ...}:
@@ -48,6 +56,7 @@ import struct
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -96,11 +105,19 @@ def graph(name, build):
     if "dir" in g:
         d = os.path.join(ROOT, g["dir"])
     else:
+        # bench.py's graphs (seed 1, as --report-graph=preset:NAME's), shared with it
         d = os.path.join(build, "bench", "graphs", name)
-        if not os.path.exists(os.path.join(d, "x.npy")):
-            p = run([os.path.join(build, "gnngen"), f"--preset={g['preset']}", "--seed=0", f"--out={d}"])
+        stamp, want = os.path.join(d, "stamp.json"), {"preset": g["preset"], "seed": 1}
+        try:
+            have = json.load(open(stamp))
+        except (OSError, ValueError):
+            have = None
+        if have != want:
+            p = run([os.path.join(build, "gnngen"), f"--preset={g['preset']}", "--seed=1", f"--out={d}"])
             if p.returncode:
                 raise SystemExit(f"calibrate: gnngen --preset={g['preset']}: {p.stderr.strip()}")
+            with open(stamp, "w") as f:
+                json.dump(want, f)
     return d, bench.npy_shape(os.path.join(d, "x.npy"))[1], g["classes"], bench.WIDTHS[g["widths"]]
 
 
@@ -118,7 +135,7 @@ def modeled(text):
     for line in text.splitlines():
         m = LINE.match(line)
         if m:
-            cur = {"kernel": m.group(1), "kind": m.group(2), "schedule": m.group(3)}
+            cur = {"kernel": m.group(1), "kind": m.group(2), "schedule": m.group(3).rstrip(",")}
             out.append(cur)
             continue
         g = GRID.search(line)
@@ -204,13 +221,18 @@ def measure_emu(a, jobs, gdir):
 def measure_gpu(a, jobs, gdir, gname):
     """{model name: (profile records, unprofiled forward ms)} through gnnbench"""
     objs, out = [], {}
-    for kind, name, src in jobs:
+
+    def compile_one(job):
+        kind, name, src = job
         obj = os.path.join(a.work, name.lower() + ".o")
-        p = run([a.gnncc, "--target=cuda", "-O2", "--arch=native", src, "-o", obj])
-        if p.returncode:
-            out[name] = ({"error": "gnncc: " + (p.stderr.strip().splitlines() or ["?"])[-1]}, None)
-        else:
-            objs.append((name, obj))
+        return name, obj, run([a.gnncc, "--target=cuda", "-O2", "--arch=native", src, "-o", obj])
+
+    with ThreadPoolExecutor(len(jobs)) as ex:
+        for name, obj, p in ex.map(compile_one, jobs):
+            if p.returncode:
+                out[name] = ({"error": "gnncc: " + (p.stderr.strip().splitlines() or ["?"])[-1]}, None)
+            else:
+                objs.append((name, obj))
     if not objs:
         return out
     exe = os.path.join(a.work, "gnnbench")
@@ -316,6 +338,79 @@ def gpu_short(name):
     return m.group(1).lower() if m else re.sub(r"[^a-z0-9]+", "-", (name or "gpu").lower()).strip("-")
 
 
+def report_graph(gname, build):
+    """what --report-graph takes for a graph: its edge_index, or preset:NAME"""
+    g = next((g for g in bench.GRAPHS if g["name"] == gname), None)
+    if g and "dir" in g:
+        return os.path.join(ROOT, g["dir"], "edge_index.npy")
+    return "preset:" + gname
+
+
+def imported(a):
+    """entries from an earlier run's raw results and ncu table (--import-bench)"""
+    raw = json.load(open(a.import_bench))
+    ncu = json.load(open(a.ncu)) if a.ncu else {"kernels": []}
+    widths = raw["meta"]["widths"]
+    entries = []
+    for r in raw["records"]:
+        if r.get("system") != "gnncc-O2" or r.get("model") not in a.models.split(","):
+            continue
+        kind, gname = r["model"], r["graph"]
+        g = next(g for g in bench.GRAPHS if g["name"] == gname)
+        fin = g.get("F") or bench.npy_shape(os.path.join(ROOT, g["dir"], "x.npy"))[1]
+        pname = bench.model_name(kind, "O2")
+        work = os.path.join(a.build, "calibrate", gname)
+        os.makedirs(work, exist_ok=True)
+        src = os.path.join(work, pname.lower() + ".gnn")
+        with open(src, "w") as f:
+            f.write(bench.instantiate(kind, fin, g["classes"], pname, **widths[g["widths"]][kind]))
+        p = run([a.gnncc, "--target=cuda", "-O2", "--report=cost", f"--gpu={a.gpu_model}",
+                 "--report-graph=" + report_graph(gname, a.build), src])
+        head = {"model": kind, "graph": gname, "program": pname}
+        if p.returncode:
+            entries.append(dict(head, scope="forward", error="gnncc --report=cost: " +
+                                (p.stderr.strip().splitlines() or ["?"])[-1]))
+            continue
+        rep, fwd = modeled(p.stdout)
+        used = set()
+        for i, m in enumerate(rep):
+            k = next((j for j, n in enumerate(ncu["kernels"]) if j not in used and n["model"] == kind and
+                      gname == ncu.get("graph") and m["kernel"].endswith("_" + n["kernel"]) and
+                      n["grid"] in (None, m.get("grid"))), None)
+            us = ncu["kernels"][k]["us"] if k is not None else None
+            if k is not None:
+                used.add(k)
+            entries.append(dict(head, scope="launch", index=i, kernel=m["kernel"], kind=m["kind"],
+                                schedule=m["schedule"], grid=m.get("grid"), block=m.get("block"), measured_us=us,
+                                modeled_us=m.get("modeled_us"),
+                                ratio=round(us / m["modeled_us"], 3) if us and m.get("modeled_us") else None,
+                                warps=m.get("warps"), work=m.get("work"), busiest=m.get("busiest"),
+                                measured_source="ncu gpu__time_duration" if us is not None else None,
+                                forwards=None))
+        meas = r["median_ms"] * 1e3 if r.get("status") == "ok" else None
+        e = dict(head, scope="forward", launches=len(rep), measured_us=round(meas, 3) if meas else None,
+                 profiled_sum_us=None, modeled_us=fwd[1] if fwd else None,
+                 ratio=round(meas / fwd[1], 3) if meas and fwd else None,
+                 measured_source="gnnbench: median of CUDA events around whole forwards" if meas else None)
+        if r.get("status") != "ok":
+            e["measured_status"] = r.get("status") + ": " + (r.get("reason") or r.get("message") or "")
+        entries.append(e)
+    return raw, entries
+
+
+def write(a, rec):
+    os.makedirs(a.results_dir, exist_ok=True)
+    base = os.path.join(a.results_dir, f"{rec['meta']['name']}-kernels")
+    with open(base + ".json", "w") as f:
+        json.dump(rec, f, indent=1)
+        f.write("\n")
+    with open(base + ".md", "w") as f:
+        f.write(markdown(rec))
+    bad = sum(1 for e in rec["entries"] if "error" in e)
+    log(f"{len(rec['entries'])} entries ({bad} errors) in {base}.json and .md")
+    return 1 if bad else 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--engine", choices=["cuda", "cuda-emu"], default="cuda")
@@ -326,9 +421,29 @@ def main(argv=None):
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--results-dir", default=os.path.join(HERE, "results"))
     ap.add_argument("--name", help="the record's name (default: the GPU's, e.g. h100; emu)")
+    ap.add_argument("--import-bench", help="an earlier run's bench.py raw results (no measuring)")
+    ap.add_argument("--ncu", help="with --import-bench: that run's per-kernel ncu times")
+    ap.add_argument("--commit", help="with --import-bench: the commit that was measured (and --build built)")
     a = ap.parse_args(argv)
     t0 = time.time()
     a.gnncc, a.gnnrun = os.path.join(a.build, "gnncc"), os.path.join(a.build, "gnnrun")
+    if a.import_bench:
+        raw, entries = imported(a)
+        m = raw["meta"]
+        return write(a, {"format": FORMAT, "meta": {
+            "gpu": m["gpu"], "name": a.name or gpu_short(m["gpu"]), "engine": "cuda",
+            "source": f"imported from the run of {m['date']} ({os.path.basename(a.import_bench)}"
+                      + (f", {os.path.basename(a.ncu)}" if a.ncu else "") + ")",
+            "commit": a.commit, "date": m["date"][:10], "cost_model_gpu": a.gpu_model,
+            "graphs": list(dict.fromkeys(e["graph"] for e in entries)), "models": a.models.split(","),
+            "elapsed_s": m.get("elapsed_s"),
+            "measured": "forwards: gnnbench's median of CUDA events around whole forwards (" +
+                        os.path.basename(a.import_bench) + "); launches: ncu gpu__time_duration where the "
+                        "ncu table has the kernel, else null",
+            "note": f"Measured at gnncc {a.commit} on {m['gpu']}; modeled by that commit's "
+                    f"--report=cost (--report-graph: Cora's edge_index, preset:NAME for the synthetic graphs: "
+                    f"gnngen's seed 1, the run's was {m.get('seed')}). Not a calibrate.sh run: per-launch "
+                    "figures exist only for the kernels ncu was run on."}, "entries": entries})
     emu = a.engine == "cuda-emu"
     info = None if emu else bench.gpu_info()
     if not emu and not info:
@@ -373,16 +488,7 @@ def main(argv=None):
                                  "forwards"),
                     "elapsed_s": round(time.time() - t0, 1)},
            "entries": entries}
-    os.makedirs(a.results_dir, exist_ok=True)
-    base = os.path.join(a.results_dir, f"{name}-kernels")
-    with open(base + ".json", "w") as f:
-        json.dump(rec, f, indent=1)
-        f.write("\n")
-    with open(base + ".md", "w") as f:
-        f.write(markdown(rec))
-    bad = sum(1 for e in entries if "error" in e)
-    log(f"{len(entries)} entries ({bad} errors) in {base}.json and .md, {time.time() - t0:.0f} s")
-    return 1 if bad else 0
+    return write(a, rec)
 
 
 if __name__ == "__main__":

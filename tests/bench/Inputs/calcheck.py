@@ -1,12 +1,16 @@
-"""calcheck.py RECORD.json: the calibration record's shape (bench/calibrate.py).
+"""calcheck.py RECORD.json [OTHER.json]: the calibration record's shape (bench/calibrate.py).
 
 Per model: its launch entries in order (index 0..n-1), each with a time
 measured and modeled and their ratio, and for the launches that count
 work the emulated device's counters equal to the cost model's (the same
 launch, so the same warps, total and busiest warp); then one forward
 entry whose launch count is n.  Prints a line per model; FAIL on any
-difference."""
+difference.  With OTHER (a committed record), also that OTHER has the
+same format: its tag, and the fields of each scope's entries (the work
+fields apart, which only the emulated device has), and a line per
+scope."""
 import json
+import os
 import sys
 
 rec = json.load(open(sys.argv[1]))
@@ -32,5 +36,15 @@ for g, m in models:
     print(f"{'FAIL ' if why else ''}{g} {m}: {len(launches)} launches, {counted} counting work"
           + ("".join("\n  " + w for w in why)))
     bad += bool(why)
+if len(sys.argv) > 2:
+    other = json.load(open(sys.argv[2]))
+    bad += other["format"] != rec["format"] or set(other["meta"]) - {"note"} != set(rec["meta"])
+    for scope in ("launch", "forward"):
+        mine = set().union(*(set(e) for e in rec["entries"] if e["scope"] == scope)) - {"emu_work"}
+        theirs = [set(e) for e in other["entries"] if e["scope"] == scope and "error" not in e]
+        same = bool(theirs) and all(t == mine | ({"measured_status"} & t) for t in theirs)
+        print(f"{'' if same else 'FAIL '}{os.path.basename(sys.argv[2])}: {len(theirs)} {scope} entries, "
+              f"{'the same fields' if same else 'other fields'}")
+        bad += not same
 print(f"calcheck: {len(models)} models, {'all ok' if not bad else f'{bad} FAIL'}")
 sys.exit(1 if bad else 0)
