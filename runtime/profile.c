@@ -126,9 +126,10 @@ gnn_prof_env_(void)
 
 	if (P.envread)
 		return GNN_OK;
-	P.envread = 1;
+	/* a file that cannot be written fails every creation, not only the first */
 	if (path && *path && !gnn_prof_on_ && gnn_profile_start(path) != GNN_OK)
 		return gnn_fail(GNN_ERR_IO, "GNN_PROFILE=%s: cannot open it for writing", path);
+	P.envread = 1;
 	return GNN_OK;
 }
 
