@@ -950,13 +950,11 @@ emitprelude(E *e, const CodegenOpts *o)
 	out(e, "#ifndef GNN_CLONES\n#define GNN_CLONES\n#endif\n");
 	out(e, "#define GNN_HKERNEL(k) static GNN_CLONES void k\n#define GNN_HRANGE int64_t t0_, int64_t t1_,\n"
 	       "#define GNN_HLOOP(t, T) for (int64_t t = t0_; t < t1_; t++)\n");
-	/* profiling (gnnrt.h): with gnn_prof_on_ set, the statement after
-	 * GNN_PROF (a launch: N its name, S its schedule's) is timed and recorded
-	 * (on dev's stream; NULL: by the host clock); otherwise one test */
-	out(e, "#define GNN_PROF(dev, N, S, grid, block, shmem) \\\n"
-	       "\tfor (int prof__ = gnn_prof_on_ ? gnn_prof_begin_(dev, m->stream, m->prog->name, N, S, (unsigned)(grid), (unsigned)(block), (unsigned)(shmem)) : 0, once__ = 1; \\\n"
-	       "\t     once__; once__ = 0, prof__ ? gnn_prof_end_(prof__) : (void)0)\n"
-	       "#define GNN_HPROF(N, S, T) GNN_PROF(NULL, N, S, T, 0, 0)\n");
+	/* profiling (gnnrt.h's GNN_PROF): the launch after GNN_MPROF (N its
+	 * name, S its schedule's) timed and recorded on dev's timers (NULL:
+	 * the host clock) while gnn_prof_on_ is set; otherwise one test */
+	out(e, "#define GNN_MPROF(dev, N, S, grid, block, shmem) GNN_PROF(dev, m->stream, m->prog->name, N, S, grid, block, shmem)\n"
+	       "#define GNN_HPROF(N, S, T) GNN_MPROF(NULL, N, S, T, 0, 0)\n");
 	out(e, "#ifdef _OPENMP\n"
 	       "#define GNN_HLAUNCH(k, N, S, T, ...) do { \\\n"
 	       "\tconst int64_t T__ = (T); \\\n"
@@ -999,7 +997,7 @@ emitprelude(E *e, const CodegenOpts *o)
 		out(e, "#ifdef GNN_EMU\n#define GNN_WORK(n) gnnemu_work(n)\n#else\n#define GNN_WORK(n) ((void)0)\n#endif\n");
 		out(e, "#define GNN_DLOOP(t, T) for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < (T); t += (int64_t)blockDim.x * gridDim.x)\n");
 		out(e, "#define GNN_PLAUNCH(k, N, S, grid, block, shmem) \\\n"
-		       "\tGNN_PROF(m->prog->dev, N, S, grid, block, shmem) GNN_LAUNCH(k, grid, block, shmem, (cudaStream_t)m->stream)\n");
+		       "\tGNN_MPROF(m->prog->dev, N, S, grid, block, shmem) GNN_LAUNCH(k, grid, block, shmem, (cudaStream_t)m->stream)\n");
 		out(e, "#define GNN_DLAUNCH(k, N, S, T, ...) do { \\\n\tint64_t T_ = (T); \\\n\tif (T_ > 0) \\\n\t\tGNN_PLAUNCH(k, N, S, gnn_blocks(T_, 256), 256, 0)(T_, __VA_ARGS__); \\\n} while (0)\n\n");
 		out(e, "#define GNN_DFN static __device__ __forceinline__\n#define GNN_DRANGE\n");
 		out(e, "#define GNN_RLAUNCH(k, N, S, L, R, T, ...) do { \\\n\tint64_t T_ = (T); \\\n\tif (T_ > 0) \\\n\t\tGNN_PLAUNCH(k, N, S, gnn_blocks(T_, (R)), (L) * (R), 0)(T_, __VA_ARGS__); \\\n} while (0)\n\n");

@@ -140,4 +140,11 @@ typedef struct gnn_devprof {
 	int (*begin)(void *s, void **tok);
 	int (*end)(void *s, void *tok, double *us, long long w[3]);
 } gnn_devprof;
+/* the CUDA device that the CUDA sources beside device_cuda.c (devbind.cu,
+ * optim.cu) are built for: the emulated one under the emulator */
+#ifdef GNN_EMU
+#define GNN_CUDA_SELF (&gnn_device_cuda_emu)
+#else
+#define GNN_CUDA_SELF (&gnn_device_cuda)
+#endif
 #endif

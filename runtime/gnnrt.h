@@ -739,8 +739,17 @@ int gnn_prof_begin_(const gnn_device *dev, void *stream, const char *model, cons
                     const char *schedule, unsigned grid, unsigned block, unsigned shmem);
 void gnn_prof_end_(int h);
 /* The phase of the launches that follow ("bind", "load", "train"; NULL:
-** forward); returns the one it replaces, for the caller to restore. */
-const char *gnn_prof_phase_(const char *phase);
+** forward) and, unless NULL, the program they belong to (the records of
+** launches that do not say: bind's own kernels); returns the phase it
+** replaces, for the caller to restore. */
+const char *gnn_prof_phase_(const char *phase, const char *model);
+/* The launch statement that follows (name N, schedule S), timed and
+** recorded while profiling is on (on dev's timers and stream; dev NULL:
+** the host clock; model NULL: the phase's program); otherwise one test. */
+#define GNN_PROF(dev, stream, model, N, S, grid, block, shmem) \
+	for (int prof__ = gnn_prof_on_ ? gnn_prof_begin_(dev, (void *)(stream), model, N, S, (unsigned)(grid), \
+	                                                 (unsigned)(block), (unsigned)(shmem)) : 0, once__ = 1; \
+	     once__; once__ = 0, prof__ ? gnn_prof_end_(prof__) : (void)0)
 
 #ifdef __cplusplus
 }

@@ -37,6 +37,7 @@ static struct {
 	size_t nstr, capstr;
 	FILE *out;
 	const char *phase;       /* NULL: forward */
+	const char *model;       /* the phase's program (gnn_prof_phase_) */
 	int envread;
 } P;
 
@@ -134,11 +135,13 @@ gnn_prof_env_(void)
 }
 
 const char *
-gnn_prof_phase_(const char *phase)
+gnn_prof_phase_(const char *phase, const char *model)
 {
 	const char *old = P.phase;
 
 	P.phase = phase;
+	if (model)
+		P.model = model;
 	return old;
 }
 
@@ -159,7 +162,7 @@ gnn_prof_begin_(const gnn_device *dev, void *stream, const char *model, const ch
 	}
 	sl = &P.s[P.n];
 	r = &sl->rec;
-	r->model = intern(model);
+	r->model = intern(model ? model : P.model);
 	r->phase = intern(P.phase ? P.phase : "forward");
 	r->kernel = intern(kernel);
 	r->schedule = intern(schedule);

@@ -95,7 +95,7 @@ gnn_status
 gnn_prog_loadtime_(gnn_instance *m)
 {
 	const gnn_program *p = m->prog;
-	const char *ph = gnn_prof_phase_("load");
+	const char *ph = gnn_prof_phase_("load", p->name);
 	int i, b, err = 0;
 
 	for (i = 0; i < p->nload && !err; i++) {
@@ -104,7 +104,7 @@ gnn_prog_loadtime_(gnn_instance *m)
 		if (devcopy(m, b))
 			err = p->dev->copy(m->b[b], m->h[b], m->nb[b], GNN_H2D, m->stream, 0);
 	}
-	gnn_prof_phase_(ph);
+	gnn_prof_phase_(ph, NULL);
 	return err ? deverr(m, "uploading a value computed from the parameters", err) : GNN_OK;
 }
 
@@ -724,10 +724,11 @@ bind(void *mv, gnn_graph *graph)
 gnn_status
 gnn_prog_bind(void *mv, gnn_graph *graph)
 {
-	const char *ph = gnn_prof_phase_("bind");   /* for the profile's records */
+	/* for the profile's records, bind's own kernels' too (devbind.cu) */
+	const char *ph = gnn_prof_phase_("bind", mv ? ((gnn_instance *)mv)->prog->name : NULL);
 	gnn_status s = bind(mv, graph);
 
-	gnn_prof_phase_(ph);
+	gnn_prof_phase_(ph, NULL);
 	return s;
 }
 

@@ -324,10 +324,11 @@ out:
 gnn_status
 gnn_prog_train_step(void *mv, const gnn_train_prog *tp, const void *const *in, float *loss)
 {
-	const char *ph = gnn_prof_phase_("train");   /* for the profile's records */
+	/* for the profile's records, the optimizer's update too (optim.cu) */
+	const char *ph = gnn_prof_phase_("train", tp && tp->prog ? tp->prog->name : NULL);
 	gnn_status s = trainstep(mv, tp, in, loss);
 
-	gnn_prof_phase_(ph);
+	gnn_prof_phase_(ph, NULL);
 	return s;
 }
 

@@ -7,7 +7,8 @@ reduce launches too) and reads the forward's records (docs/cli.md
 --target=cuda --report=cost --report-graph` launch for launch: kernel
 name, blocks, threads a block and, for the launches that count work
 (row, chunk and reduce kernels), warps, total and busiest warp's work
-(docs/cost.md).  With --engine=cpu they must equal the launches in the
+(docs/cost.md), and bind's launches must be the device bind's own
+kernels (runtime/devbind.cu).  With --engine=cpu they must equal the launches in the
 generated C's forward (MODEL_run's body), in order.  Times are printed
 by neither check and never compared.
 
@@ -105,6 +106,12 @@ def main():
             continue
         print(f"{label}: {len(fwd)} forward launches as expected"
               + (f", {sum(1 for w in want if w[3] is not None)} counting work" if a.engine != "cpu" else ""))
+        if a.engine != "cpu":
+            # bind runs on the device: its own kernels (runtime/devbind.cu), the model's name
+            bind = [r for r in recs if r["phase"] == "bind"]
+            ok = bind and all(r["kernel"].startswith("db_") and r["model"] == fwd[0]["model"] for r in bind)
+            print(f"{'' if ok else 'FAIL '}{label}: bind {'on the device' if ok else bind[:3]}")
+            bad += not ok
     print(f"profilecost: {len(a.models)} models, {'all ok' if not bad else f'{bad} FAIL'}")
     return 1 if bad else 0
 
