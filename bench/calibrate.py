@@ -73,9 +73,21 @@ def log(msg):
     print(f"calibrate: {msg}", file=sys.stderr, flush=True)
 
 
-def run(cmd, **kw):
+DEADLINE = [float("inf")]   # --budget-s from CALIBRATE_T0 (calibrate.sh's start)
+
+
+def run(cmd, timeout=None):
+    """cmd's exit status and output; one that overruns timeout or the
+    budget is killed and reads as a failure (exit status 124), so that its
+    cells say so"""
     log("$ " + shlex.join(cmd))
-    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+    left = DEADLINE[0] - time.time()
+    if timeout is None or left < timeout:
+        timeout = max(left, 1) if left != float("inf") else timeout
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess(cmd, 124, "", f"timed out after {timeout} s")
 
 
 # --- graphs ---------------------------------------------------------------
@@ -244,7 +256,7 @@ def measure_gpu(a, jobs, gdir, gname):
     base = [exe, f"--graph={os.path.join(gdir, 'edge_index.npy')}", f"--x={os.path.join(gdir, 'x.npy')}",
             f"--label={gname}"]
     timed = {}
-    p = run(base + ["--runs=20", "--max-runs=50", "--target-seconds=0.3"], timeout=300)
+    p = run(base + ["--runs=20", "--max-runs=50", "--target-seconds=0.3"], timeout=120)
     for line in p.stdout.splitlines():
         try:
             r = json.loads(line)
@@ -253,8 +265,8 @@ def measure_gpu(a, jobs, gdir, gname):
         if r.get("event") == "result" and r.get("status") == "ok":
             timed[r["model"]] = r.get("median_ms")
     prof = os.path.join(a.work, "profile.jsonl")
-    p = run(base + [f"--profile={prof}", f"--runs={a.forwards}"], timeout=300)
-    recs = read_profile(prof)
+    p = run(base + [f"--profile={prof}", f"--runs={a.forwards}"], timeout=120)
+    recs = read_profile(prof) if p.returncode != 124 else {"error": "gnnbench --profile: " + p.stderr}
     for name, _ in objs:
         if isinstance(recs, dict):
             out[name] = (recs, timed.get(name))
@@ -421,11 +433,14 @@ def main(argv=None):
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--results-dir", default=os.path.join(HERE, "results"))
     ap.add_argument("--name", help="the record's name (default: the GPU's, e.g. h100; emu)")
+    ap.add_argument("--budget-s", type=float, default=280,
+                    help="stop measuring this long after $CALIBRATE_T0 (else now); what is left is an error entry")
     ap.add_argument("--import-bench", help="an earlier run's bench.py raw results (no measuring)")
     ap.add_argument("--ncu", help="with --import-bench: that run's per-kernel ncu times")
     ap.add_argument("--commit", help="with --import-bench: the commit that was measured (and --build built)")
     a = ap.parse_args(argv)
     t0 = time.time()
+    DEADLINE[0] = float(os.environ.get("CALIBRATE_T0", t0)) + a.budget_s
     a.gnncc, a.gnnrun = os.path.join(a.build, "gnncc"), os.path.join(a.build, "gnnrun")
     if a.import_bench:
         raw, entries = imported(a)
@@ -454,6 +469,10 @@ def main(argv=None):
     models = a.models.split(",")
     entries = []
     for gname in graphs:
+        if time.time() > DEADLINE[0] - 20:
+            entries += [{"scope": "forward", "model": k, "graph": gname, "program": bench.model_name(k, "O2"),
+                         "error": "skipped: time budget"} for k in models]
+            continue
         gdir, fin, classes, widths = graph(gname, a.build)
         a.work = os.path.join(a.build, "calibrate", gname)
         os.makedirs(a.work, exist_ok=True)
