@@ -6,7 +6,7 @@ usage: pyg_bench.py --graph-dir DIR --label NAME --classes C --mode MODE
                     [--warmup K] [--runs R] [--max-runs R] [--target-seconds T]
        pyg_bench.py --info
 
-MODE: eager, compile (torch.compile's default mode, dynamic=False: shapes
+MODE: eager, compile-static (torch.compile's default mode, dynamic=False: shapes
 specialized, a recompile for each graph), compile-dynamic
 (torch.compile(dynamic=True)) or max-autotune (torch.compile(mode=
 "max-autotune")).  KIND: gcn, sage, gat (HEADS heads of
@@ -94,7 +94,7 @@ def bench_one(torch, args, kind, hidden, heads, x, ei, base):
     cuda = dev.type == "cuda"
     model = pyg_models.make(kind, x.shape[1], hidden, args.classes, heads=heads)
     model = model.to(dev).eval()
-    if args.mode == "compile":
+    if args.mode == "compile-static":
         fn = torch.compile(model, dynamic=False)
     elif args.mode == "compile-dynamic":
         fn = torch.compile(model, dynamic=True)
@@ -152,7 +152,7 @@ def main(argv=None):
     ap.add_argument("--graph-dir")
     ap.add_argument("--label", default="graph")
     ap.add_argument("--classes", type=int)
-    ap.add_argument("--mode", choices=["eager", "compile", "compile-dynamic", "max-autotune"],
+    ap.add_argument("--mode", choices=["eager", "compile-static", "compile-dynamic", "max-autotune"],
                     default="eager")
     ap.add_argument("--model", type=parse_model, action="append", default=[])
     ap.add_argument("--device", default="cuda")
