@@ -27,6 +27,8 @@
 ** samples (more, up to --max-runs, while they fit in --target-seconds).
 ** Every result is one JSON line on stdout; progress lines
 ** ({"event": "start", ...}) let bench/bench.py time out a single model.
+** --profile=FILE records every launch (gnnrt.h's profile) of create,
+** load, bind and --runs forwards instead of timing them.
 ** --check runs forward twice, each time on outputs poisoned with NaN
 ** (all bytes 0xff), and reports whether the two results are bitwise
 ** identical and how many elements are not finite.
@@ -140,6 +142,7 @@ typedef struct Opts {
 	int warmup, runs, max_runs;
 	double target_s;
 	int check;
+	const char *profile;   /* --profile=FILE: per-launch records (gnnrt.h) */
 	int list;
 	int weights_only;
 	const char *only[64];
@@ -166,6 +169,9 @@ usage(FILE *f, const char *argv0)
 		"  --max-runs=R          at most R timed forwards (default 200)\n"
 		"  --target-seconds=T    time spent on timed forwards, within those bounds (default 0.5)\n"
 		"  --check               no timing: forward twice on NaN-poisoned outputs, compare\n"
+		"  --profile=FILE        no timing: every launch of create, load, bind and --runs\n"
+		"                        forwards timed alone by CUDA events, written to FILE as JSON\n"
+		"                        lines (docs/cli.md \"Profiling\"), a table on stderr\n"
 		"  --out=PREFIX          write the outputs (one model only): PREFIX.npy, or PREFIX.K.npy\n"
 		"                        for each output K when there are several\n"
 		"  --weights-only        write the random weights (--save-weights) and exit: no GPU needed\n"
@@ -218,6 +224,8 @@ parseopts(int argc, char **argv, Opts *o)
 			o->target_s = atof(v);
 		else if (!strcmp(a, "--check"))
 			o->check = 1;
+		else if ((v = VAL("--profile")))
+			o->profile = v;
 		else if (!strcmp(a, "--list"))
 			o->list = 1;
 		else if (!strcmp(a, "--weights-only"))
@@ -544,6 +552,24 @@ forward_sync(const gnn_model_desc *d, Run *r, cudaStream_t st)
 	return GNN_OK;
 }
 
+/* --profile: forwards one after another, their launches recorded by
+ * the runtime's profile (on from main) */
+static int
+profileit(const Opts *o, const gnn_model_desc *d, Run *r, cudaStream_t st)
+{
+	for (int i = 0; i < o->runs; i++)
+		if (forward_sync(d, r, st) != GNN_OK) {
+			jerror(o, d, "forward", gnn_errmsg());
+			return -1;
+		}
+	jhead(o, d, "result");
+	printf(", \"status\": \"ok\", \"profile\": ");
+	jstr(o->profile);
+	printf(", \"forwards\": %d}\n", o->runs);
+	fflush(stdout);
+	return 0;
+}
+
 static int
 timeit(const Opts *o, const gnn_model_desc *d, Run *r, cudaStream_t st, size_t free0,
 	size_t *minfree, double bind_s, double load_s)
@@ -820,7 +846,7 @@ runmodel(const Opts *o, const gnn_model_desc *d, const Feat *x, gnn_graph *g)
 		if (fr < minfree)
 			minfree = fr;
 	}
-	rc = o->check ? checkit(o, d, &r, st)
+	rc = o->check ? checkit(o, d, &r, st) : o->profile ? profileit(o, d, &r, st)
 		: timeit(o, d, &r, st, free0, &minfree, bind_s, load_s);
 out:
 	teardown(d, &r);
@@ -867,6 +893,10 @@ main(int argc, char **argv)
 		free(x.v);
 		return 1;
 	}
+	if (o.profile && gnn_profile_start(o.profile) != GNN_OK) {
+		fprintf(stderr, "gnnbench: %s\n", gnn_errmsg());
+		return 1;
+	}
 	printf("{\"tool\": \"gnncc\", \"event\": \"graph\", \"graph\": ");
 	jstr(o.label);
 	printf(", \"N\": %lld, \"E\": %lld, \"F\": %lld}\n", (long long)x.n,
@@ -889,6 +919,10 @@ main(int argc, char **argv)
 			fprintf(stderr, "gnnbench: no model %s linked in (--list)\n", o.only[k]);
 			fails++;
 		}
+	}
+	if (o.profile && (gnn_profile_print(stderr) != GNN_OK || gnn_profile_stop() != GNN_OK)) {
+		fprintf(stderr, "gnnbench: --profile: %s\n", gnn_errmsg());
+		fails++;
 	}
 	gnn_graph_destroy(g);   /* after the models: a bound model uses the graph */
 	free(x.v);

@@ -6,8 +6,10 @@ usage: pyg_bench.py --graph-dir DIR --label NAME --classes C --mode MODE
                     [--warmup K] [--runs R] [--max-runs R] [--target-seconds T]
        pyg_bench.py --info
 
-MODE: eager, compile-dynamic (torch.compile(dynamic=True)) or max-autotune
-(torch.compile(mode="max-autotune")).  KIND: gcn, sage, gat (HEADS heads of
+MODE: eager, compile-static (torch.compile's default mode, dynamic=False: shapes
+specialized, a recompile for each graph), compile-dynamic
+(torch.compile(dynamic=True)) or max-autotune (torch.compile(mode=
+"max-autotune")).  KIND: gcn, sage, gat (HEADS heads of
 HIDDEN units, then one averaged head), gin (bench/pyg_models.py).
 DIR holds edge_index.npy (int [2, E]) and x.npy ([N, F]; uint8 or bool is
 row-normalized as PyG's NormalizeFeatures, as gnnbench does).
@@ -92,7 +94,9 @@ def bench_one(torch, args, kind, hidden, heads, x, ei, base):
     cuda = dev.type == "cuda"
     model = pyg_models.make(kind, x.shape[1], hidden, args.classes, heads=heads)
     model = model.to(dev).eval()
-    if args.mode == "compile-dynamic":
+    if args.mode == "compile-static":
+        fn = torch.compile(model, dynamic=False)
+    elif args.mode == "compile-dynamic":
         fn = torch.compile(model, dynamic=True)
     elif args.mode == "max-autotune":
         fn = torch.compile(model, mode="max-autotune")
@@ -148,7 +152,7 @@ def main(argv=None):
     ap.add_argument("--graph-dir")
     ap.add_argument("--label", default="graph")
     ap.add_argument("--classes", type=int)
-    ap.add_argument("--mode", choices=["eager", "compile-dynamic", "max-autotune"],
+    ap.add_argument("--mode", choices=["eager", "compile-static", "compile-dynamic", "max-autotune"],
                     default="eager")
     ap.add_argument("--model", type=parse_model, action="append", default=[])
     ap.add_argument("--device", default="cuda")
@@ -207,6 +211,11 @@ def main(argv=None):
             rec = {"tool": "pyg", "event": "result", "system": "pyg-" + args.mode,
                    "model": kind, "graph": args.label, **rec}
         emit(rec)
+        if rec.get("status") == "error" and "cuda" in rec.get("message", "").lower():
+            # a CUDA error can leave the context unusable (products' GAT
+            # under torch.compile: "CUDA driver error: invalid argument"):
+            # this cell says so, and bench.py runs the rest in a new process
+            return 1
         if args.mode != "eager":
             torch._dynamo.reset()
         gc.collect()

@@ -962,26 +962,36 @@ emitprelude(E *e, const CodegenOpts *o)
 	out(e, "#ifndef GNN_CLONES\n#define GNN_CLONES\n#endif\n");
 	out(e, "#define GNN_HKERNEL(k) static GNN_CLONES void k\n#define GNN_HRANGE int64_t t0_, int64_t t1_,\n"
 	       "#define GNN_HLOOP(t, T) for (int64_t t = t0_; t < t1_; t++)\n");
+	/* profiling (gnnrt.h's GNN_PROF): the launch after GNN_MPROF (N its
+	 * name, S its schedule's) timed and recorded on dev's timers (NULL:
+	 * the host clock) while gnn_prof_on_ is set; otherwise one test */
+	out(e, "#define GNN_MPROF(dev, N, S, grid, block, shmem) GNN_PROF(dev, m->stream, m->prog->name, N, S, grid, block, shmem)\n"
+	       "#define GNN_HPROF(N, S, T) GNN_MPROF(NULL, N, S, T, 0, 0)\n");
 	out(e, "#ifdef _OPENMP\n"
-	       "#define GNN_HLAUNCH(k, T, ...) do { \\\n"
+	       "#define GNN_HLAUNCH(k, N, S, T, ...) do { \\\n"
 	       "\tconst int64_t T__ = (T); \\\n"
 	       "\tconst int n__ = T__ > 1 ? omp_get_max_threads() : 1; \\\n"
-	       "\tGNN_PRAGMA(omp parallel for schedule(static) num_threads(n__)) \\\n"
-	       "\tfor (int p__ = 0; p__ < n__; p__++) \\\n"
-	       "\t\tk(T__ * p__ / n__, T__ * (p__ + 1) / n__, T__, __VA_ARGS__); \\\n"
+	       "\tGNN_HPROF(N, S, T__) { \\\n"
+	       "\t\tGNN_PRAGMA(omp parallel for schedule(static) num_threads(n__)) \\\n"
+	       "\t\tfor (int p__ = 0; p__ < n__; p__++) \\\n"
+	       "\t\t\tk(T__ * p__ / n__, T__ * (p__ + 1) / n__, T__, __VA_ARGS__); \\\n"
+	       "\t} \\\n"
 	       "} while (0)\n"
-	       "#define GNN_HLAUNCH_DYN(k, c, T, ...) do { \\\n"
+	       "#define GNN_HLAUNCH_DYN(k, N, S, c, T, ...) do { \\\n"
 	       "\tconst int64_t T__ = (T), c__ = (c); \\\n"
-	       "\tGNN_PRAGMA(omp parallel for schedule(dynamic, 1)) \\\n"
-	       "\tfor (int64_t p__ = 0; p__ < T__; p__ += c__) \\\n"
-	       "\t\tk(p__, T__ - p__ > c__ ? p__ + c__ : T__, T__, __VA_ARGS__); \\\n"
+	       "\tGNN_HPROF(N, S, T__) { \\\n"
+	       "\t\tGNN_PRAGMA(omp parallel for schedule(dynamic, 1)) \\\n"
+	       "\t\tfor (int64_t p__ = 0; p__ < T__; p__ += c__) \\\n"
+	       "\t\t\tk(p__, T__ - p__ > c__ ? p__ + c__ : T__, T__, __VA_ARGS__); \\\n"
+	       "\t} \\\n"
 	       "} while (0)\n"
 	       "#else\n"
-	       "#define GNN_HLAUNCH(k, T, ...) do { \\\n"
+	       "#define GNN_HLAUNCH(k, N, S, T, ...) do { \\\n"
 	       "\tconst int64_t T__ = (T); \\\n"
-	       "\tk(0, T__, T__, __VA_ARGS__); \\\n"
+	       "\tGNN_HPROF(N, S, T__) \\\n"
+	       "\t\tk(0, T__, T__, __VA_ARGS__); \\\n"
 	       "} while (0)\n"
-	       "#define GNN_HLAUNCH_DYN(k, c, T, ...) GNN_HLAUNCH(k, T, __VA_ARGS__)\n"
+	       "#define GNN_HLAUNCH_DYN(k, N, S, c, T, ...) GNN_HLAUNCH(k, N, S, T, __VA_ARGS__)\n"
 	       "#endif\n");
 	if (e->cuda) {
 		/* launches, kernel heads and shared arrays through macros, so
@@ -998,9 +1008,11 @@ emitprelude(E *e, const CodegenOpts *o)
 		 * cost report's units, docs/cost.md); nothing on a GPU */
 		out(e, "#ifdef GNN_EMU\n#define GNN_WORK(n) gnnemu_work(n)\n#else\n#define GNN_WORK(n) ((void)0)\n#endif\n");
 		out(e, "#define GNN_DLOOP(t, T) for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < (T); t += (int64_t)blockDim.x * gridDim.x)\n");
-		out(e, "#define GNN_DLAUNCH(k, T, ...) do { \\\n\tint64_t T_ = (T); \\\n\tif (T_ > 0) \\\n\t\tGNN_LAUNCH(k, gnn_blocks(T_, 256), 256, 0, (cudaStream_t)m->stream)(T_, __VA_ARGS__); \\\n} while (0)\n\n");
+		out(e, "#define GNN_PLAUNCH(k, N, S, grid, block, shmem) \\\n"
+		       "\tGNN_MPROF(m->prog->dev, N, S, grid, block, shmem) GNN_LAUNCH(k, grid, block, shmem, (cudaStream_t)m->stream)\n");
+		out(e, "#define GNN_DLAUNCH(k, N, S, T, ...) do { \\\n\tint64_t T_ = (T); \\\n\tif (T_ > 0) \\\n\t\tGNN_PLAUNCH(k, N, S, gnn_blocks(T_, 256), 256, 0)(T_, __VA_ARGS__); \\\n} while (0)\n\n");
 		out(e, "#define GNN_DFN static __device__ __forceinline__\n#define GNN_DRANGE\n");
-		out(e, "#define GNN_RLAUNCH(k, L, R, T, ...) do { \\\n\tint64_t T_ = (T); \\\n\tif (T_ > 0) \\\n\t\tGNN_LAUNCH(k, gnn_blocks(T_, (R)), (L) * (R), 0, (cudaStream_t)m->stream)(T_, __VA_ARGS__); \\\n} while (0)\n\n");
+		out(e, "#define GNN_RLAUNCH(k, N, S, L, R, T, ...) do { \\\n\tint64_t T_ = (T); \\\n\tif (T_ > 0) \\\n\t\tGNN_PLAUNCH(k, N, S, gnn_blocks(T_, (R)), (L) * (R), 0)(T_, __VA_ARGS__); \\\n} while (0)\n\n");
 		out(e, "/* blocks of per tasks for T tasks: grid-stride loops take the rest */\nstatic unsigned\ngnn_blocks(int64_t T, int64_t per)\n{\n\tint64_t b = (T + per - 1) / per;\n\n\treturn b > (1 << 20) ? (1u << 20) : (unsigned)b;\n}\n");
 	} else
 		out(e, "#define GNN_DKERNEL GNN_HKERNEL\n#define GNN_DRANGE GNN_HRANGE\n#define GNN_DLOOP GNN_HLOOP\n"

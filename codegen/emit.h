@@ -112,6 +112,12 @@ const char *irname(E *e, Ref v);
  * instruction that runs code; with e->tc, every candidate and e->kstart */
 void emitkernels(E *e);
 void freekernels(E *e);
+/* the launch macros' N and S for kernel k (KNAME, KNAME_c0): the
+ * profile's name for the launch, C literals -- the kernel as the cost
+ * report names it (KLABEL: kernel() puts the instruction's kernel name
+ * there, which a launch of a shared identical kernel keeps) and e->sched
+ * as --report=schedules names it */
+const char *launchlit(E *e, const char *k);
 
 /* A kernel being built: its parameters (C declarations, and the host
  * expressions passed for them) and the names in it that come from IR
@@ -135,6 +141,7 @@ const char *lname(E *e, Args *a, const char *fmt, ...) GNN_FMT(3, 4);
 void argsfree(Args *a);
 /* the kernel's name while it is written: emitkernels names it */
 #define KNAME "@KERNEL@"
+#define KLABEL "@LABEL@"
 
 /*
  * The bodies of the ops, written once (kernels.c) and used by the

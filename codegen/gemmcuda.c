@@ -347,7 +347,7 @@ emitgemmcuda(E *e, int i, Args *a, Str *call)
 	wclose(e->w, "");
 	if (!g.split) {
 		/* one block a tile: (tiles of M) x (tiles of P) */
-		sput(call, "GNN_RLAUNCH(" KNAME ", %d, 1, (%s + %d) / %d * %d", g.nt, M, g.bm - 1, g.bm, g.ntn);
+		sput(call, "GNN_RLAUNCH(" KNAME ", %s, %d, 1, (%s + %d) / %d * %d", launchlit(e, KNAME), g.nt, M, g.bm - 1, g.bm, g.ntn);
 		for (k = 0; k < a->n; k++)
 			sput(call, ", %s", a->val[k]);
 		sput(call, ");");
@@ -357,9 +357,9 @@ emitgemmcuda(E *e, int i, Args *a, Str *call)
 	/* one block a tile and part, then the parts' sum */
 	sput(call, "{\n\t\tconst int64_t gt_ = (%s + %d) / %d * %d;\n", M, g.bm - 1, g.bm, g.ntn);
 	sput(call, "\t\tconst int gs_ = gnn_gemm_ksplit(gt_, %lld, %d, %s * %lld, %lld);\n\n", slabs, s->ksplit, M, g.P, (long long)floats);
-	sput(call, "\t\tGNN_RLAUNCH(" KNAME ", %d, 1, gt_ * gs_", g.nt);
+	sput(call, "\t\tGNN_RLAUNCH(" KNAME ", %s, %d, 1, gt_ * gs_", launchlit(e, KNAME), g.nt);
 	for (k = 0; k < a->n; k++)
 		sput(call, ", %s", a->val[k]);
-	sput(call, ");\n\t\tif (gs_ > 1)\n\t\t\tGNN_DLAUNCH(" KNAME "_ksum, %s * %lld, %s, (const float *)m->seg[%d], gs_);\n\t}", M, g.P,
+	sput(call, ");\n\t\tif (gs_ > 1)\n\t\t\tGNN_DLAUNCH(" KNAME "_ksum, %s, %s * %lld, %s, (const float *)m->seg[%d], gs_);\n\t}", launchlit(e, KNAME "_ksum"), M, g.P,
 	     Oval, ws);
 }

@@ -525,7 +525,8 @@ serialscatter(E *e, int i, bool dev, Args *a, Str *call)
 		wclose(e->w, "");
 	}
 	wclose(e->w, "");
-	sput(call, "memset(%s, 0, %s);\n\t" KNAME "(%s", segment(e, i, false), segbytes(e, i), cnumel(e, in->arg[1]));
+	sput(call, "memset(%s, 0, %s);\n\tGNN_HPROF(%s, %s)\n\t\t" KNAME "(%s", segment(e, i, false), segbytes(e, i),
+	     launchlit(e, KNAME), cnumel(e, in->arg[1]), cnumel(e, in->arg[1]));
 	for (k = 0; k < a->n; k++)
 		sput(call, ", %s", a->val[k]);
 	sput(call, ");");
@@ -826,7 +827,7 @@ emitkernel(E *e, int i, Args *a, Str *call)
 		}
 		die("codegen: no kernel for %s", opinfo[in->op].name);
 	}
-	sput(call, "%s(" KNAME ", %s", device ? "GNN_DLAUNCH" : "GNN_HLAUNCH", T);
+	sput(call, "%s(" KNAME ", %s, %s", device ? "GNN_DLAUNCH" : "GNN_HLAUNCH", launchlit(e, KNAME), T);
 	for (k = 0; k < a->n; k++)
 		sput(call, ", %s", a->val[k]);
 	sput(call, ");");
@@ -923,6 +924,19 @@ replace(const char *s, const char *what, const char *with)
 	return b.s;
 }
 
+const char *
+launchlit(E *e, const char *k)
+{
+	char text[128];   /* schedprint's fixed fields */
+	char *label = replace(k, KNAME, KLABEL);
+	const char *lit;
+
+	schedprint(text, sizeof text, &e->sched);
+	lit = pf(e, "\"%s\", \"%s\"", label, text);
+	free(label);
+	return lit;
+}
+
 /*
  * Kernel i (or fusion group grp >= 0) under e->sched, called name unless
  * an identical kernel was written before: its text to e->w, and the
@@ -935,7 +949,7 @@ kernel(E *e, Kset *ks, int i, int grp, const char *name)
 	Args a = {0};
 	Str call = {0};
 	const char *text, *head;
-	char *key, *c;
+	char *key, *c, *shared;
 	int k;
 
 	e->w = &kw;
@@ -966,7 +980,9 @@ kernel(E *e, Kset *ks, int i, int grp, const char *name)
 		out(e, "%s", t);
 		free(t);
 	}
-	c = replace(sstr(&call), KNAME, ks->name[k]);
+	shared = replace(sstr(&call), KNAME, ks->name[k]);
+	c = replace(shared, KLABEL, name);
+	free(shared);
 	sfree(&call);
 	sfree(&kw.s);
 	argsfree(&a);

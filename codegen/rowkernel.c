@@ -1222,11 +1222,11 @@ rowlaunch(R *r, Str *call, const char *k, const char *T)
 	E *e = r->e;
 
 	if (e->cuda && (r->lane || e->sched.rows > 1))
-		sput(call, "GNN_RLAUNCH(%s, %d, %d, %s", k, r->L, e->sched.rows, T);
+		sput(call, "GNN_RLAUNCH(%s, %s, %d, %d, %s", k, launchlit(e, k), r->L, e->sched.rows, T);
 	else if (!e->cuda && e->sched.chunk)
-		sput(call, "GNN_HLAUNCH_DYN(%s, %d, %s", k, e->sched.chunk, T);
+		sput(call, "GNN_HLAUNCH_DYN(%s, %s, %d, %s", k, launchlit(e, k), e->sched.chunk, T);
 	else
-		sput(call, "GNN_DLAUNCH(%s, %s", k, T);
+		sput(call, "GNN_DLAUNCH(%s, %s, %s", k, launchlit(e, k), T);
 	for (int i = 0; i < r->a->n; i++)
 		sput(call, ", %s", r->a->val[i]);
 	sput(call, ");");
@@ -1507,7 +1507,7 @@ emitsplitreduce(E *e)
 	/* a level of few windows (the last ones) gets whole warps, not a
 	 * block of mostly idle ones */
 	out(e, "const int64_t T = v[1] * (mode == 2 ? W / 2 : W);\nconst int b = T < 256 ? (int)((T + 31) / 32 * 32) : 256;\n\n");
-	out(e, "if (T > 0)\n\tGNN_LAUNCH(%s_split_reduce, gnn_blocks(T, b), b, 0, (cudaStream_t)m->stream)(T, W, mode, s + v[2] * W, s + v[3] * W, s + h[GNN_SPLIT_NITEMS] * W, d + v[4], d + v[5], d + v[6]);\n", nm);
+	out(e, "if (T > 0)\n\tGNN_PLAUNCH(%s_split_reduce, \"%s_split_reduce\", \"default\", gnn_blocks(T, b), b, 0)(T, W, mode, s + v[2] * W, s + v[3] * W, s + h[GNN_SPLIT_NITEMS] * W, d + v[4], d + v[5], d + v[6]);\n", nm, nm);
 	wclose(e->w, "");
 	wclose(e->w, "");
 }

@@ -67,6 +67,8 @@ typedef struct Opts {
 	const char *cache;       /* --tune-cache; "" with --no-tune-cache */
 	const char *emucheck, *emuorder, *emugrid;   /* --emu-* as given */
 	const char *emuwork;     /* --emu-work FILE: per-launch warp work (GNNEMU_WORK) */
+	bool profile;            /* --profile[=FILE]: per-launch records, printed after the run */
+	const char *proffile;    /* ... and written as JSON lines to FILE */
 	/* --train and its settings; a negative number or NULL: the file's */
 	bool train, nesterov;
 	const char *labels, *trainmask, *testmask, *loss, *save;
@@ -509,6 +511,10 @@ parseargs(int argc, char **argv, Opts *o)
 			o->emugrid = v;
 			break;
 		case OptEmuWork: o->emuwork = v; break;
+		case OptProfile:
+			o->profile = true;
+			o->proffile = v;
+			break;
 		case OptOutputDtype: o->f64out = p.choice == 1; break;
 		case OptCheckFinite: o->checkfinite = true; break;
 		case OptModelName: o->fnname = v; break;
@@ -557,6 +563,8 @@ parseargs(int argc, char **argv, Opts *o)
 	else if ((o->emucheck || o->emuorder || o->emugrid || o->emuwork) && strcmp(o->engine, "cuda-emu") != 0)
 		opterror("--emu-%s needs --engine=cuda-emu",
 		         o->emucheck ? "check" : o->emuorder ? "order" : o->emugrid ? "grid-max" : "work");
+	else if (o->profile && strcmp(o->engine, "interp") == 0)
+		opterror("--profile needs a compiled engine (--engine=cpu, cuda or cuda-emu)");
 	if (!o->train && (o->labels || o->trainmask || o->testmask || o->loss || o->save || o->epochs >= 0 ||
 	                  o->optimizer || o->lr >= 0 || o->wd >= 0 || o->momentum >= 0 || o->nesterov))
 		opterror("--labels, --train-mask, --test-mask, --loss, --save-weights and the optimizer's settings need --train");
@@ -790,6 +798,7 @@ main(int argc, char **argv)
 	PassOpts po = {0};
 	Mod *m = NULL;
 	Fn *fn, *model, *step = NULL;
+	bool profiling = false;
 	Weights w = {0};
 	IValue args[MaxIO] = {{0}};
 	bool have[MaxIO] = {0}, *used = NULL;
@@ -927,6 +936,11 @@ main(int argc, char **argv)
 	run.args = args;
 	run.param = getparam;
 	run.ud = &w;
+	if (o.profile && gnn_profile_start(o.proffile) != GNN_OK) {
+		opterror("--profile: %s", gnn_errmsg());
+		goto out;
+	}
+	profiling = o.profile;
 	if (step) {
 		rc = trainmodel(&o, m, model, step, args, &w, &run) ? 0 : 1;
 		goto out;
@@ -951,6 +965,11 @@ main(int argc, char **argv)
 	}
 	rc = writeoutputs(&o, outs, fn->nret) ? 0 : 1;
 out:
+	/* what ran, also when the run failed part way */
+	if (profiling && (gnn_profile_print(stdout) != GNN_OK || gnn_profile_stop() != GNN_OK)) {
+		opterror("--profile: %s", gnn_errmsg());
+		rc = 1;
+	}
 	for (i = 0; i < MaxIO; i++)
 		if (have[i])
 			ivaluefree(&args[i]);

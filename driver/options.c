@@ -204,6 +204,10 @@ static const OptSpec table[] = {
 	 "one per model output, written as float32 .npy"},
 	{OptOutputDtype, RUN, "--output-dtype", NULL, ArgRequired, NULL, dtypes, "dtype",
 	 "f64: write float64 instead (the interpreter's precision)"},
+	{OptProfile, RUN, "--profile", NULL, ArgOptional, "FILE", NULL, NULL,
+	 "compiled engines: time every launch (load, bind, forward,\n"
+	 "training steps) and print a table of them after the run;\n"
+	 "FILE: also each launch as a JSON line (docs/cli.md)"},
 
 	SECTION(RUN, "Training (docs/training.md):"),
 	{OptTrain, RUN, "--train", NULL, ArgNone, NULL, NULL, NULL,

@@ -60,6 +60,11 @@ blocks(int64_t T, int64_t per)
 	return b < 1 ? 1u : b > (1 << 20) ? (1u << 20) : (unsigned)b;
 }
 
+/* a launch on s, recorded while profiling (gnnrt.h: the bind phase's
+ * program, the device's timers) */
+#define DB_LAUNCH(k, grid, block, shmem, s) \
+	GNN_PROF(GNN_CUDA_SELF, s, NULL, #k, "-", grid, block, shmem) GNN_LAUNCH(k, grid, block, shmem, s)
+
 #define TRY(x) do { if ((err = (x)) != cudaSuccess) goto done; } while (0)
 #define LAUNCHED() TRY(cudaGetLastError())
 
@@ -475,11 +480,11 @@ scans(int64_t *a, int64_t L, int64_t k, cudaStream_t s)
 	if (L == 0 || k == 0)
 		return cudaSuccess;
 	TRY(cudaMalloc((void **)&sums, (size_t)(k * nb) * sizeof *sums));
-	GNN_LAUNCH(db_scan_block, blocks(k * nb, 1), NT, 0, s)(L, k, a, sums);
+	DB_LAUNCH(db_scan_block, blocks(k * nb, 1), NT, 0, s)(L, k, a, sums);
 	LAUNCHED();
 	if (nb > 1) {
 		TRY(scans(sums, nb, k, s));
-		GNN_LAUNCH(db_scan_add, blocks(k * L, NT), NT, 0, s)(L, k, a, sums);
+		DB_LAUNCH(db_scan_add, blocks(k * L, NT), NT, 0, s)(L, k, a, sums);
 		LAUNCHED();
 	}
 done:
@@ -514,10 +519,10 @@ sortids(int64_t *order, const int64_t *key, int64_t m, int64_t n, cudaStream_t s
 		const int last = p == passes - 1;
 		int64_t *ko = last ? NULL : buf + (p % 2) * 2 * m, *io = last ? order : buf + (p % 2) * 2 * m + m;
 
-		GNN_LAUNCH(db_rs_hist, blocks(ntile, 1), NT, 0, s)(m, 8 * p, kin, ntile, hist);
+		DB_LAUNCH(db_rs_hist, blocks(ntile, 1), NT, 0, s)(m, 8 * p, kin, ntile, hist);
 		LAUNCHED();
 		TRY(scan(hist, 256 * ntile, s));
-		GNN_LAUNCH(db_rs_place, blocks(ntile, 1), 32, 0, s)(m, 8 * p, kin, iin, ntile, hist, ko, io);
+		DB_LAUNCH(db_rs_place, blocks(ntile, 1), 32, 0, s)(m, 8 * p, kin, iin, ntile, hist, ko, io);
 		LAUNCHED();
 		kin = ko;
 		iin = io;
@@ -536,7 +541,7 @@ countsort(int64_t *plan, const int64_t *key, int64_t k, int64_t n, cudaStream_t 
 
 	TRY(cudaMemsetAsync(plan, 0, (size_t)(n + 1) * sizeof *plan, s));
 	if (k > 0) {
-		GNN_LAUNCH(db_count, blocks(k, NT), NT, 0, s)(k, key, (unsigned long long *)plan);
+		DB_LAUNCH(db_count, blocks(k, NT), NT, 0, s)(k, key, (unsigned long long *)plan);
 		LAUNCHED();
 	}
 	TRY(scan(plan, n + 1, s));
@@ -624,7 +629,7 @@ db_selfloops(gnn_dgraph *o, const gnn_dgraph *g, int op, float fill, void *sv)
 	if (op == GNN_DB_ADD_LOOPS) {
 		TRY(newgraph(o, n, e + n, g->weighted));
 		if (e + n > 0) {
-			GNN_LAUNCH(db_loops_add, blocks(e + n, NT), NT, 0, s)(e, n, g->ei, g->w, o->ei, o->w);
+			DB_LAUNCH(db_loops_add, blocks(e + n, NT), NT, 0, s)(e, n, g->ei, g->w, o->ei, o->w);
 			LAUNCHED();
 		}
 		return 0;
@@ -633,24 +638,24 @@ db_selfloops(gnn_dgraph *o, const gnn_dgraph *g, int op, float fill, void *sv)
 	TRY(cudaMalloc((void **)&pos, (size_t)(e + 1) * sizeof *pos));
 	TRY(cudaMemsetAsync(pos + e, 0, sizeof *pos, s));
 	if (e > 0) {
-		GNN_LAUNCH(db_nonloop, blocks(e, NT), NT, 0, s)(e, g->ei, pos);
+		DB_LAUNCH(db_nonloop, blocks(e, NT), NT, 0, s)(e, g->ei, pos);
 		LAUNCHED();
 	}
 	TRY(scan(pos, e + 1, s));
 	TRY(fetch(&kept, pos + e, s));
 	TRY(newgraph(o, n, kept + (op == GNN_DB_REMAINING_LOOPS ? n : 0), g->weighted));
 	if (e > 0) {
-		GNN_LAUNCH(db_keep, blocks(e, NT), NT, 0, s)(e, g->ei, g->w, pos, o->e, o->ei, o->w);
+		DB_LAUNCH(db_keep, blocks(e, NT), NT, 0, s)(e, g->ei, g->w, pos, o->e, o->ei, o->w);
 		LAUNCHED();
 	}
 	if (op == GNN_DB_REMAINING_LOOPS && n > 0) {
 		TRY(cudaMalloc((void **)&last, (size_t)n * sizeof *last));
 		TRY(cudaMemsetAsync(last, 0, (size_t)n * sizeof *last, s));
 		if (e > 0 && g->w) {
-			GNN_LAUNCH(db_lastloop, blocks(e, NT), NT, 0, s)(e, g->ei, last);
+			DB_LAUNCH(db_lastloop, blocks(e, NT), NT, 0, s)(e, g->ei, last);
 			LAUNCHED();
 		}
-		GNN_LAUNCH(db_loops_rest, blocks(n, NT), NT, 0, s)(n, kept, o->e, g->w, last, fill, o->ei, o->w);
+		DB_LAUNCH(db_loops_rest, blocks(n, NT), NT, 0, s)(n, kept, o->e, g->w, last, fill, o->ei, o->w);
 		LAUNCHED();
 	}
 done:
@@ -687,7 +692,7 @@ counts(unsigned long long **cnt, const gnn_dgraph *g, const int64_t *ends, cudaS
 	TRY(cudaMalloc((void **)cnt, (size_t)(g->n > 0 ? g->n : 1) * sizeof **cnt));
 	TRY(cudaMemsetAsync(*cnt, 0, (size_t)g->n * sizeof **cnt, s));
 	if (g->e > 0) {
-		GNN_LAUNCH(db_count, blocks(g->e, NT), NT, 0, s)(g->e, ends, *cnt);
+		DB_LAUNCH(db_count, blocks(g->e, NT), NT, 0, s)(g->e, ends, *cnt);
 		LAUNCHED();
 	}
 done:
@@ -714,13 +719,13 @@ db_tensor(void *out, int what, gnn_dgraph *g, void *sv)
 	case GNN_DB_OUT_DEGREE:
 		TRY(counts(&cnt, g, g->ei ? g->ei + (what == GNN_DB_IN_DEGREE ? e : 0) : NULL, s));
 		if (n > 0) {
-			GNN_LAUNCH(db_count2float, blocks(n, NT), NT, 0, s)(n, cnt, (float *)out);
+			DB_LAUNCH(db_count2float, blocks(n, NT), NT, 0, s)(n, cnt, (float *)out);
 			LAUNCHED();
 		}
 		break;
 	case GNN_DB_EDGE_WEIGHT:
 		if (e > 0) {
-			GNN_LAUNCH(db_weights, blocks(e, NT), NT, 0, s)(e, g->w, (float *)out);
+			DB_LAUNCH(db_weights, blocks(e, NT), NT, 0, s)(e, g->w, (float *)out);
 			LAUNCHED();
 		}
 		break;
@@ -733,9 +738,9 @@ db_tensor(void *out, int what, gnn_dgraph *g, void *sv)
 		else
 			TRY(counts(&cnt, g, g->ei + e, s));
 		TRY(cudaMalloc((void **)&dis, (size_t)n * sizeof *dis));
-		GNN_LAUNCH(db_dis, blocks(n, NT), NT, 0, s)(n, g->csr, cnt, g->w, dis);
+		DB_LAUNCH(db_dis, blocks(n, NT), NT, 0, s)(n, g->csr, cnt, g->w, dis);
 		LAUNCHED();
-		GNN_LAUNCH(db_gcn_norm, blocks(e, NT), NT, 0, s)(e, g->ei, g->w, dis, (float *)out);
+		DB_LAUNCH(db_gcn_norm, blocks(e, NT), NT, 0, s)(e, g->ei, g->w, dis, (float *)out);
 		LAUNCHED();
 		break;
 	default:
@@ -760,7 +765,7 @@ db_segplan(int64_t *plan, const int64_t *key, int64_t k, int64_t n, int64_t *bad
 		/* everything checked first, as gnn_segment_plan does */
 		TRY(cudaMalloc((void **)&first, sizeof *first));
 		TRY(cudaMemsetAsync(first, 0xff, sizeof *first, s));
-		GNN_LAUNCH(db_firstbad, blocks(k, NT), NT, 0, s)(k, key, n, first);
+		DB_LAUNCH(db_firstbad, blocks(k, NT), NT, 0, s)(k, key, n, first);
 		LAUNCHED();
 		TRY(fetch(&at, first, s));
 		if (at != ~0ULL) {
@@ -811,7 +816,7 @@ db_splitplan(int64_t **out, size_t *nbytes, int64_t *head, const int64_t *rowptr
 	dtot = (int64_t *)(st + 3 * GNN_SPLIT_NCAND);
 	TRY(cudaMemsetAsync(st, 0, sizeof stats, s));
 	if (t > 0) {
-		GNN_LAUNCH(db_sp_stats, blocks(t, NT), NT, 0, s)(t, rowptr, c0, st);
+		DB_LAUNCH(db_sp_stats, blocks(t, NT), NT, 0, s)(t, rowptr, c0, st);
 		LAUNCHED();
 	}
 	TRY(fetchn(stats, st, sizeof stats, s));
@@ -825,13 +830,13 @@ db_splitplan(int64_t **out, size_t *nbytes, int64_t *head, const int64_t *rowptr
 	P = pos + t + 1;
 	cs = P + t + 1;
 	ws = cs + t + 1;
-	GNN_LAUNCH(db_sp_rows, blocks(t + 1, NT), NT, 0, s)(t, rowptr, c, pos, P, cs);
+	DB_LAUNCH(db_sp_rows, blocks(t + 1, NT), NT, 0, s)(t, rowptr, c, pos, P, cs);
 	LAUNCHED();
 	TRY(scans(pos, t + 1, 3, s));
-	GNN_LAUNCH(db_sp_opens, blocks(t + 1, NT), NT, 0, s)(t, h, tau, P, ws);
+	DB_LAUNCH(db_sp_opens, blocks(t + 1, NT), NT, 0, s)(t, h, tau, P, ws);
 	LAUNCHED();
 	TRY(scan(ws, t + 1, s));
-	GNN_LAUNCH(db_totals, 1, 32, 0, s)(t + 1, 4, pos, dtot);
+	DB_LAUNCH(db_totals, 1, 32, 0, s)(t + 1, 4, pos, dtot);
 	LAUNCHED();
 	TRY(fetchn(tot, dtot, sizeof tot, s));
 	nlong = tot[0];
@@ -839,7 +844,7 @@ db_splitplan(int64_t **out, size_t *nbytes, int64_t *head, const int64_t *rowptr
 	rnwin = tot[3];
 	TRY(cudaMalloc((void **)&lrow, (size_t)(2 * nlong + 1) * sizeof *lrow));
 	first = lrow + nlong;
-	GNN_LAUNCH(db_sp_long, blocks(t + 1, NT), NT, 0, s)(t, pos, cs, lrow, first);
+	DB_LAUNCH(db_sp_long, blocks(t + 1, NT), NT, 0, s)(t, pos, cs, lrow, first);
 	LAUNCHED();
 	/* the levels: level 0's items are the chunks; the next level's rows
 	 * are this one's cut rows, their items its carries */
@@ -855,11 +860,11 @@ db_splitplan(int64_t **out, size_t *nbytes, int64_t *head, const int64_t *rowptr
 		/* win, carry, cut: one allocation, scanned together */
 		TRY(cudaMalloc((void **)&v->win, (size_t)(3 * (v->na + 1)) * sizeof *v->win));
 		v->carry = v->win + v->na + 1;
-		GNN_LAUNCH(db_sp_lvrows, blocks(v->na + 1, NT), NT, 0, s)(v->na, c, lh, ltau, v->item, v->win, v->carry,
+		DB_LAUNCH(db_sp_lvrows, blocks(v->na + 1, NT), NT, 0, s)(v->na, c, lh, ltau, v->item, v->win, v->carry,
 		                                                           v->carry + v->na + 1);
 		LAUNCHED();
 		TRY(scans(v->win, v->na + 1, 3, s));
-		GNN_LAUNCH(db_totals, 1, 32, 0, s)(v->na + 1, 3, v->win, dtot);
+		DB_LAUNCH(db_totals, 1, 32, 0, s)(v->na + 1, 3, v->win, dtot);
 		LAUNCHED();
 		TRY(fetchn(tot, dtot, 3 * sizeof *tot, s));   /* windows, carries, cut rows */
 		nwin[nlev] = tot[0];
@@ -869,7 +874,7 @@ db_splitplan(int64_t **out, size_t *nbytes, int64_t *head, const int64_t *rowptr
 			w->na = tot[2];
 			TRY(cudaMalloc((void **)&w->act, (size_t)(2 * w->na + 1) * sizeof *w->act));
 			w->item = w->act + w->na;
-			GNN_LAUNCH(db_sp_next, blocks(v->na + 1, NT), NT, 0, s)(v->na, v->act, v->carry, v->carry + v->na + 1, w->act,
+			DB_LAUNCH(db_sp_next, blocks(v->na + 1, NT), NT, 0, s)(v->na, v->act, v->carry, v->carry + v->na + 1, w->act,
 			                                                         w->item);
 			LAUNCHED();
 		}
@@ -878,19 +883,19 @@ db_splitplan(int64_t **out, size_t *nbytes, int64_t *head, const int64_t *rowptr
 	slots = gnn_split_header(head, c, t, nlong, n0, nlev, n, nwin, rnwin);
 	TRY(cudaMalloc((void **)&plan, slots * sizeof *plan));
 	TRY(cudaMemcpyAsync(plan, head, GNN_SPLIT_HEADER * sizeof *plan, cudaMemcpyHostToDevice, s));
-	GNN_LAUNCH(db_sp_rowfill, blocks(t + 1, NT), NT, 0, s)(t, pos, ws, plan + head[GNN_SPLIT_LIX], plan + head[GNN_SPLIT_WINS]);
+	DB_LAUNCH(db_sp_rowfill, blocks(t + 1, NT), NT, 0, s)(t, pos, ws, plan + head[GNN_SPLIT_LIX], plan + head[GNN_SPLIT_WINS]);
 	LAUNCHED();
 	if (n0 > 0) {
-		GNN_LAUNCH(db_sp_chunks, blocks(n0, NT), NT, 0, s)(n0, nlong, c, rowptr, lrow, first, plan + head[GNN_SPLIT_CHUNKS]);
+		DB_LAUNCH(db_sp_chunks, blocks(n0, NT), NT, 0, s)(n0, nlong, c, rowptr, lrow, first, plan + head[GNN_SPLIT_CHUNKS]);
 		LAUNCHED();
 	}
 	for (int l = 0; l < nlev; l++) {
 		const int64_t *hd = head + GNN_SPLIT_LEVEL + GNN_SPLIT_LEVELSLOTS * l;
 		const splitlev *v = &lv[l];
 
-		GNN_LAUNCH(db_sp_irow, blocks(n[l], NT), NT, 0, s)(n[l], v->na, v->act, v->item, plan + hd[4]);
+		DB_LAUNCH(db_sp_irow, blocks(n[l], NT), NT, 0, s)(n[l], v->na, v->act, v->item, plan + hd[4]);
 		LAUNCHED();
-		GNN_LAUNCH(db_sp_wins, blocks(nwin[l] + 1, NT), NT, 0, s)(nwin[l], v->na, c, v->item, v->win, v->carry,
+		DB_LAUNCH(db_sp_wins, blocks(nwin[l] + 1, NT), NT, 0, s)(nwin[l], v->na, c, v->item, v->win, v->carry,
 		                                                           plan + hd[5], plan + hd[6]);
 		LAUNCHED();
 	}

@@ -39,6 +39,7 @@ struct gnn_device {
 	int nomem;                               /* the error code of alloc out of memory */
 	/* the device's free and total memory in bytes, or NULL (the cpu) */
 	int (*meminfo)(size_t *free, size_t *total);
+	const struct gnn_devprof *prof;          /* profiling's timers, or NULL: the host clock */
 };
 
 /*
@@ -131,4 +132,22 @@ typedef struct gnn_devoptim {
 	int (*zero)(void *p, size_t n, void *s);
 } gnn_devoptim;
 
+/*
+** Profiling (profile.c) on a device with a stream of its own: begin
+** records a start on s and makes *tok; end records the stop, waits for
+** it, gives the microseconds between and, on the emulated device, the
+** launch's GNN_WORK counters (warps, total, busiest warp's; -1 each
+** where nothing counted), and frees tok.  NULL where there are none.
+*/
+typedef struct gnn_devprof {
+	int (*begin)(void *s, void **tok);
+	int (*end)(void *s, void *tok, double *us, long long w[3]);
+} gnn_devprof;
+/* the CUDA device that the CUDA sources beside device_cuda.c (devbind.cu,
+ * optim.cu) are built for: the emulated one under the emulator */
+#ifdef GNN_EMU
+#define GNN_CUDA_SELF (&gnn_device_cuda_emu)
+#else
+#define GNN_CUDA_SELF (&gnn_device_cuda)
+#endif
 #endif

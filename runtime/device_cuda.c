@@ -122,28 +122,66 @@ cu_errstr(int err)
 	return cudaGetErrorString((cudaError_t)err);
 }
 
+/* profiling's timer: an event recorded on s before what it times ... */
 static int
-cu_elapsed(void *s, void (*fn)(void *, int), void *arg, int k, double *us)
+cu_prof_begin(void *s, void **tok)
 {
-	cudaEvent_t a, b;
+	cudaEvent_t a;
 	cudaError_t err;
-	float ms = 0;
 
+	*tok = NULL;
 	if ((err = cudaEventCreate(&a)) != cudaSuccess)
 		return (int)err;
-	if ((err = cudaEventCreate(&b)) != cudaSuccess) {
+#ifdef GNN_EMU_DEVICE
+	gnnemu_count_work(1);   /* the launch's GNN_WORK counters, for the record */
+#endif
+	if ((err = cudaEventRecord(a, (cudaStream_t)s)) != cudaSuccess) {
 		cudaEventDestroy(a);
 		return (int)err;
 	}
-	cudaEventRecord(a, (cudaStream_t)s);
-	fn(arg, k);
-	cudaEventRecord(b, (cudaStream_t)s);
-	if ((err = cudaEventSynchronize(b)) == cudaSuccess)
-		err = cudaEventElapsedTime(&ms, a, b);
+	*tok = (void *)a;
+	return 0;
+}
+
+/* ... and one after: the microseconds between, once it has passed */
+static int
+cu_prof_end(void *s, void *tok, double *us, long long w[3])
+{
+	cudaEvent_t a = (cudaEvent_t)tok, b;
+	cudaError_t err;
+	float ms = 0;
+
+	w[0] = w[1] = w[2] = -1;
+	if ((err = cudaEventCreate(&b)) == cudaSuccess) {
+		cudaEventRecord(b, (cudaStream_t)s);
+		if ((err = cudaEventSynchronize(b)) == cudaSuccess)
+			err = cudaEventElapsedTime(&ms, a, b);
+		cudaEventDestroy(b);
+	}
 	cudaEventDestroy(a);
-	cudaEventDestroy(b);
 	*us = 1000.0 * ms;
+#ifdef GNN_EMU_DEVICE
+	{
+		unsigned long long c[3];
+		if (gnnemu_last_work(c))
+			for (int i = 0; i < 3; i++)
+				w[i] = (long long)c[i];
+	}
+#endif
 	return (int)err;
+}
+
+static int
+cu_elapsed(void *s, void (*fn)(void *, int), void *arg, int k, double *us)
+{
+	void *tok;
+	long long w[3];
+	int err;
+
+	if ((err = cu_prof_begin(s, &tok)) != 0)
+		return err;
+	fn(arg, k);
+	return cu_prof_end(s, tok, us, w);
 }
 
 static const char *
@@ -315,8 +353,10 @@ static const struct gnn_devfwd cu_fwd = {
 	cu_graph_launch, cu_graph_destroy, cu_stage_in, cu_stage_out,
 };
 
+static const struct gnn_devprof cu_prof = {cu_prof_begin, cu_prof_end};
+
 const gnn_device GNN_DEVICE_SYMBOL = {
 	"cuda", 1, cu_stream_create, cu_stream_destroy, cu_alloc, cu_free,
 	cu_copy, cu_sync, cu_last_error, cu_errstr, cu_elapsed, cu_arch, GNN_DEVBIND, &cu_fwd, GNN_DEVOPTIM,
-	cudaErrorMemoryAllocation, cu_meminfo,
+	cudaErrorMemoryAllocation, cu_meminfo, &cu_prof,
 };

@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -721,6 +722,61 @@ gnn_gemm_ksplit(int64_t T, int64_t slabs, int64_t smax, int64_t mp, int64_t cap)
 	c = (slabs + s - 1) / s;
 	return (int)((slabs + c - 1) / c);
 }
+
+/*
+** profile.c: per-launch profiling (docs/cli.md "Profiling").  While it is
+** on, every kernel launch of a compiled model -- load- and bind-time
+** kernels, forward's, a training step's -- is timed and recorded: on a
+** GPU between two CUDA events on the model's stream (the host waits for
+** each launch: the sum is not an unprofiled forward's time), on the cpu
+** target by the wall clock around the kernel's threads, and on the
+** emulated device by the CPU's clock (meaningless as GPU time) with the
+** launch's GNN_WORK counters.  Forward launches directly while it is on
+** (no CUDA Graph replay, which would hide the launches).  Off, a launch
+** costs one test of gnn_prof_on_.  GNN_PROFILE=FILE in the environment,
+** read when the first model is created, turns it on with FILE as the
+** output.  Process-wide, not synchronized: profile one thread's models.
+*/
+typedef struct gnn_launch_record {
+	const char *model;       /* the program's name (GCN, GCN_train) */
+	const char *phase;       /* "load", "bind", "forward" or "train" */
+	const char *kernel;      /* as generated: GCN_k10, GCN_g0, GCN_g0_c0, GCN_split_reduce */
+	const char *schedule;    /* its schedule as --report=schedules names it, "default" */
+	unsigned grid, block, shmem;   /* blocks, threads a block, dynamic shared bytes; on the
+				    * cpu target grid is the launch's task count, block 0 */
+	double us;               /* microseconds (see above) */
+	long long warps, work, busiest;   /* the emulated device's GNN_WORK counters of the
+					   * launch (docs/emulator.md); -1 where nothing counted */
+} gnn_launch_record;
+/* Turns profiling on with no records; each launch's record is also
+** written to path (NULL: none) as a JSON line as it completes (the
+** record's fields by the same names; work fields only where counted). */
+gnn_status gnn_profile_start(const char *path);
+/* Turns it off and closes the file; the records stay until the next start. */
+gnn_status gnn_profile_stop(void);
+size_t gnn_profile_count(void);
+const gnn_launch_record *gnn_profile_record(size_t i);
+/* The records as a table on f (docs/cli.md "Profiling"): one line a
+** launch, then each phase's launches and time per model. */
+gnn_status gnn_profile_print(FILE *f);
+/* What the generated launches call (gnn_prof_on_ tested first): begin
+** returns a handle for end, 0 when the record could not be made. */
+extern int gnn_prof_on_;
+int gnn_prof_begin_(const gnn_device *dev, void *stream, const char *model, const char *kernel,
+                    const char *schedule, unsigned grid, unsigned block, unsigned shmem);
+void gnn_prof_end_(int h);
+/* The phase of the launches that follow ("bind", "load", "train"; NULL:
+** forward) and, unless NULL, the program they belong to (the records of
+** launches that do not say: bind's own kernels); returns the phase it
+** replaces, for the caller to restore. */
+const char *gnn_prof_phase_(const char *phase, const char *model);
+/* The launch statement that follows (name N, schedule S), timed and
+** recorded while profiling is on (on dev's timers and stream; dev NULL:
+** the host clock; model NULL: the phase's program); otherwise one test. */
+#define GNN_PROF(dev, stream, model, N, S, grid, block, shmem) \
+	for (int prof__ = gnn_prof_on_ ? gnn_prof_begin_(dev, (void *)(stream), model, N, S, (unsigned)(grid), \
+	                                                 (unsigned)(block), (unsigned)(shmem)) : 0, once__ = 1; \
+	     once__; once__ = 0, prof__ ? gnn_prof_end_(prof__) : (void)0)
 
 #ifdef __cplusplus
 }

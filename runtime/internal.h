@@ -11,6 +11,8 @@
 #define GNN_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define GNN_PRINTF(f, a)
+#endif
+
 /* program.c: drop the bound graph's state (bind, destroy); recompute the
  * load-time values from the host's weights and upload them */
 void gnn_prog_unbind_(gnn_instance *m);
@@ -21,7 +23,8 @@ gnn_status gnn_prog_loadtime_(gnn_instance *m);
 void gnn_trainer_free_(gnn_instance *m);
 gnn_status gnn_prog_refresh_(gnn_instance *m);
 
-#endif
+/* profile.c: GNN_PROFILE in the environment, read once (gnn_prog_create) */
+gnn_status gnn_prof_env_(void);
 
 /* status.c */
 

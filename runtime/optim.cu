@@ -45,7 +45,9 @@ opt_launch(const gnn_optseg *tab, int n, int64_t total, const gnn_optargs *a, vo
 
 	if (total <= 0)
 		return 0;
-	GNN_LAUNCH(opt_step, (unsigned)(b > (1 << 16) ? 1 << 16 : b), NT, 0, (cudaStream_t)s)(tab, n, total, *a);
+	/* recorded while profiling (gnnrt.h: the train phase's program) */
+	GNN_PROF(GNN_CUDA_SELF, s, NULL, "opt_step", "-", b > (1 << 16) ? 1 << 16 : b, NT, 0)
+		GNN_LAUNCH(opt_step, (unsigned)(b > (1 << 16) ? 1 << 16 : b), NT, 0, (cudaStream_t)s)(tab, n, total, *a);
 	return (int)cudaGetLastError();
 }
 

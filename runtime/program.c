@@ -155,15 +155,17 @@ gnn_status
 gnn_prog_loadtime_(gnn_instance *m)
 {
 	const gnn_program *p = m->prog;
-	int i, b, err;
+	const char *ph = gnn_prof_phase_("load", p->name);
+	int i, b, err = 0;
 
-	for (i = 0; i < p->nload; i++) {
+	for (i = 0; i < p->nload && !err; i++) {
 		b = p->load[i].out;
 		p->kernel(m, p->load[i].arg);
-		if (devcopy(m, b) && (err = p->dev->copy(m->b[b], m->h[b], m->nb[b], GNN_H2D, m->stream, 0)))
-			return deverr(m, "uploading a value computed from the parameters", err);
+		if (devcopy(m, b))
+			err = p->dev->copy(m->b[b], m->h[b], m->nb[b], GNN_H2D, m->stream, 0);
 	}
-	return GNN_OK;
+	gnn_prof_phase_(ph, NULL);
+	return err ? deverr(m, "uploading a value computed from the parameters", err) : GNN_OK;
 }
 
 /* forward's state (the forward section): fwdreset drops the graph and
@@ -222,6 +224,8 @@ gnn_prog_create(const gnn_program *p, size_t size, gnn_instance **out)
 	if (!out)
 		return gnn_error(GNN_ERR_ARG, "%s_create: out is NULL", p->name);
 	*out = NULL;
+	if ((err = gnn_prof_env_()) != GNN_OK)
+		return (gnn_status)err;
 	if (size < sizeof *m || !(m = (gnn_instance *)zalloc(size)))
 		return gnn_error(GNN_ERR_MEM, "%s_create: out of memory", p->name);
 	m->prog = p;
@@ -827,6 +831,9 @@ bindneed(gnn_instance *m, int64_t *ge)
 		case GNN_STEP_SPLITPLAN:
 		case GNN_STEP_SPLITBUF:
 			break;
+		case GNN_STEP_SCRATCH:   /* a constant size: counted */
+			need += units((size_t)(st->arg > 0 ? st->arg : 1) * sizeof(float));
+			break;
 		default:   /* a graph tensor */
 			if (m->dg)
 				need += units(bufbytes(m, st->out));
@@ -871,8 +878,8 @@ roomcheck(gnn_instance *m)
 	return gnn_devfail_(dev, dev->nomem, need, p->name, what);
 }
 
-gnn_status
-gnn_prog_bind(void *mv, gnn_graph *graph)
+static gnn_status
+bind(void *mv, gnn_graph *graph)
 {
 	gnn_instance *m = (gnn_instance *)mv;
 	const gnn_program *p;
@@ -926,6 +933,17 @@ gnn_prog_bind(void *mv, gnn_graph *graph)
 	}
 	m->bound = 1;
 	return GNN_OK;
+}
+
+gnn_status
+gnn_prog_bind(void *mv, gnn_graph *graph)
+{
+	/* for the profile's records, bind's own kernels' too (devbind.cu) */
+	const char *ph = gnn_prof_phase_("bind", mv ? ((gnn_instance *)mv)->prog->name : NULL);
+	gnn_status s = bind(mv, graph);
+
+	gnn_prof_phase_(ph, NULL);
+	return s;
 }
 
 /* ---- forward ----------------------------------------------------------- */
@@ -1164,7 +1182,7 @@ gnn_prog_issue(gnn_instance *m)
 	switch (f->state) {
 	case FWD_FRESH:
 		f->state = FWD_DIRECT;
-		if (f->off)
+		if (f->off || gnn_prof_on_)   /* a replay would hide the launches from the profile */
 			return 1;
 		if (f->exec && samekey(m, f->key)) {
 			if ((err = df->graph_launch(f->exec, m->stream)))

@@ -252,8 +252,8 @@ gnn_prog_train_config(void *mv, const gnn_train_prog *tp, const gnn_optim_config
 	return GNN_OK;
 }
 
-gnn_status
-gnn_prog_train_step(void *mv, const gnn_train_prog *tp, const void *const *in, float *loss)
+static gnn_status
+trainstep(void *mv, const gnn_train_prog *tp, const void *const *in, float *loss)
 {
 	gnn_instance *m = (gnn_instance *)mv;
 	const gnn_program *p, *sp = tp->prog;
@@ -323,6 +323,17 @@ gnn_prog_train_step(void *mv, const gnn_train_prog *tp, const void *const *in, f
 	m->stale = 1;
 out:
 	gnn_free(sin, ((size_t)sp->ninput + 1) * sizeof *sin);
+	return s;
+}
+
+gnn_status
+gnn_prog_train_step(void *mv, const gnn_train_prog *tp, const void *const *in, float *loss)
+{
+	/* for the profile's records, the optimizer's update too (optim.cu) */
+	const char *ph = gnn_prof_phase_("train", tp && tp->prog ? tp->prog->name : NULL);
+	gnn_status s = trainstep(mv, tp, in, loss);
+
+	gnn_prof_phase_(ph, NULL);
 	return s;
 }
 

@@ -1930,13 +1930,29 @@ static struct {
 	unsigned long long warps, total, busiest, busy_lin;
 	unsigned busy_warp;
 } WK;
+static int work_on;                     /* gnnemu_count_work: count without a file */
+static unsigned long long work_last[3]; /* the last launch's warps, total, busiest */
+static int work_last_any;
+
+void
+gnnemu_count_work(int on)
+{
+	work_on = on;
+}
+
+int
+gnnemu_last_work(unsigned long long w[3])
+{
+	memcpy(w, work_last, sizeof work_last);
+	return work_last_any;
+}
 
 void
 gnnemu_work(long n)
 {
 	if (!gnnemu_self)
 		gnnemu_fatal(NULL, 0, "gnnemu_work called outside a kernel");
-	if (!work_path)
+	if (!work_path && !work_on)
 		return;   /* nobody reads the counts: cheap */
 	WK.thread[((struct fiber *)(void *)gnnemu_self)->idx] += n;
 	WK.touched = 1;
@@ -1981,6 +1997,10 @@ work_launch(const gnnemu_launch_desc *d)
 		if (fclose(f) != 0)
 			host_fatal("GNNEMU_WORK=%s: cannot write it", work_path);
 	}
+	work_last_any = WK.any;
+	work_last[0] = WK.warps;
+	work_last[1] = WK.total;
+	work_last[2] = WK.busiest;
 	memset(&WK, 0, sizeof WK);
 }
 

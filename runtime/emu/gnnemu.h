@@ -247,6 +247,11 @@ unsigned int gnnemu_activemask(void);
  * to that file: W warps launched, SUM their works, MAX the largest, and
  * where it ran (the lowest block and warp among equals). */
 void gnnemu_work(long n);
+/* Counts work without GNNEMU_WORK (on: 1) or only with it (0); and the
+ * last launch's warps, total and busiest warp's work in w, returning
+ * whether some thread of it counted (profiling's record, docs/cli.md). */
+void gnnemu_count_work(int on);
+int gnnemu_last_work(unsigned long long w[3]);
 
 /* ---- schedule perturbation (as GNNEMU_ORDER / GNNEMU_GRID_MAX) ---- */
 enum gnnemu_order { GNNEMU_FORWARD, GNNEMU_REVERSE, GNNEMU_RANDOM };

@@ -26,7 +26,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from matrix import tables, weights  # noqa: E402
+from matrix import cost_launches, run_args  # noqa: E402
 
 SUBST = {"IN": "16", "CLASSES": "8", "HIDDEN": "16", "HEADS": "2", "HEAD_HIDDEN": "4"}
 
@@ -58,24 +58,12 @@ def instantiate(path, work):
     return out
 
 
-LINE = re.compile(r"^  (\S+)\s+(row|chunk|reduce|dense|elementwise)\s")
-GRID = re.compile(r"warps=(\d+) work=(\d+) busiest=(\d+)")
 EMU = re.compile(r"^(\S+) warps=(\d+) work=(\d+) busiest=(\d+)")
 
 
 def modeled(text):
     """(name, warps, work, busiest) of each counting launch of the report"""
-    out, cur = [], None
-    for line in text.splitlines():
-        m = LINE.match(line)
-        if m:
-            cur = (m.group(1), m.group(2))
-            continue
-        g = GRID.search(line)
-        if g and cur and cur[1] in ("row", "chunk", "reduce"):
-            out.append((cur[0],) + tuple(int(x) for x in g.groups()))
-            cur = None
-    return out
+    return [(c[0],) + c[4:] for c in cost_launches(text) if c[1] in ("row", "chunk", "reduce")]
 
 
 def main():
@@ -103,19 +91,8 @@ def main():
             print(f"FAIL {name}: gnncc --report=cost: {rep.stderr.strip()[-400:]}")
             bad += 1
             continue
-        tab = tables(gnncc, model, inc)
         cmd = [gnnrun, model, *inc, "--graph", ei, "--engine=cuda-emu", "--no-tune-cache", *sched,
-               "--emu-work=" + os.path.join(a.work, name + ".work")]
-        if tab["params"]:
-            w = os.path.join(a.work, name + ".safetensors")
-            weights(tab["params"], w, seed=len(name))
-            cmd += ["--weights", w]
-        for k, (iname, _, dims) in enumerate(tab["inputs"]):
-            p = os.path.join(a.work, f"{name}-{iname}.npy")
-            np.save(p, np.random.default_rng(k).uniform(-1, 1, size=[n] + dims[1:]).astype(np.float32))
-            cmd += ["--input", f"{iname}={p}"]
-        for k in range(len(tab["outputs"])):
-            cmd += ["--output", os.path.join(a.work, f"{name}-out{k}.npy")]
+               "--emu-work=" + os.path.join(a.work, name + ".work"), *run_args(gnncc, model, inc, a.work, name, n)]
         run = subprocess.run(cmd, capture_output=True, text=True, env=env)
         if run.returncode:
             print(f"FAIL {name}: gnnrun: {run.stderr.strip()[-400:]}")

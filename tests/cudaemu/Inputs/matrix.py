@@ -145,6 +145,44 @@ def weights(params, path, seed):
     st.save(path, out)
 
 
+COSTLINE = re.compile(r"^  (\S+)\s+(row|chunk|reduce|dense|elementwise)\s")
+COSTGRID = re.compile(r"grid=(\d+)x(\d+) warps=(\d+) work=(\d+) busiest=(\d+)")
+
+
+def cost_launches(text):
+    """every launch of gnncc --report=cost's text: (name, kind, blocks,
+    threads a block, warps, work, busiest warp's work)"""
+    out, cur = [], None
+    for line in text.splitlines():
+        m = COSTLINE.match(line)
+        if m:
+            cur = (m.group(1), m.group(2))
+            continue
+        g = COSTGRID.search(line)
+        if g and cur:
+            out.append(cur + tuple(int(x) for x in g.groups()))
+            cur = None
+    return out
+
+
+def run_args(gnncc, model, inc, work, name, n):
+    """gnnrun's arguments for model's values: random weights (seeded by
+    name), U(-1, 1) inputs of n rows, an output file each, under work"""
+    tab = tables(gnncc, model, inc)
+    args = []
+    if tab["params"]:
+        w = os.path.join(work, name + ".safetensors")
+        weights(tab["params"], w, seed=len(name))
+        args += ["--weights", w]
+    for k, (iname, _, dims) in enumerate(tab["inputs"]):
+        p = os.path.join(work, f"{name}-{iname}.npy")
+        np.save(p, np.random.default_rng(k).uniform(-1, 1, size=[n] + dims[1:]).astype(np.float32))
+        args += ["--input", f"{iname}={p}"]
+    for k in range(len(tab["outputs"])):
+        args += ["--output", os.path.join(work, f"{name}-out{k}.npy")]
+    return args
+
+
 def graphs(names, gnngen, work):
     """name -> (edge_index.npy, node count, x.npy of Cora's width or None)"""
     res = {}
