@@ -34,6 +34,7 @@ static void
 checkviews(const gnn_safetensors *st)
 {
 	int n = gnn_st_count(st);
+	const char *meta;
 	gnn_array v;
 
 	for (int i = 0; i < n; i++) {
@@ -51,7 +52,8 @@ checkviews(const gnn_safetensors *st)
 	}
 	FUZZ_CHECK(gnn_st_get(st, n, &v) == GNN_ERR_RANGE);
 	FUZZ_CHECK(gnn_st_name(st, n) == NULL);
-	fuzztouch(gnn_st_metadata(st, "format"), 0);
+	if ((meta = gnn_st_metadata(st, "format")))
+		fuzztouch(meta, strlen(meta) + 1);
 }
 
 /* whether dst holds view v as a parameter of dtype want */

@@ -126,7 +126,7 @@ fuzzdone(void)
 /* reads every byte of a view, so that a view past its buffer's end is reported */
 volatile unsigned fuzzsink;
 
-static void
+__attribute__((unused)) static void
 fuzztouch(const void *p, size_t n)
 {
 	const unsigned char *b = p;
