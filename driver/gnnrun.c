@@ -250,6 +250,12 @@ loadgraph(const Opts *o, int64_t nnode, const char *from, IGraph *g)
 	if (nnode < 0) {
 		nnode = 0;
 		for (i = 0; i < e; i++) {
+			/* index + 1 would overflow: no node count holds it (as gnn_graph_read_npy) */
+			if (g->src[i] == INT64_MAX || g->dst[i] == INT64_MAX) {
+				opterror("%s: edge %lld (%lld -> %lld): no node count holds index %lld (%s)", o->graph,
+				    (long long)i, (long long)g->src[i], (long long)g->dst[i], (long long)INT64_MAX, from);
+				return false;
+			}
 			if (g->src[i] + 1 > nnode)
 				nnode = g->src[i] + 1;
 			if (g->dst[i] + 1 > nnode)

@@ -76,7 +76,16 @@ typedef enum gnn_dtype {
 const char *gnn_dtype_name(gnn_dtype t);   /* "f32", ...; "?" if invalid */
 size_t gnn_dtype_size(gnn_dtype t);        /* bytes; 0 if invalid */
 
-#define GNN_MAX_RANK 8
+/*
+** The limits of the readers of untrusted files (.npy, safetensors): what a
+** file may declare before the reader gives up with an error naming the
+** limit, so that a hostile header cannot make it allocate or loop without
+** bound.  Every real file is far inside them.
+*/
+#define GNN_MAX_RANK 8                      /* dims of an array or tensor (SHAPE) */
+#define GNN_NPY_MAX_HEADER (1 << 20)        /* .npy header bytes (FORMAT); numpy writes < 10000 */
+#define GNN_ST_MAX_HEADER 100000000         /* safetensors header bytes (FORMAT), the reference's */
+#define GNN_ST_MAX_TENSORS 65536            /* tensors, and __metadata__ entries, of a safetensors file (FORMAT) */
 
 /* A dense, C-ordered array. rank 0 is a scalar (one element); a zero
 ** dimension makes an empty array, whose data may be NULL. */

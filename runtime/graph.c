@@ -276,10 +276,20 @@ gnn_graph_read_npy(gnn_graph **g, const char *path, int64_t num_nodes)
 		gnn_array_free(&a);
 		return gnn_fail(GNN_ERR_SHAPE, "%s is not an edge_index (int32 or int64, shape [2, E])", path);
 	}
+	/* the largest index + 1, where one holds it (fuzz_graph found the overflow) */
 	if (num_nodes < 0)
-		for (num_nodes = 0, i = 0; i < 2 * a.shape[1]; i++)
-			if (intat(a.data, a.dtype, i) >= num_nodes)
-				num_nodes = intat(a.data, a.dtype, i) + 1;
+		for (num_nodes = 0, i = 0; i < 2 * a.shape[1]; i++) {
+			int64_t v = intat(a.data, a.dtype, i);
+			if (v == INT64_MAX) {
+				s = gnn_fail(GNN_ERR_RANGE, "%s: edge_index: %s of edge %lld is %lld: "
+					"no node count holds it", path, i < a.shape[1] ? "source" : "target",
+					(long long)(i % a.shape[1]), (long long)v);
+				gnn_array_free(&a);
+				return s;
+			}
+			if (v >= num_nodes)
+				num_nodes = v + 1;
+		}
 	s = gnn_graph_from_edge_index(g, a.data, a.dtype, a.shape[1], num_nodes);
 	gnn_array_free(&a);
 	return s;

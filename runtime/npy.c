@@ -31,7 +31,6 @@
 #include "internal.h"
 
 enum {
-	HDR_MAX = 1 << 20,   /* numpy stops at 10000; be lenient, not unbounded */
 	ALIGN = 64,          /* numpy's ARRAY_ALIGN */
 	GROWTH_DIGITS = 21,  /* numpy's GROWTH_AXIS_MAX_DIGITS */
 };
@@ -311,9 +310,9 @@ readhdr(const char *path, FILE *f, uint64_t size, Npy *m, uint64_t *dataoff)
 	hlen = pre[8] | (uint64_t)pre[9] << 8;
 	if (plen == 12)
 		hlen |= (uint64_t)pre[10] << 16 | (uint64_t)pre[11] << 24;
-	if (hlen > HDR_MAX)
+	if (hlen > GNN_NPY_MAX_HEADER)
 		return gnn_fail(GNN_ERR_FORMAT, "%s: header length %llu exceeds the limit of %d",
-			path, (unsigned long long)hlen, HDR_MAX);
+			path, (unsigned long long)hlen, GNN_NPY_MAX_HEADER);
 	if (plen + hlen > size)
 		return gnn_fail(GNN_ERR_FORMAT, "%s: truncated: header needs %llu bytes, file has %llu",
 			path, (unsigned long long)(plen + hlen), (unsigned long long)size);

@@ -16,6 +16,11 @@
 ** in memory as its offset is in the buffer; offsets that are not a multiple
 ** of the element size are rejected (the reference writer never makes them)
 ** so that views can be used as typed arrays.
+**
+** The file is untrusted (a downloaded model): the header's length, the
+** number of tensors and __metadata__ entries and each rank are capped
+** (gnnrt.h's GNN_ST_MAX_*, GNN_MAX_RANK), so that the tables grow with the
+** file only up to a bound; tests/fuzz/fuzz_safetensors.c fuzzes it.
 */
 #define _POSIX_C_SOURCE 200809L
 
@@ -27,8 +32,6 @@
 #include <sys/stat.h>
 
 #include "internal.h"
-
-enum { HDR_MAX = 100000000 };   /* the reference's MAX_HEADER_SIZE */
 
 /* in the reference's Dtype order: the writer sorts by it */
 static const struct {
@@ -378,6 +381,9 @@ jtensor(Json *j, gnn_safetensors *st, const char *name)
 	Tensor *t;
 	gnn_status s;
 
+	if (st->nt == GNN_ST_MAX_TENSORS)
+		return gnn_fail(GNN_ERR_FORMAT, "%s: more than %d tensors, the limit of a header",
+			j->path, GNN_ST_MAX_TENSORS);
 	if (!(t = grow(st->t, &st->capt, st->nt, sizeof *t)))
 		return gnn_fail(GNN_ERR_MEM, "%s: out of memory for the tensor table", j->path);
 	st->t = t;
@@ -448,6 +454,9 @@ jmeta(Json *j, gnn_safetensors *st)
 			return jerr(j, "__metadata__ value of '%.*s%s' must be a string", QUOTE(key));
 		if ((s = jstr(j, &val)) != GNN_OK)
 			return s;
+		if (st->nmeta == GNN_ST_MAX_TENSORS)
+			return gnn_fail(GNN_ERR_FORMAT, "%s: more than %d __metadata__ entries, the limit "
+				"of a header", j->path, GNN_ST_MAX_TENSORS);
 		if (!(m = grow(st->meta, &st->capmeta, st->nmeta, sizeof *m)))
 			return gnn_fail(GNN_ERR_MEM, "%s: out of memory for metadata", j->path);
 		st->meta = m;
@@ -597,9 +606,9 @@ load(const char *path, FILE *f, gnn_safetensors *st)
 			path, (unsigned long long)size);
 	for (int i = 7; i >= 0; i--)
 		n = n << 8 | len[i];
-	if (n > HDR_MAX)
+	if (n > GNN_ST_MAX_HEADER)
 		return gnn_fail(GNN_ERR_FORMAT, "%s: header length %llu exceeds the limit of %d",
-			path, (unsigned long long)n, HDR_MAX);
+			path, (unsigned long long)n, GNN_ST_MAX_HEADER);
 	if (n > size - 8)
 		return gnn_fail(GNN_ERR_FORMAT, "%s: header length %llu runs past the end of the "
 			"file (%llu bytes)", path, (unsigned long long)n, (unsigned long long)size);
@@ -886,6 +895,10 @@ gnn_st_write_(const char *path, const char *const *names, const gnn_array *array
 		return gnn_fail(GNN_ERR_ARG, "gnn_st_write: path is NULL");
 	if (n < 0 || (n > 0 && (!names || !arrays)))
 		return gnn_fail(GNN_ERR_ARG, "%s: bad tensor list (n = %d)", path, n);
+	/* a file the reader would refuse is not written */
+	if (n > GNN_ST_MAX_TENSORS)
+		return gnn_fail(GNN_ERR_ARG, "%s: %d tensors exceed the limit of %d", path, n,
+			GNN_ST_MAX_TENSORS);
 	if ((n > 0 && !(it = gnn_malloc((size_t)n * sizeof *it)))
 	    || !(parts = gnn_malloc((size_t)(n + 1) * sizeof *parts))) {
 		s = gnn_fail(GNN_ERR_MEM, "%s: out of memory", path);
@@ -902,9 +915,9 @@ gnn_st_write_(const char *path, const char *const *names, const gnn_array *array
 	if (inorder)
 		sort(it, (size_t)n, sizeof *it, itempos);
 	hlen = header(&o, it, n);
-	if (hlen - 8 > HDR_MAX) {
+	if (hlen - 8 > GNN_ST_MAX_HEADER) {
 		s = gnn_fail(GNN_ERR_ARG, "%s: header of %zu bytes exceeds the limit of %d",
-			path, hlen - 8, HDR_MAX);
+			path, hlen - 8, GNN_ST_MAX_HEADER);
 		goto out;
 	}
 	if (!(o.p = gnn_malloc(hlen))) {

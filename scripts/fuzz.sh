@@ -3,10 +3,12 @@
 #
 # Builds the libFuzzer targets of tests/fuzz with clang into build-fuzz/
 # (GNNCC_FUZZ=ON: coverage, ASan, UBSan; BUILD_DIR overrides), then runs
-# each TARGET (frontend, ir, or all, the default) for SECONDS (default 60)
-# through tests/fuzz/run.sh, which collects the seed corpus (every .gnn or
-# .ir of examples/, layers/ and tests/) and keeps what the fuzzer finds in
-# build-fuzz/corpus-TARGET/ for the next run.  Prints each target's
+# each TARGET (frontend, ir, safetensors, npy, graph; loaders: the last
+# three; all, the default: the five) for SECONDS (default 60) each, one
+# after the other, through tests/fuzz/run.sh, which collects the seed
+# corpus (every .gnn, .ir, .safetensors or .npy of examples/, layers/ and
+# tests/) and keeps what the fuzzer finds in build-fuzz/corpus-TARGET/ for
+# the next run.  Prints each target's
 # execution count; failing inputs go to build-fuzz/crashes/ and make the
 # script exit non-zero.  Reproduce one with
 #   build-fuzz/tests/fuzz/fuzz_TARGET build-fuzz/crashes/FILE
@@ -16,13 +18,15 @@ cd "$(dirname "$0")/.."
 SECONDS_=${1:-60}
 TARGET=${2:-all}
 BUILD_DIR=${BUILD_DIR:-build-fuzz}
+usage="usage: $0 [SECONDS] [frontend|ir|safetensors|npy|graph|loaders|all]"
 case $TARGET in
-  all) targets=(frontend ir) ;;
-  frontend|ir) targets=("$TARGET") ;;
-  *) echo "usage: $0 [SECONDS] [frontend|ir|all]" >&2; exit 2 ;;
+  all) targets=(frontend ir safetensors npy graph) ;;
+  loaders) targets=(safetensors npy graph) ;;
+  frontend|ir|safetensors|npy|graph) targets=("$TARGET") ;;
+  *) echo "$usage" >&2; exit 2 ;;
 esac
 case $SECONDS_ in
-  ''|*[!0-9]*) echo "usage: $0 [SECONDS] [frontend|ir|all]" >&2; exit 2 ;;
+  ''|*[!0-9]*) echo "$usage" >&2; exit 2 ;;
 esac
 
 ./scripts/setup.sh

@@ -15,9 +15,11 @@
 #                tests whose cost is numerics run smaller inputs there
 #                (lit's feature asan), and the cuda matrix runs only in
 #                the plain tree (ThreadSanitizer cannot join ASan)
-#   build-fuzz/  clang with GNNCC_FUZZ: fuzz.smoke fuzzes the frontend for
-#                a fixed number of inputs (FUZZ_RUNS, default 5000: the
-#                same work however busy the machine is), fuzz.ir-replay
+#   build-fuzz/  clang with GNNCC_FUZZ: fuzz.smoke fuzzes the frontend, and
+#                fuzz.safetensors, fuzz.npy and fuzz.graph the loaders of
+#                weight and graph files, for a fixed number of inputs each
+#                (FUZZ_RUNS, default 5000: the same work however busy the
+#                machine is; a few seconds for a loader), fuzz.ir-replay
 #                runs the IR fuzzer over its seeds; failing inputs land in
 #                build-fuzz/crashes/
 #

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Runs one of gnncc's fuzzers (tests/fuzz): run.sh FUZZER SECONDS OUTDIR
 #
-# FUZZER is fuzz_frontend or fuzz_ir (a path); SECONDS 0 replays the seeds
-# once and fuzzes nothing; runs=N instead of SECONDS fuzzes N inputs from
+# FUZZER is fuzz_frontend, fuzz_ir, fuzz_safetensors, fuzz_npy or
+# fuzz_graph (a path); SECONDS 0 replays the seeds once and fuzzes nothing;
+# runs=N instead of SECONDS runs every seed once, then fuzzes N inputs from
 # libFuzzer's seed 1, the same work on every machine however busy (the
-# test suite's smoke run).  Under OUTDIR it keeps:
+# test suite's smoke runs).  Under OUTDIR it keeps:
 #   seeds-KIND/    the seed corpus, collected afresh from the repository:
-#                  every .gnn (frontend) or .ir (ir) file under examples/,
-#                  layers/ and tests/, the regression inputs of
-#                  tests/fuzz/regress/Inputs, and for ir, what gnncc -O0
+#                  every .gnn (frontend), .ir (ir), .safetensors
+#                  (safetensors) or .npy (npy, graph) file under examples/,
+#                  layers/ and tests/ (so the regression inputs of
+#                  tests/fuzz/regress/ and the loaders' seeds of
+#                  tests/fuzz/seeds/), and for ir, what gnncc -O0
 #                  --emit=ir makes of every .gnn file it compiles (when the
 #                  gnncc of the fuzzer's build tree is there)
 #   corpus-KIND/   what the fuzzer found interesting; kept between runs
@@ -34,6 +37,9 @@ root=$(cd "$here/../.." && pwd)
 case $(basename "$fuzzer") in
   fuzz_frontend*) kind=frontend ext=gnn dict=$here/gnn.dict ;;
   fuzz_ir*) kind=ir ext=ir dict=$here/ir.dict ;;
+  fuzz_safetensors*) kind=safetensors ext=safetensors dict=$here/safetensors.dict ;;
+  fuzz_npy*) kind=npy ext=npy dict=$here/npy.dict ;;
+  fuzz_graph*) kind=graph ext=npy dict=$here/npy.dict ;;
   *) echo "$0: unknown fuzzer $fuzzer" >&2; exit 2 ;;
 esac
 

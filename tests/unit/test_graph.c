@@ -568,6 +568,22 @@ test_read_npy(void)
 	CHECK_MSG("x.npy is not an edge_index (int32 or int64, shape [2, E])");
 	CHECK_ST(gnn_graph_read_npy(&g, tmppath("missing.npy"), -1), GNN_ERR_IO);
 	CHECK_ST(gnn_graph_read_npy(NULL, tmppath("ei.npy"), -1), GNN_ERR_ARG);
+
+	/* fuzz_graph's find (tests/fuzz/regress/edge-index-max.npy): an index of
+	 * INT64_MAX overflowed the inferred node count (UBSan); no count holds it */
+	{
+		int64_t big[4] = {0, 1, 2, INT64_MAX};
+		gnn_array b = {GNN_I64, 2, {2, 2}, big, sizeof big};
+		CHECK_ST(gnn_npy_write(tmppath("big.npy"), &b), GNN_OK);
+		CHECK_ST(gnn_graph_read_npy(&g, tmppath("big.npy"), -1), GNN_ERR_RANGE);
+		CHECK(g == NULL);
+		CHECK_MSG("big.npy: edge_index: target of edge 1 is 9223372036854775807: no node count holds it");
+		big[3] = INT64_MAX - 1;   /* the largest that one does; too many to address */
+		CHECK_ST(gnn_npy_write(tmppath("big.npy"), &b), GNN_OK);
+		CHECK_ST(gnn_graph_read_npy(&g, tmppath("big.npy"), -1), GNN_ERR_SHAPE);
+		CHECK(g == NULL);
+		CHECK_MSG("too many to address");
+	}
 }
 
 int

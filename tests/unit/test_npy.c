@@ -187,6 +187,24 @@ test_read_bad(void)
 	memcpy(b, "\x93NUMPY\x02\x00\x01\x00\x10\x00{}", 14);
 	putfile(path = tmppath("hlen.npy"), b, 14);
 	bad(path, GNN_ERR_FORMAT, "exceeds the limit");
+	/* the limit (GNN_NPY_MAX_HEADER) is inclusive: a dict padded to exactly
+	 * that many bytes reads, one byte more does not */
+	{
+		char *h = malloc(GNN_NPY_MAX_HEADER + 2);
+		int n = sprintf(h, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }");
+		memset(h + n, ' ', GNN_NPY_MAX_HEADER + 1 - (size_t)n);
+		h[GNN_NPY_MAX_HEADER - 1] = '\n';
+		h[GNN_NPY_MAX_HEADER] = '\0';
+		if (CHECK_ST(gnn_npy_read(mknpy("lim.npy", 2, 0, h, data, 4), &a), GNN_OK))
+			CHECK(a.rank == 1 && a.shape[0] == 1 && a.nbytes == 4);
+		gnn_array_free(&a);
+		h[GNN_NPY_MAX_HEADER - 1] = ' ';
+		h[GNN_NPY_MAX_HEADER] = '\n';
+		h[GNN_NPY_MAX_HEADER + 1] = '\0';
+		bad(mknpy("lim.npy", 2, 0, h, data, 4), GNN_ERR_FORMAT,
+			"header length 1048577 exceeds the limit of 1048576");
+		free(h);
+	}
 	putfile(path = tmppath("hlen.npy"), "\x93NUMPY\x02\x00\x01\x00\x00", 11);
 	bad(path, GNN_ERR_FORMAT, "truncated in the header length");
 

@@ -361,6 +361,63 @@ test_write_bad(void)
 	CHECK_ST(gnn_st_write(tmppath("nodir/w.safetensors"), names, ok, 1), GNN_ERR_IO);
 }
 
+/*
+** The documented limits (gnnrt.h): GNN_ST_MAX_TENSORS tensors and as many
+** __metadata__ entries read, one more of either does not, nor is it
+** written; a header of GNN_ST_MAX_HEADER bytes passes the length check.
+*/
+static void
+test_limits(void)
+{
+	enum { N = GNN_ST_MAX_TENSORS + 1, ENTRY = 64 };
+	char *json = malloc((size_t)N * ENTRY + 64), *at;
+	const char **names = malloc(N * sizeof *names);
+	gnn_array *a = malloc(N * sizeof *a);
+	gnn_safetensors *st;
+
+	if (!json || !names || !a)
+		abort();
+	for (int n = N - 1; n <= N; n++) {
+		at = json + sprintf(json, "{");
+		for (int i = 0; i < n; i++)
+			at += sprintf(at, "%s\"t%d\":{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[0,0]}",
+				i ? "," : "", i);
+		sprintf(at, "}");
+		if (n < N && CHECK_ST(gnn_st_open(mkst(json, 0), &st), GNN_OK)) {
+			CHECK(gnn_st_count(st) == GNN_ST_MAX_TENSORS);
+			CHECK(gnn_st_find(st, "t65535") >= 0);
+			gnn_st_close(st);
+		}
+	}
+	bad(mkst(json, 0), GNN_ERR_FORMAT, "more than 65536 tensors, the limit of a header");
+	for (int n = N - 1; n <= N; n++) {
+		at = json + sprintf(json, "{\"__metadata__\":{");
+		for (int i = 0; i < n; i++)
+			at += sprintf(at, "%s\"k%d\":\"v\"", i ? "," : "", i);
+		sprintf(at, "}}");
+		if (n < N && CHECK_ST(gnn_st_open(mkst(json, 0), &st), GNN_OK)) {
+			CHECK(strcmp(gnn_st_metadata(st, "k65535"), "v") == 0);
+			gnn_st_close(st);
+		}
+	}
+	bad(mkst(json, 0), GNN_ERR_FORMAT, "more than 65536 __metadata__ entries");
+	/* the writer makes no file the reader refuses */
+	for (int i = 0; i < N; i++) {
+		sprintf(json + (size_t)i * 8, "t%d", i);
+		names[i] = json + (size_t)i * 8;
+		a[i] = (gnn_array){GNN_F32, 1, {0}, NULL, 0};
+	}
+	CHECK_ST(gnn_st_write(tmppath("many.safetensors"), names, a, N), GNN_ERR_ARG);
+	CHECK_MSG("65537 tensors exceed the limit of 65536");
+	CHECK(tmpcount("many.safetensors") == 0);
+	/* the header limit is inclusive: a header of exactly that many bytes is not refused for it */
+	bad(mkst_n("big.safetensors", GNN_ST_MAX_HEADER, "{}", NULL, 0), GNN_ERR_FORMAT,
+		"header length 100000000 runs past the end of the file");
+	free(a);
+	free(names);
+	free(json);
+}
+
 static gnn_status
 op_open(void *ctx)
 {
@@ -511,6 +568,7 @@ main(int argc, char **argv)
 	test_write_reference();
 	test_roundtrip();
 	test_write_bad();
+	test_limits();
 	test_oom();
 	test_mutations();
 	if (shared)
