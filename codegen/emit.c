@@ -20,6 +20,7 @@
  *   3. the API (create, load_weights, bind, forward, forward_host,
  *      destroy) and the descriptor that generic tools use.
  */
+#include <limits.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -320,14 +321,16 @@ splitscratchseg(E *e, int i, int what, int c0, int64_t w)
 }
 
 int
-gemmscratchseg(E *e, int i, int64_t floats)
+gemmscratchseg(E *e, int i, int64_t floats, Dim m, int64_t perrow)
 {
 	bool made;
 	int s = extraseg(e, 2, i, -1, (int)floats, &made);   /* a size per candidate */
 
+	if (perrow > INT_MAX)
+		perrow = 0;
 	if (made)
-		sput(&e->host->extrasteps, "\t{GNN_STEP_SCRATCH, %d, -1, %lld, 0, 0},   /* split-K parts of %s */\n", s, (long long)floats,
-		     pf(e, "%%%s", irname(e, e->fn->ins[i].to)));
+		sput(&e->host->extrasteps, "\t{GNN_STEP_SCRATCH, %d, %lld, %lld, %d, 0},   /* split-K parts of %s */\n", s,
+		     (long long)perrow, (long long)floats, polyof(e, m), pf(e, "%%%s", irname(e, e->fn->ins[i].to)));
 	return s;
 }
 

@@ -97,7 +97,9 @@ const char *segbytes(E *e, int i);
 int splitplanseg(E *e, int i, int c0);
 int splitscratchseg(E *e, int i, int what, int c0, int64_t w);
 /* the device scratch of instruction i's split-K GEMM: floats floats */
-int gemmscratchseg(E *e, int i, int64_t floats);
+/* a split-K GEMM's scratch: at most floats, and at most perrow floats a
+ * row of its rows m once bound (perrow 0: no such bound) */
+int gemmscratchseg(E *e, int i, int64_t floats, Dim m, int64_t perrow);
 /* tuning: the candidate forward kernel k runs (an int lvalue) */
 const char *tunesel(E *e, int k);
 /* v's name as a C identifier, unique in its function: the IR name, or

@@ -276,7 +276,10 @@ emitgemmcuda(E *e, int i, Args *a, Str *call)
 	arg(a, "int64_t M_", "%s", M);
 	if (g.split) {
 		floats = gemmkscratch(s, g.K, g.P);
-		ws = gemmscratchseg(e, i, floats);
+		/* the launch never takes more than ksplit parts: (ksplit - 1)
+		 * rows of P a row of A at most, so a small graph binds a
+		 * small scratch */
+		ws = gemmscratchseg(e, i, floats, ty(e, in->arg[0]).dim[0], (int64_t)(s->ksplit - 1) * g.P);
 		arg(a, "float *__restrict__ ws_", "(float *)m->seg[%d]", ws);
 		arg(a, "int64_t tiles_", "gt_");
 		arg(a, "int s_", "gs_");

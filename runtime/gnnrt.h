@@ -438,7 +438,8 @@ enum {
 	GNN_STEP_COUNTS,         /* segment out: poly[size] counters (a serial scatter's) */
 	GNN_STEP_SPLITPLAN,      /* segment out: split plan of segment in's rowptr, c0 = arg */
 	GNN_STEP_SPLITBUF,       /* segment out: scratch of arg floats per item of split plan in */
-	GNN_STEP_SCRATCH,        /* segment out: device scratch of arg floats (a split-K GEMM's parts) */
+	GNN_STEP_SCRATCH,        /* segment out: device scratch of arg floats, or fewer: in floats a
+	                          * row of poly size rows when in > 0 (a split-K GEMM's parts) */
 };
 typedef struct gnn_step {
 	unsigned char op;

@@ -46,6 +46,17 @@ poly(const gnn_instance *m, int k)
 	return v;
 }
 
+/* a GNN_STEP_SCRATCH's bytes under the bound sizes (at least a float) */
+static size_t
+scratchbytes(const gnn_instance *m, const gnn_step *st)
+{
+	int64_t floats = st->arg, rows;
+
+	if (st->in > 0 && (rows = poly(m, st->size)) >= 0 && rows < floats / st->in + 1 && rows * st->in < floats)
+		floats = rows * st->in;
+	return (size_t)(floats > 0 ? floats : 1) * sizeof(float);
+}
+
 static size_t
 bufbytes(const gnn_instance *m, int b)
 {
@@ -433,8 +444,8 @@ hoststep(gnn_instance *m, const gnn_step *st)
 		return GNN_OK;
 	}
 	case GNN_STEP_SCRATCH:
-		/* device-only scratch (segdev 2) of a constant size */
-		m->segnb[st->out] = (size_t)(st->arg > 0 ? st->arg : 1) * sizeof(float);
+		/* device-only scratch (segdev 2) */
+		m->segnb[st->out] = scratchbytes(m, st);
 		return GNN_OK;
 	default:
 		break;
@@ -831,8 +842,8 @@ bindneed(gnn_instance *m, int64_t *ge)
 		case GNN_STEP_SPLITPLAN:
 		case GNN_STEP_SPLITBUF:
 			break;
-		case GNN_STEP_SCRATCH:   /* a constant size: counted */
-			need += units((size_t)(st->arg > 0 ? st->arg : 1) * sizeof(float));
+		case GNN_STEP_SCRATCH:   /* its size is known: counted */
+			need += units(scratchbytes(m, st));
 			break;
 		default:   /* a graph tensor */
 			if (m->dg)
