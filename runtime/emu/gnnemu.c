@@ -200,10 +200,15 @@ gnnemu_set_grid_max(unsigned n)
 }
 
 /* ---- errors ---- */
+/* Per host thread, as CUDA's are.  initial-exec: gnnrun dlopens the
+ * emulator inside a model's object, and LeakSanitizer's tracer crashes
+ * walking dynamic TLS blocks (memcheck runs end with "Tracer caught
+ * signal 11"); two words fit the static TLS glibc keeps for dlopen. */
+#define EMU_TLS __attribute__((tls_model("initial-exec")))
 gnnemu_thread *gnnemu_self;
-static _Thread_local const char *cur_kernel;   /* the kernel this thread runs, or NULL */
+static _Thread_local const char *cur_kernel EMU_TLS;   /* the kernel this thread runs, or NULL */
 static const char *last_kernel;     /* the last kernel launched */
-static _Thread_local int last_error;
+static _Thread_local int last_error EMU_TLS;
 
 static void
 die_write(const char *msg)
