@@ -67,6 +67,7 @@ typedef struct Opts {
 	const char *cache;       /* --tune-cache; "" with --no-tune-cache */
 	const char *emucheck, *emuorder, *emugrid;   /* --emu-* as given */
 	const char *emuwork;     /* --emu-work FILE: per-launch warp work (GNNEMU_WORK) */
+	bool emudefer;           /* --emu-defer (GNNEMU_DEFER=1) */
 	/* --train and its settings; a negative number or NULL: the file's */
 	bool train, nesterov;
 	const char *labels, *trainmask, *testmask, *loss, *save;
@@ -508,6 +509,7 @@ parseargs(int argc, char **argv, Opts *o)
 			optint("--emu-grid-max", v, 1, 65535, "a block count");
 			o->emugrid = v;
 			break;
+		case OptEmuDefer: o->emudefer = true; break;
 		case OptEmuWork: o->emuwork = v; break;
 		case OptOutputDtype: o->f64out = p.choice == 1; break;
 		case OptCheckFinite: o->checkfinite = true; break;
@@ -554,9 +556,10 @@ parseargs(int argc, char **argv, Opts *o)
 		opterror("no model file given (see --help)");
 	else if (!o->graph)
 		opterror("no --graph given");
-	else if ((o->emucheck || o->emuorder || o->emugrid || o->emuwork) && strcmp(o->engine, "cuda-emu") != 0)
-		opterror("--emu-%s needs --engine=cuda-emu",
-		         o->emucheck ? "check" : o->emuorder ? "order" : o->emugrid ? "grid-max" : "work");
+	else if ((o->emucheck || o->emuorder || o->emugrid || o->emuwork || o->emudefer) &&
+	         strcmp(o->engine, "cuda-emu") != 0)
+		opterror("--emu-%s needs --engine=cuda-emu", o->emucheck ? "check" : o->emuorder ? "order" :
+		         o->emugrid ? "grid-max" : o->emuwork ? "work" : "defer");
 	if (!o->train && (o->labels || o->trainmask || o->testmask || o->loss || o->save || o->epochs >= 0 ||
 	                  o->optimizer || o->lr >= 0 || o->wd >= 0 || o->momentum >= 0 || o->nesterov))
 		opterror("--labels, --train-mask, --test-mask, --loss, --save-weights and the optimizer's settings need --train");
@@ -583,6 +586,8 @@ emuprepare(const Opts *o, char **argv)
 	if (o->emuorder && setenv("GNNEMU_ORDER", o->emuorder, 1) != 0)
 		return false;
 	if (o->emugrid && setenv("GNNEMU_GRID_MAX", o->emugrid, 1) != 0)
+		return false;
+	if (o->emudefer && setenv("GNNEMU_DEFER", "1", 1) != 0)
 		return false;
 	if (o->emuwork) {
 		/* the emulator appends a line per launch: this run's lines only */

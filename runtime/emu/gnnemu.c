@@ -85,6 +85,7 @@ static size_t stack_size;
 static int initcheck = 1;
 static size_t page;
 static const char *work_path;   /* GNNEMU_WORK: where launches' work goes, or NULL */
+static int defer;               /* GNNEMU_DEFER=1: stream work waits for a synchronization */
 
 static size_t
 parse_size(const char *s, size_t dflt)
@@ -148,6 +149,8 @@ config(void)
 		initcheck = 0;
 	if ((s = getenv("GNNEMU_WORK")) && *s)
 		work_path = s;
+	if ((s = getenv("GNNEMU_DEFER")) && !strcmp(s, "1"))
+		defer = 1;
 }
 
 void
@@ -163,6 +166,17 @@ gnnemu_set_grid_max(unsigned n)
 {
 	config();
 	grid_max = n;
+}
+
+static int defer_flush(void);
+
+void
+gnnemu_set_defer(int on)
+{
+	config();
+	if (!on)
+		defer_flush();
+	defer = on != 0;
 }
 
 /* ---- errors ---- */
@@ -618,6 +632,7 @@ gnnemu_free(void *p)
 		return set_error(E_CAPTURE_UNSUPPORTED);
 	if (!in_heap(p))
 		host_fatal("cudaFree(%p): not device memory", p);
+	defer_flush();   /* cudaFree synchronizes with the device */
 	r = find_rec((size_t)((unsigned char *)p - H.base));
 	if (!r || H.base + r->off != (unsigned char *)p)
 		host_fatal("cudaFree(%p): not a pointer returned by cudaMalloc", p);
@@ -755,6 +770,7 @@ gnnemu_memcpy(void *dst, const void *src, size_t n, int kind)
 		return set_error(E_CAPTURE_UNSUPPORTED);
 	if (n == 0)
 		return 0;
+	defer_flush();   /* a synchronous copy waits for the work before it */
 	kind = copy_check(dst, src, n, kind, &rs);
 	copies_run++;
 	range_protect(dst, n, PROT_READ | PROT_WRITE);
@@ -775,6 +791,7 @@ gnnemu_memset(void *dst, int v, size_t n)
 		return set_error(E_CAPTURE_UNSUPPORTED);
 	if (n == 0)
 		return 0;
+	defer_flush();
 	check_dev_range("cudaMemset", "", "destination", dst, n);
 	range_protect(dst, n, PROT_READ | PROT_WRITE);
 	memset(dst, v, n);
@@ -811,6 +828,7 @@ gnnemu_free_host(void *p)
 		return 0;
 	if (capture_forbids())
 		return set_error(E_CAPTURE_UNSUPPORTED);
+	defer_flush();
 	if (pinned_remove(p) != 0)
 		return set_error(E_INVALID_VALUE);   /* not from cudaMallocHost */
 	free(p);
@@ -891,6 +909,7 @@ gnnemu_event_create(void **e)
 int
 gnnemu_event_destroy(void *e)
 {
+	defer_flush();   /* a queued record of it */
 	return handle_destroy(e, EVENT_MAGIC, 0);
 }
 
@@ -2082,14 +2101,16 @@ gnnemu_release(void)
  * Not emulated: events recorded into a capture, graphs launched into one
  * (both invalidate it), cross-stream capture (fork and join by events).
  */
-enum { NODE_KERNEL, NODE_COPY, NODE_SET };
+enum { NODE_KERNEL, NODE_COPY, NODE_SET, NODE_EVENT };
 struct gnode {
 	int kind;
 	gnnemu_launch_desc d;      /* a kernel: d.arg is the node's own copy of the closure */
-	void *dst;
+	void *dst;                 /* an event node: its event */
 	const void *src;
+	void *own;                 /* a deferred copy's snapshot of pageable host memory */
 	size_t n;
 	int ckind, value;          /* a copy's kind, a set's byte */
+	int replay;                /* deferred: a node of a launched graph */
 };
 struct graph {
 	unsigned magic;
@@ -2108,6 +2129,8 @@ struct capture {
 static struct {
 	gnnemu_stats st;
 	struct capture *active;    /* every capture in progress */
+	struct graph *queue;       /* GNNEMU_DEFER: the work that waits for a synchronization */
+	int flushing;              /* running the queue */
 	int inner;                 /* a call made by the emulator itself */
 	struct { char *p; size_t n; } *pin;   /* cudaMallocHost blocks */
 	size_t npin, cappin;
@@ -2196,26 +2219,117 @@ graph_new(unsigned magic)
 	return g;
 }
 
+/* drops g's nodes, keeps its array */
 static void
-graph_free(struct graph *g)
+graph_clear(struct graph *g)
 {
 	size_t i;
 
-	for (i = 0; i < g->n; i++)
+	for (i = 0; i < g->n; i++) {
 		if (g->node[i].kind == NODE_KERNEL)
 			free(g->node[i].d.arg);
+		free(g->node[i].own);
+	}
+	g->n = 0;
+}
+
+static void
+graph_free(struct graph *g)
+{
+	graph_clear(g);
 	free(g->node);
 	g->magic = 0;
 	free(g);
+}
+
+/* runs g's nodes in order through the eager paths, so that every check
+ * applies again (a pointer argument freed since the capture, a copy
+ * range that no longer fits) */
+static void
+graph_run(struct graph *g)
+{
+	struct gnode *nd;
+	size_t i;
+
+	for (i = 0; i < g->n; i++) {
+		nd = &g->node[i];
+		graph_replaying = nd->replay;
+		if (nd->kind == NODE_KERNEL) {
+			nd->d.check(nd->d.arg);   /* the pointers still live? */
+			gnnemu_launch(&nd->d);
+		} else if (nd->kind == NODE_COPY)
+			gnnemu_memcpy(nd->dst, nd->src, nd->n, nd->ckind);
+		else if (nd->kind == NODE_SET)
+			gnnemu_memset(nd->dst, nd->value, nd->n);
+		else
+			gnnemu_event_record(nd->dst);
+	}
+	graph_replaying = 0;
+}
+
+/*
+ * Deferred execution (GNNEMU_DEFER=1).  A GPU runs stream work after the
+ * call that issued it returns, so a host that reads results without
+ * synchronizing reads whatever was there.  Eager emulation hides that;
+ * deferred, the work waits in one queue in issue order (a legal order
+ * for any set of streams) until the host synchronizes, and a copy into
+ * page-locked host memory poisons its destination when it is issued, so
+ * that an early read sees NaNs.  CUDA's rules for pageable host memory
+ * hold: a copy into it is synchronous, a copy out of it is staged when
+ * issued (the queue keeps a snapshot).
+ */
+static struct gnode *
+defer_node(int kind)
+{
+	if (!defer || GR.flushing)
+		return NULL;
+	if (!GR.queue)
+		GR.queue = graph_new(GRAPH_MAGIC);
+	return graph_add(GR.queue, kind);
+}
+
+/* a synchronization point: runs what waits */
+static int
+defer_flush(void)
+{
+	if (!GR.queue || !GR.queue->n || GR.flushing)
+		return 0;
+	GR.flushing = 1;
+	GR.inner++;   /* the queue's copies are async ones: no capture forbids them */
+	graph_run(GR.queue);
+	GR.inner--;
+	GR.flushing = 0;
+	graph_clear(GR.queue);
+	return 0;
+}
+
+/* nd (a new kernel node) keeps a copy of d's closure */
+static void
+kernel_node(struct gnode *nd, const gnnemu_launch_desc *d, const char *where)
+{
+	struct gnode tmp;
+
+	if (!d->check || !d->argsize)
+		host_fatal("kernel '%s': launched into %s without a closure to keep "
+			   "(gnnemu_launch_desc.argsize)", d->name, where);
+	memset(&tmp, 0, sizeof tmp);
+	tmp.kind = NODE_KERNEL;
+	tmp.d = *d;
+	tmp.d.stream = NULL;   /* a replay runs it wherever the graph is launched */
+	node_set(nd, &tmp);
 }
 
 static int
 capture_launch(const gnnemu_launch_desc *d)
 {
 	struct capture *c = capture_of(d->stream);
-	struct gnode *nd, tmp;
+	struct gnode *nd;
 
 	if (!c) {
+		if ((nd = defer_node(NODE_KERNEL))) {
+			kernel_node(nd, d, "a deferred stream");
+			return 1;
+		}
 		GR.st.kernels++;
 		GR.st.replayed += graph_replaying != 0;
 		return 0;
@@ -2224,15 +2338,7 @@ capture_launch(const gnnemu_launch_desc *d)
 		set_error(E_CAPTURE_INVALIDATED);
 		return 1;
 	}
-	if (!d->check || !d->argsize)
-		host_fatal("kernel '%s': launched into a capturing stream without a closure to keep "
-			   "(gnnemu_launch_desc.argsize)", d->name);
-	nd = graph_add(c->g, NODE_KERNEL);
-	memset(&tmp, 0, sizeof tmp);
-	tmp.kind = NODE_KERNEL;
-	tmp.d = *d;
-	tmp.d.stream = NULL;   /* a replay runs it wherever the graph is launched */
-	node_set(nd, &tmp);
+	kernel_node(graph_add(c->g, NODE_KERNEL), d, "a capturing stream");
 	GR.st.recorded++;
 	return 1;
 }
@@ -2323,16 +2429,17 @@ capture_sync(struct capture *c)
 	return set_error(E_CAPTURE_UNSUPPORTED);
 }
 
+/* all work waits in one queue: synchronizing with one stream runs it all */
 int
 gnnemu_stream_synchronize(void *s)
 {
-	return capture_sync(capture_of(s));
+	return capture_sync(capture_of(s)) ? last_error : defer_flush();
 }
 
 int
 gnnemu_stream_query(void *s)
 {
-	return capture_sync(capture_of(s));
+	return gnnemu_stream_synchronize(s);
 }
 
 int
@@ -2343,17 +2450,60 @@ gnnemu_device_synchronize(void)
 
 	for (c = GR.active; c; c = c->next)
 		err = capture_sync(c);
-	return err;
+	return err ? err : defer_flush();
 }
 
 int
 gnnemu_event_record_on(void *e, void *s)
 {
 	struct capture *c = capture_of(s);
+	struct handle *ev = e;
+	struct gnode *nd;
 
 	if (c)
 		return capture_sync(c);   /* event nodes are not emulated */
+	if (ev && ev->magic == EVENT_MAGIC && (nd = defer_node(NODE_EVENT))) {
+		nd->dst = e;
+		return 0;
+	}
 	return gnnemu_event_record(e);
+}
+
+int
+gnnemu_event_synchronize(void *e)
+{
+	struct handle *ev = e;
+
+	if (!ev || ev->magic != EVENT_MAGIC)
+		return set_error(E_INVALID_HANDLE);
+	return defer_flush();
+}
+
+/* queues an async copy unless CUDA makes it synchronous (into pageable
+ * host memory); 1 if queued */
+static int
+defer_copy(void *dst, const void *src, size_t n, int kind)
+{
+	struct gnode *nd;
+	struct rec *rs;
+
+	heap_init();
+	kind = copy_check(dst, src, n, kind, &rs);
+	if (!(kind & 1) && gnnemu_pointer_type(dst) != 1)
+		return 0;
+	nd = defer_node(NODE_COPY);
+	nd->dst = dst;
+	nd->src = src;
+	nd->n = n;
+	nd->ckind = kind;
+	if (!(kind & 2) && gnnemu_pointer_type(src) != 1) {
+		nd->own = xmalloc(n);
+		memcpy(nd->own, src, n);
+		nd->src = nd->own;
+	}
+	if (!(kind & 1))
+		fill_poison(dst, n, 0);   /* what an early read sees */
+	return 1;
 }
 
 int
@@ -2365,6 +2515,8 @@ gnnemu_memcpy_async(void *dst, const void *src, size_t n, int kind, void *s)
 	int err;
 
 	if (!c) {
+		if (defer && !GR.flushing && kind >= 0 && kind <= 4 && n > 0 && defer_copy(dst, src, n, kind))
+			return 0;
 		GR.inner++;   /* async on another stream: no capture forbids it */
 		err = gnnemu_memcpy(dst, src, n, kind);
 		GR.inner--;
@@ -2394,6 +2546,15 @@ gnnemu_memset_async(void *dst, int v, size_t n, void *s)
 	int err;
 
 	if (!c) {
+		if (n > 0 && defer && !GR.flushing) {
+			heap_init();
+			check_dev_range("cudaMemset", "", "destination", dst, n);
+			nd = defer_node(NODE_SET);
+			nd->dst = dst;
+			nd->n = n;
+			nd->value = v;
+			return 0;
+		}
 		GR.inner++;
 		err = gnnemu_memset(dst, v, n);
 		GR.inner--;
@@ -2471,19 +2632,17 @@ gnnemu_graph_launch(void *exec, void *s)
 		return set_error(E_INVALID_HANDLE);
 	if (c)
 		return capture_sync(c);   /* child graphs are not emulated */
-	graph_replaying = 1;
-	for (i = 0; i < x->n; i++) {
-		nd = &x->node[i];
-		if (nd->kind == NODE_KERNEL) {
-			nd->d.check(nd->d.arg);   /* the pointers still live? */
-			gnnemu_launch(&nd->d);
-		} else if (nd->kind == NODE_COPY)
-			gnnemu_memcpy(nd->dst, nd->src, nd->n, nd->ckind);
-		else
-			gnnemu_memset(nd->dst, nd->value, nd->n);
-	}
-	graph_replaying = 0;
 	GR.st.graph_launches++;
+	if (defer && !GR.flushing) {
+		for (i = 0; i < x->n; i++) {
+			node_set(nd = defer_node(x->node[i].kind), &x->node[i]);
+			nd->replay = 1;
+		}
+		return 0;
+	}
+	for (i = 0; i < x->n; i++)
+		x->node[i].replay = 1;
+	graph_run(x);
 	return 0;
 }
 
@@ -2582,4 +2741,7 @@ gnnemu_stats_report(void)
 	free(GR.pin);
 	GR.pin = NULL;
 	GR.npin = GR.cappin = 0;
+	if (GR.queue)
+		graph_free(GR.queue);
+	GR.queue = NULL;
 }

@@ -232,6 +232,15 @@ enum gnnemu_order { GNNEMU_FORWARD, GNNEMU_REVERSE, GNNEMU_RANDOM };
 void gnnemu_set_order(int order, unsigned long long seed);
 /* 0: no clamp */
 void gnnemu_set_grid_max(unsigned int n);
+/* Deferred execution (as GNNEMU_DEFER=1): kernels, async copies and sets
+ * and event records wait in issue order until the host synchronizes
+ * (a stream, the device, an event, a synchronous copy or set, a free);
+ * a queued copy into page-locked host memory poisons its destination at
+ * once.  Turning it off runs what waits. */
+void gnnemu_set_defer(int on);
+/* cudaEventSynchronize, cudaEventQuery: run what waits (event records
+ * included) */
+int gnnemu_event_synchronize(void *e);
 
 /* Reports an error (printf format) for the running GPU thread or the
  * host and exits with status 1. */
