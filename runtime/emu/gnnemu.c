@@ -20,7 +20,8 @@
  * shared memory and the sync objects of a block are mapped afresh for
  * each block so that TSan forgets them between blocks, and TSan fibers
  * (costly to make) are recycled in two rows, each stack only ever used by
- * its own fiber.
+ * its own fiber; a shadow of the heap of our own finds the races between
+ * blocks that the recycled fibers' clocks hide.
  */
 #define _GNU_SOURCE
 #include "gnnemu.h"
@@ -53,6 +54,7 @@ extern void __asan_poison_memory_region(void const volatile *addr, size_t size) 
 extern void __asan_unpoison_memory_region(void const volatile *addr, size_t size) __attribute__((weak));
 extern void __sanitizer_start_switch_fiber(void **save, const void *bottom, size_t size) __attribute__((weak));
 extern void __sanitizer_finish_switch_fiber(void *save, const void **bottom, size_t *size) __attribute__((weak));
+extern void __sanitizer_symbolize_pc(void *pc, const char *fmt, char *out, size_t n) __attribute__((weak));
 
 #define TSAN_NO_SYNC 1u   /* __tsan_switch_to_fiber_no_sync */
 
@@ -647,6 +649,25 @@ gnnemu_free(void *p)
 		fill_poison(p, r->size, 0);   /* reads through a stale pointer see poison */
 	range_protect(H.base + r->off, r->span, PROT_NONE);
 	return 0;
+}
+
+void
+gnnemu_redzone(void *p, size_t n, int on)
+{
+	struct rec *r;
+
+	heap_init();
+	if (n == 0)
+		return;
+	r = live_rec(p);
+	if (!r || (size_t)((unsigned char *)p - H.base) - r->off + n > r->size)
+		host_fatal("gnnemu_redzone(%p, %zu): not inside one live allocation", p, n);
+	if (!have_asan)
+		return;
+	if (on)
+		__asan_poison_memory_region(p, n);
+	else
+		__asan_unpoison_memory_region(p, n);
 }
 
 int
@@ -1978,6 +1999,114 @@ gcd(unsigned long long a, unsigned long long b)
 	return a;
 }
 
+/*
+ * ---- racecheck across blocks ----
+ * TSan fibers are recycled, so the blocks that run on one row of them are
+ * ordered by the fibers' own clocks, and TSan misses a race between them.
+ * Nothing orders two blocks of one launch, so the rule across blocks is
+ * simpler than TSan's: a word of the heap that one block writes and
+ * another reads or writes in the same launch is a race.  Under TSan the
+ * model's instrumentation calls __tsan_readN/__tsan_writeN; the
+ * definitions below are hidden, so the model's calls bind to them where
+ * libgnnemu.a is linked, and each passes the access on to TSan (with the
+ * caller's pc, so TSan's reports are unchanged) and then to a shadow of
+ * the heap: per 4-byte word, the launch and block that last wrote it and
+ * that read it.  Atomics (TSan's __tsan_atomic*) are not recorded, nor are
+ * 1- and 2-byte accesses (neighbouring bytes of one word may belong to
+ * different blocks); TSan still sees both.
+ */
+#define XB_MANY 0xffffffffu   /* read by several blocks */
+struct xb_word { uint32_t wl, wb, rl, rb; };   /* launch and block of the last write, of the reads */
+static struct xb_word *xb_shadow;    /* one per word of the heap, while TSan runs */
+static uint32_t xb_launch;           /* launches run so far */
+static uint32_t xb_block;            /* the linear index of the running block */
+static volatile int xb_on;           /* a kernel runs and the shadow exists */
+
+static void
+xb_init(void)
+{
+	void *m;
+
+	if (xb_shadow || !have_tsan)
+		return;
+	m = mmap(NULL, H.size / 4 * sizeof *xb_shadow, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED)
+		host_fatal("cannot reserve racecheck's shadow of the device heap (%s)", strerror(errno));
+	xb_shadow = m;
+}
+
+static void __attribute__((noreturn))
+xb_race(const unsigned char *a, size_t n, int write, int other_write, uint32_t other, void *pc)
+{
+	char where[512], file[512], what[160], who[64];
+	const char *colon;
+	int line = 0;
+	uint32_t gx = B.grid.x, gy = B.grid.y;
+
+	file[0] = 0;
+	if (__sanitizer_symbolize_pc) {
+		__sanitizer_symbolize_pc((char *)pc - 1, "%s:%l", where, sizeof where);
+		if ((colon = strrchr(where, ':')) && colon > where) {
+			snprintf(file, sizeof file, "%.*s", (int)(colon - where), where);
+			line = atoi(colon + 1);
+		}
+	}
+	if (other == XB_MANY)
+		snprintf(who, sizeof who, "several other blocks");
+	else
+		snprintf(who, sizeof who, "block (%u,%u,%u)", other % gx, other / gx % gy, other / gx / gy);
+	fatal_for(gnnemu_self, line > 0 ? file : NULL, line,
+		  "data race between blocks: %s %zu bytes at %p (%s), which %s %s in the same launch "
+		  "(nothing orders two blocks)", write ? "writes" : "reads", n, (const void *)a,
+		  describe_ptr(a, what, sizeof what), who, other_write ? "wrote" : "read");
+}
+
+static void
+xb_access(const void *p, size_t n, int write, void *pc)
+{
+	const unsigned char *a = p;
+	size_t w, end;
+
+	if ((uintptr_t)a < (uintptr_t)H.base || (uintptr_t)a >= (uintptr_t)H.base + H.size)
+		return;
+	w = (size_t)(a - H.base) / 4;
+	end = ((size_t)(a - H.base) + n + 3) / 4;
+	for (; w < end; w++) {
+		struct xb_word *e = &xb_shadow[w];
+		if (e->wl == xb_launch && e->wb != xb_block)
+			xb_race(a, n, write, 1, e->wb, pc);
+		if (write) {
+			if (e->rl == xb_launch && e->rb != xb_block)
+				xb_race(a, n, write, 0, e->rb, pc);
+			e->wl = xb_launch;
+			e->wb = xb_block;
+		} else if (e->rl != xb_launch) {
+			e->rl = xb_launch;
+			e->rb = xb_block;
+		} else if (e->rb != xb_block)
+			e->rb = XB_MANY;
+	}
+}
+
+#define XB_HOOK(kind, N, write)                                                              \
+	extern void __tsan_##kind##N##_pc(void *a, void *pc) __attribute__((weak));            \
+	__attribute__((visibility("hidden"))) void __tsan_##kind##N(void *a);                  \
+	void __tsan_##kind##N(void *a)                                                         \
+	{                                                                                      \
+		void *pc = __builtin_return_address(0);                                        \
+		if (__tsan_##kind##N##_pc)                                                     \
+			__tsan_##kind##N##_pc(a, pc);                                          \
+		if (xb_on)                                                                     \
+			xb_access(a, N, write, pc);                                            \
+	}
+XB_HOOK(read, 4, 0)
+XB_HOOK(read, 8, 0)
+XB_HOOK(read, 16, 0)
+XB_HOOK(write, 4, 1)
+XB_HOOK(write, 8, 1)
+XB_HOOK(write, 16, 1)
+
 static struct fiber *fibers;     /* MAX_THREADS of them, made at the first launch */
 static unsigned *runq;
 
@@ -2028,8 +2157,12 @@ gnnemu_launch(const gnnemu_launch_desc *d)
 	cur_kernel = d->name;
 	last_kernel = d->name;
 	heap_open();
-	if (have_tsan)
+	if (have_tsan) {
 		sched_tsan_fiber = __tsan_get_current_fiber();
+		xb_init();
+		xb_launch++;
+		xb_on = 1;
+	}
 	for (i = 0; i < nb; i++) {
 		unsigned long long b;
 		if (order == GNNEMU_REVERSE)
@@ -2039,8 +2172,10 @@ gnnemu_launch(const gnnemu_launch_desc *d)
 			b = (unsigned long long)(((u128)a * i + c) % nb);
 		} else
 			b = i;
+		xb_block = (uint32_t)b;
 		run_block(b, i);
 	}
+	xb_on = 0;
 	if (have_tsan)
 		__tsan_acquire(&exit_sync);
 	cur_kernel = NULL;

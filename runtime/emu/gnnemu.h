@@ -151,6 +151,12 @@ int gnnemu_graph_exec_update(void *exec, void *graph, int *result);
 int gnnemu_graph_launch(void *exec, void *s);
 int gnnemu_graph_destroy(void *graph);
 int gnnemu_graph_exec_destroy(void *exec);
+/* Makes [p, p+n), inside one live allocation, a redzone (on) or usable
+ * memory again (off) under memcheck: AddressSanitizer reports a kernel's
+ * access there (use-after-poison); without ASan it does nothing.  The
+ * runtime marks the gaps between the buffers of its arena
+ * (runtime/device.h: redzone). */
+void gnnemu_redzone(void *p, size_t n, int on);
 /* cudaMemoryType of p: 0 unregistered host memory, 1 page-locked host
  * memory (cudaMallocHost), 2 device memory; -1 freed device memory */
 int gnnemu_pointer_type(const void *p);
