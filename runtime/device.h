@@ -36,6 +36,10 @@ struct gnn_device {
 	const struct gnn_devbind *bind;          /* bind's graph work on the device, or NULL */
 	const struct gnn_devfwd *fwd;            /* forward's graphs and staging, or NULL */
 	const struct gnn_devoptim *optim;        /* training's optimizer update, or NULL */
+	/* the emulated device's memcheck: on, [p, p+n) of an allocation is a
+	 * redzone no kernel may touch (the gaps between the buffers carved
+	 * out of one arena); off, it is usable again.  NULL elsewhere. */
+	void (*redzone)(void *p, size_t n, int on);
 };
 
 /*

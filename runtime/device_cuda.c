@@ -304,7 +304,14 @@ static const struct gnn_devfwd cu_fwd = {
 	cu_graph_launch, cu_graph_destroy, cu_stage_in, cu_stage_out,
 };
 
+#ifdef GNN_EMU_DEVICE
+#define CU_REDZONE gnnemu_redzone
+#else
+#define CU_REDZONE NULL
+#endif
+
 const gnn_device GNN_DEVICE_SYMBOL = {
 	"cuda", 1, cu_stream_create, cu_stream_destroy, cu_alloc, cu_free,
 	cu_copy, cu_sync, cu_last_error, cu_errstr, cu_elapsed, cu_arch, GNN_DEVBIND, &cu_fwd, GNN_DEVOPTIM,
+	CU_REDZONE,
 };

@@ -580,13 +580,17 @@ step(gnn_instance *m, const gnn_step *st)
 	return m->dg ? devstep(m, st) : hoststep(m, st);
 }
 
-/* room for n bytes at the arena offset *off (256-byte aligned) */
+/* room for n bytes at the arena offset *off (256-byte aligned), and rz
+ * more after them: a device with redzones (the emulator's memcheck) keeps
+ * the buffers of one arena apart, so that an access past one of them is
+ * not an access into the next; *len is n */
 static size_t
-place(size_t *off, size_t n)
+place(size_t *off, size_t n, size_t rz, size_t *len)
 {
 	size_t at = *off;
 
-	*off += (n + 255) & ~(size_t)255;
+	*off += ((n + 255) & ~(size_t)255) + rz;
+	*len = n;
 	return at;
 }
 
@@ -595,24 +599,27 @@ layout(gnn_instance *m)
 {
 	const gnn_program *p = m->prog;
 	const gnn_device *dev = p->dev;
-	size_t off = 0, *at, nat;
+	size_t off = 0, *at, *len, nat, rz = dev->redzone ? 256 : 0, nplace;
 	int i, err = 0;
 
-	nat = ((size_t)(p->nbuf + p->nseg + p->ninput + p->noutput) + 1) * sizeof *at;
+	nplace = (size_t)(p->nbuf + p->nseg + p->ninput + p->noutput) + 1;
+	nat = 2 * nplace * sizeof *at;
 	if (!(at = (size_t *)zalloc(nat)))
 		return gnn_error(GNN_ERR_MEM, "%s_bind: out of memory", p->name);
+	len = at + nplace;
 	for (i = 0; i < p->nbuf; i++)
 		if ((p->buf[i].kind == GNN_BUF_FWD && p->buf[i].share < 0) ||
 		    (dev->separate && !m->dg && p->buf[i].kind == GNN_BUF_BIND && devcopy(m, i)))
-			at[i] = place(&off, bufbytes(m, i));
+			at[i] = place(&off, bufbytes(m, i), rz, &len[i]);
 	for (i = 0; i < p->nseg; i++)
 		if (dev->separate && p->segdev[i] && !(m->dg && segown(m)[i]))
-			at[p->nbuf + i] = place(&off, m->segnb[i]);
+			at[p->nbuf + i] = place(&off, m->segnb[i], rz, &len[p->nbuf + i]);
 	if (dev->separate) {
 		for (i = 0; i < p->ninput; i++)
-			at[p->nbuf + p->nseg + i] = place(&off, bufbytes(m, p->input[i]));
+			at[p->nbuf + p->nseg + i] = place(&off, bufbytes(m, p->input[i]), rz, &len[p->nbuf + p->nseg + i]);
 		for (i = 0; i < p->noutput; i++)
-			at[p->nbuf + p->nseg + p->ninput + i] = place(&off, bufbytes(m, p->output[i]));
+			at[p->nbuf + p->nseg + p->ninput + i] =
+				place(&off, bufbytes(m, p->output[i]), rz, &len[p->nbuf + p->nseg + p->ninput + i]);
 	}
 	if (off == 0)   /* never an empty arena: offsets become pointers into it */
 		off = 256;
@@ -631,6 +638,13 @@ layout(gnn_instance *m)
 			return gnn_error(GNN_ERR_MEM, "%s_bind: cannot allocate %zu bytes", p->name, off);
 		}
 		m->arenasize = off;
+	}
+	if (dev->redzone) {
+		/* all of it a redzone but the buffers of this layout */
+		dev->redzone(m->arena, m->arenasize, 1);
+		for (i = 0; (size_t)i < nplace; i++)
+			if (len[i])
+				dev->redzone(m->arena + at[i], len[i], 0);
 	}
 	for (i = 0; i < p->nbuf; i++) {
 		if (p->buf[i].kind == GNN_BUF_FWD && p->buf[i].share < 0)
