@@ -69,6 +69,7 @@ typedef struct Opts {
 	const char *emuwork;     /* --emu-work FILE: per-launch warp work (GNNEMU_WORK) */
 	bool profile;            /* --profile[=FILE]: per-launch records, printed after the run */
 	const char *proffile;    /* ... and written as JSON lines to FILE */
+	bool emudefer;           /* --emu-defer (GNNEMU_DEFER=1) */
 	/* --train and its settings; a negative number or NULL: the file's */
 	bool train, nesterov;
 	const char *labels, *trainmask, *testmask, *loss, *save;
@@ -516,6 +517,7 @@ parseargs(int argc, char **argv, Opts *o)
 			optint("--emu-grid-max", v, 1, 65535, "a block count");
 			o->emugrid = v;
 			break;
+		case OptEmuDefer: o->emudefer = true; break;
 		case OptEmuWork: o->emuwork = v; break;
 		case OptProfile:
 			o->profile = true;
@@ -566,9 +568,10 @@ parseargs(int argc, char **argv, Opts *o)
 		opterror("no model file given (see --help)");
 	else if (!o->graph)
 		opterror("no --graph given");
-	else if ((o->emucheck || o->emuorder || o->emugrid || o->emuwork) && strcmp(o->engine, "cuda-emu") != 0)
-		opterror("--emu-%s needs --engine=cuda-emu",
-		         o->emucheck ? "check" : o->emuorder ? "order" : o->emugrid ? "grid-max" : "work");
+	else if ((o->emucheck || o->emuorder || o->emugrid || o->emuwork || o->emudefer) &&
+	         strcmp(o->engine, "cuda-emu") != 0)
+		opterror("--emu-%s needs --engine=cuda-emu", o->emucheck ? "check" : o->emuorder ? "order" :
+		         o->emugrid ? "grid-max" : o->emuwork ? "work" : "defer");
 	else if (o->profile && strcmp(o->engine, "interp") == 0)
 		opterror("--profile needs a compiled engine (--engine=cpu, cuda or cuda-emu)");
 	if (!o->train && (o->labels || o->trainmask || o->testmask || o->loss || o->save || o->epochs >= 0 ||
@@ -597,6 +600,8 @@ emuprepare(const Opts *o, char **argv)
 	if (o->emuorder && setenv("GNNEMU_ORDER", o->emuorder, 1) != 0)
 		return false;
 	if (o->emugrid && setenv("GNNEMU_GRID_MAX", o->emugrid, 1) != 0)
+		return false;
+	if (o->emudefer && setenv("GNNEMU_DEFER", "1", 1) != 0)
 		return false;
 	if (o->emuwork) {
 		/* the emulator appends a line per launch: this run's lines only */

@@ -110,6 +110,8 @@ static const OptSpec table[] = {
 	 "cuda-emu: blocks and threads run forward (default),\nreverse or random[:SEED]"},
 	{OptEmuGridMax, RUN, "--emu-grid-max", NULL, ArgRequired, "N", NULL, NULL,
 	 "cuda-emu: at most N blocks per grid dimension, so that\ngrid-stride loops wrap"},
+	{OptEmuDefer, RUN, "--emu-defer", NULL, ArgNone, NULL, NULL, NULL,
+	 "cuda-emu: stream work waits for the host to synchronize,\nso that a missing synchronization reads stale data"},
 	{OptEmuWork, RUN, "--emu-work", NULL, ArgRequired, "FILE", NULL, NULL,
 	 "cuda-emu: write each launch's per-warp work to FILE\n(the kernel, its warps, total and busiest warp's work;\ndocs/cost.md)"},
 

@@ -56,7 +56,8 @@ typedef enum Opt {
 	OptNoCaret, OptCaret, OptMaxErrors,
 	/* gnnrun */
 	OptGraph, OptBatch, OptNumNodes, OptInput, OptWeights, OptModelName, OptCheckFinite,
-	OptEngine, OptEmuCheck, OptEmuOrder, OptEmuGridMax, OptEmuWork, OptOutput, OptOutputDtype, OptProfile,
+	OptEngine, OptEmuCheck, OptEmuOrder, OptEmuGridMax, OptEmuDefer, OptEmuWork, OptOutput, OptOutputDtype,
+	OptProfile,
 	OptTrain, OptLabels, OptTrainMask, OptTestMask, OptLoss, OptEpochs, OptOptimizer, OptLr,
 	OptWeightDecay, OptMomentum, OptNesterov, OptSaveWeights,
 	/* gnngen */

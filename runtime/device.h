@@ -40,6 +40,10 @@ struct gnn_device {
 	/* the device's free and total memory in bytes, or NULL (the cpu) */
 	int (*meminfo)(size_t *free, size_t *total);
 	const struct gnn_devprof *prof;          /* profiling's timers, or NULL: the host clock */
+	/* the emulated device's memcheck: on, [p, p+n) of an allocation is a
+	 * redzone no kernel may touch (the gaps between the buffers carved
+	 * out of one arena); off, it is usable again.  NULL elsewhere. */
+	void (*redzone)(void *p, size_t n, int on);
 };
 
 /*

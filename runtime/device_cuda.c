@@ -355,8 +355,14 @@ static const struct gnn_devfwd cu_fwd = {
 
 static const struct gnn_devprof cu_prof = {cu_prof_begin, cu_prof_end};
 
+#ifdef GNN_EMU_DEVICE
+#define CU_REDZONE gnnemu_redzone
+#else
+#define CU_REDZONE NULL
+#endif
+
 const gnn_device GNN_DEVICE_SYMBOL = {
 	"cuda", 1, cu_stream_create, cu_stream_destroy, cu_alloc, cu_free,
 	cu_copy, cu_sync, cu_last_error, cu_errstr, cu_elapsed, cu_arch, GNN_DEVBIND, &cu_fwd, GNN_DEVOPTIM,
-	cudaErrorMemoryAllocation, cu_meminfo, &cu_prof,
+	cudaErrorMemoryAllocation, cu_meminfo, &cu_prof, CU_REDZONE,
 };

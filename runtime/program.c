@@ -678,45 +678,58 @@ step(gnn_instance *m, const gnn_step *st)
 	return m->dg ? devstep(m, st) : hoststep(m, st);
 }
 
-/* room for n bytes at the arena offset *off (256-byte aligned) */
+/* room for n bytes at the arena offset *off (256-byte aligned), and rz
+ * more after them: a device with redzones (the emulator's memcheck) keeps
+ * the buffers of one arena apart, so that an access past one of them is
+ * not an access into the next; *len is n */
 static size_t
-place(size_t *off, size_t n)
+place(size_t *off, size_t n, size_t rz, size_t *len)
 {
 	size_t at = *off;
 
-	*off += units(n);
+	*off += units(n) + rz;
+	*len = n;
 	return at;
 }
 
-/* the bytes of arenaplan's at[] */
+/* the places of an arena: buffers, segment plans, inputs, outputs */
+static size_t
+nplaces(const gnn_program *p)
+{
+	return (size_t)(p->nbuf + p->nseg + p->ninput + p->noutput) + 1;
+}
+
+/* the bytes of arenaplan's at[]: offsets, then lengths */
 static size_t
 atbytes(const gnn_program *p)
 {
-	return ((size_t)(p->nbuf + p->nseg + p->ninput + p->noutput) + 1) * sizeof(size_t);
+	return 2 * nplaces(p) * sizeof(size_t);
 }
 
 /* the arena's size, and in at[] the offsets in it of the buffers, the
- * segment plans, the inputs' and the outputs' staging */
+ * segment plans, the inputs' and the outputs' staging, then (from
+ * at[nplaces]) their lengths in bytes (0: not placed) */
 static size_t
 arenaplan(gnn_instance *m, size_t *at)
 {
 	const gnn_program *p = m->prog;
 	const gnn_device *dev = p->dev;
-	size_t off = 0;
+	size_t off = 0, *len = at + nplaces(p), rz = dev->redzone ? 256 : 0;
 	int i;
 
 	for (i = 0; i < p->nbuf; i++)
 		if ((p->buf[i].kind == GNN_BUF_FWD && p->buf[i].share < 0) ||
 		    (dev->separate && !m->dg && p->buf[i].kind == GNN_BUF_BIND && devcopy(m, i)))
-			at[i] = place(&off, bufbytes(m, i));
+			at[i] = place(&off, bufbytes(m, i), rz, &len[i]);
 	for (i = 0; i < p->nseg; i++)
 		if (dev->separate && p->segdev[i] && !(m->dg && segown(m)[i]))
-			at[p->nbuf + i] = place(&off, m->segnb[i]);
+			at[p->nbuf + i] = place(&off, m->segnb[i], rz, &len[p->nbuf + i]);
 	if (dev->separate) {
 		for (i = 0; i < p->ninput; i++)
-			at[p->nbuf + p->nseg + i] = place(&off, bufbytes(m, p->input[i]));
+			at[p->nbuf + p->nseg + i] = place(&off, bufbytes(m, p->input[i]), rz, &len[p->nbuf + p->nseg + i]);
 		for (i = 0; i < p->noutput; i++)
-			at[p->nbuf + p->nseg + p->ninput + i] = place(&off, bufbytes(m, p->output[i]));
+			at[p->nbuf + p->nseg + p->ninput + i] =
+				place(&off, bufbytes(m, p->output[i]), rz, &len[p->nbuf + p->nseg + p->ninput + i]);
 	}
 	return off ? off : 256;   /* never an empty arena: offsets become pointers into it */
 }
@@ -726,13 +739,14 @@ layout(gnn_instance *m)
 {
 	const gnn_program *p = m->prog;
 	const gnn_device *dev = p->dev;
-	size_t off, *at, nat = atbytes(p);
+	size_t off, *at, nat = atbytes(p), nplace = nplaces(p), *len;
 	gnn_status s;
 	int i, err = 0;
 
 	if (!(at = (size_t *)zalloc(nat)))
 		return gnn_error(GNN_ERR_MEM, "%s_bind: out of memory", p->name);
 	off = arenaplan(m, at);
+	len = at + nplace;
 	if (off > m->arenasize) {
 		arenafree(m);
 		if (dev->separate && (s = devmem(m, "bind: forward's arena", (void **)&m->arena, off)) != GNN_OK) {
@@ -744,6 +758,13 @@ layout(gnn_instance *m)
 			return gnn_error(GNN_ERR_MEM, "%s_bind: cannot allocate %zu bytes", p->name, off);
 		}
 		m->arenasize = off;
+	}
+	if (dev->redzone) {
+		/* all of it a redzone but the buffers of this layout */
+		dev->redzone(m->arena, m->arenasize, 1);
+		for (i = 0; (size_t)i < nplace; i++)
+			if (len[i])
+				dev->redzone(m->arena + at[i], len[i], 0);
 	}
 	for (i = 0; i < p->nbuf; i++) {
 		if (p->buf[i].kind == GNN_BUF_FWD && p->buf[i].share < 0)

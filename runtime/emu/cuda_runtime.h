@@ -263,7 +263,8 @@ static inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int)
 }
 static inline cudaError_t cudaEventDestroy(cudaEvent_t e) { return (cudaError_t)gnnemu_event_destroy(e); }
 static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = 0) { return (cudaError_t)gnnemu_event_record_on(e, s); }
-static inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+static inline cudaError_t cudaEventSynchronize(cudaEvent_t e) { return (cudaError_t)gnnemu_event_synchronize(e); }
+static inline cudaError_t cudaEventQuery(cudaEvent_t e) { return (cudaError_t)gnnemu_event_synchronize(e); }
 static inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
 {
 	return (cudaError_t)gnnemu_event_elapsed(ms, a, b);

@@ -20,7 +20,8 @@
  * shared memory and the sync objects of a block are mapped afresh for
  * each block so that TSan forgets them between blocks, and TSan fibers
  * (costly to make) are recycled in two rows, each stack only ever used by
- * its own fiber.
+ * its own fiber; a shadow of the heap of our own finds the races between
+ * blocks that the recycled fibers' clocks hide.
  *
  * Threads.  CUDA's runtime may be called from several host threads, and
  * so may the emulator: its state (the heap, the fibers, the block being
@@ -66,6 +67,7 @@ extern void __asan_poison_memory_region(void const volatile *addr, size_t size) 
 extern void __asan_unpoison_memory_region(void const volatile *addr, size_t size) __attribute__((weak));
 extern void __sanitizer_start_switch_fiber(void **save, const void *bottom, size_t size) __attribute__((weak));
 extern void __sanitizer_finish_switch_fiber(void *save, const void **bottom, size_t *size) __attribute__((weak));
+extern void __sanitizer_symbolize_pc(void *pc, const char *fmt, char *out, size_t n) __attribute__((weak));
 
 #define TSAN_NO_SYNC 1u   /* __tsan_switch_to_fiber_no_sync */
 
@@ -117,6 +119,7 @@ static size_t stack_size;
 static int initcheck = 1;
 static size_t page;
 static const char *work_path;   /* GNNEMU_WORK: where launches' work goes, or NULL */
+static int defer;               /* GNNEMU_DEFER=1: stream work waits for a synchronization */
 
 static size_t
 parse_size(const char *s, size_t dflt)
@@ -180,6 +183,8 @@ config(void)
 		initcheck = 0;
 	if ((s = getenv("GNNEMU_WORK")) && *s)
 		work_path = s;
+	if ((s = getenv("GNNEMU_DEFER")) && !strcmp(s, "1"))
+		defer = 1;
 }
 
 void
@@ -197,6 +202,18 @@ gnnemu_set_grid_max(unsigned n)
 	API_LOCK();
 	config();
 	grid_max = n;
+}
+
+static int defer_flush(void);
+
+void
+gnnemu_set_defer(int on)
+{
+	API_LOCK();
+	config();
+	if (!on)
+		defer_flush();
+	defer = on != 0;
 }
 
 /* ---- errors ---- */
@@ -687,6 +704,7 @@ gnnemu_free(void *p)
 		return set_error(E_CAPTURE_UNSUPPORTED);
 	if (!in_heap(p))
 		host_fatal("cudaFree(%p): not device memory", p);
+	defer_flush();   /* cudaFree synchronizes with the device */
 	r = find_rec((size_t)((unsigned char *)p - H.base));
 	if (!r || H.base + r->off != (unsigned char *)p)
 		host_fatal("cudaFree(%p): not a pointer returned by cudaMalloc", p);
@@ -703,6 +721,26 @@ gnnemu_free(void *p)
 		fill_poison(p, r->size, 0);   /* reads through a stale pointer see poison */
 	range_protect(H.base + r->off, r->span, PROT_NONE);
 	return 0;
+}
+
+void
+gnnemu_redzone(void *p, size_t n, int on)
+{
+	API_LOCK();
+	struct rec *r;
+
+	heap_init();
+	if (n == 0)
+		return;
+	r = live_rec(p);
+	if (!r || (size_t)((unsigned char *)p - H.base) - r->off + n > r->size)
+		host_fatal("gnnemu_redzone(%p, %zu): not inside one live allocation", p, n);
+	if (!have_asan)
+		return;
+	if (on)
+		__asan_poison_memory_region(p, n);
+	else
+		__asan_unpoison_memory_region(p, n);
 }
 
 int
@@ -852,6 +890,7 @@ gnnemu_memcpy(void *dst, const void *src, size_t n, int kind)
 		return set_error(E_CAPTURE_UNSUPPORTED);
 	if (n == 0)
 		return 0;
+	defer_flush();   /* a synchronous copy waits for the work before it */
 	kind = copy_check(dst, src, n, kind, &rs);
 	copies_run++;
 	range_protect(dst, n, PROT_READ | PROT_WRITE);
@@ -873,6 +912,7 @@ gnnemu_memset(void *dst, int v, size_t n)
 		return set_error(E_CAPTURE_UNSUPPORTED);
 	if (n == 0)
 		return 0;
+	defer_flush();
 	check_dev_range("cudaMemset", "", "destination", dst, n);
 	range_protect(dst, n, PROT_READ | PROT_WRITE);
 	memset(dst, v, n);
@@ -911,6 +951,7 @@ gnnemu_free_host(void *p)
 		return 0;
 	if (capture_forbids())
 		return set_error(E_CAPTURE_UNSUPPORTED);
+	defer_flush();
 	if (pinned_remove(p) != 0)
 		return set_error(E_INVALID_VALUE);   /* not from cudaMallocHost */
 	free(p);
@@ -995,6 +1036,7 @@ int
 gnnemu_event_destroy(void *e)
 {
 	API_LOCK();
+	defer_flush();   /* a queued record of it */
 	return handle_destroy(e, EVENT_MAGIC, 0);
 }
 
@@ -1942,12 +1984,14 @@ static int work_last_any;
 void
 gnnemu_count_work(int on)
 {
+	API_LOCK();
 	work_on = on;
 }
 
 int
 gnnemu_last_work(unsigned long long w[3])
 {
+	API_LOCK();
 	memcpy(w, work_last, sizeof work_last);
 	return work_last_any;
 }
@@ -2086,6 +2130,114 @@ gcd(unsigned long long a, unsigned long long b)
 	return a;
 }
 
+/*
+ * ---- racecheck across blocks ----
+ * TSan fibers are recycled, so the blocks that run on one row of them are
+ * ordered by the fibers' own clocks, and TSan misses a race between them.
+ * Nothing orders two blocks of one launch, so the rule across blocks is
+ * simpler than TSan's: a word of the heap that one block writes and
+ * another reads or writes in the same launch is a race.  Under TSan the
+ * model's instrumentation calls __tsan_readN/__tsan_writeN; the
+ * definitions below are hidden, so the model's calls bind to them where
+ * libgnnemu.a is linked, and each passes the access on to TSan (with the
+ * caller's pc, so TSan's reports are unchanged) and then to a shadow of
+ * the heap: per 4-byte word, the launch and block that last wrote it and
+ * that read it.  Atomics (TSan's __tsan_atomic*) are not recorded, nor are
+ * 1- and 2-byte accesses (neighbouring bytes of one word may belong to
+ * different blocks); TSan still sees both.
+ */
+#define XB_MANY 0xffffffffu   /* read by several blocks */
+struct xb_word { uint32_t wl, wb, rl, rb; };   /* launch and block of the last write, of the reads */
+static struct xb_word *xb_shadow;    /* one per word of the heap, while TSan runs */
+static uint32_t xb_launch;           /* launches run so far */
+static uint32_t xb_block;            /* the linear index of the running block */
+static volatile int xb_on;           /* a kernel runs and the shadow exists */
+
+static void
+xb_init(void)
+{
+	void *m;
+
+	if (xb_shadow || !have_tsan)
+		return;
+	m = mmap(NULL, H.size / 4 * sizeof *xb_shadow, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED)
+		host_fatal("cannot reserve racecheck's shadow of the device heap (%s)", strerror(errno));
+	xb_shadow = m;
+}
+
+static void __attribute__((noreturn))
+xb_race(const unsigned char *a, size_t n, int write, int other_write, uint32_t other, void *pc)
+{
+	char where[512], file[512], what[160], who[64];
+	const char *colon;
+	int line = 0;
+	uint32_t gx = B.grid.x, gy = B.grid.y;
+
+	file[0] = 0;
+	if (__sanitizer_symbolize_pc) {
+		__sanitizer_symbolize_pc((char *)pc - 1, "%s:%l", where, sizeof where);
+		if ((colon = strrchr(where, ':')) && colon > where) {
+			snprintf(file, sizeof file, "%.*s", (int)(colon - where), where);
+			line = atoi(colon + 1);
+		}
+	}
+	if (other == XB_MANY)
+		snprintf(who, sizeof who, "several other blocks");
+	else
+		snprintf(who, sizeof who, "block (%u,%u,%u)", other % gx, other / gx % gy, other / gx / gy);
+	fatal_for(gnnemu_self, line > 0 ? file : NULL, line,
+		  "data race between blocks: %s %zu bytes at %p (%s), which %s %s in the same launch "
+		  "(nothing orders two blocks)", write ? "writes" : "reads", n, (const void *)a,
+		  describe_ptr(a, what, sizeof what), who, other_write ? "wrote" : "read");
+}
+
+static void
+xb_access(const void *p, size_t n, int write, void *pc)
+{
+	const unsigned char *a = p;
+	size_t w, end;
+
+	if ((uintptr_t)a < (uintptr_t)H.base || (uintptr_t)a >= (uintptr_t)H.base + H.size)
+		return;
+	w = (size_t)(a - H.base) / 4;
+	end = ((size_t)(a - H.base) + n + 3) / 4;
+	for (; w < end; w++) {
+		struct xb_word *e = &xb_shadow[w];
+		if (e->wl == xb_launch && e->wb != xb_block)
+			xb_race(a, n, write, 1, e->wb, pc);
+		if (write) {
+			if (e->rl == xb_launch && e->rb != xb_block)
+				xb_race(a, n, write, 0, e->rb, pc);
+			e->wl = xb_launch;
+			e->wb = xb_block;
+		} else if (e->rl != xb_launch) {
+			e->rl = xb_launch;
+			e->rb = xb_block;
+		} else if (e->rb != xb_block)
+			e->rb = XB_MANY;
+	}
+}
+
+#define XB_HOOK(kind, N, write)                                                              \
+	extern void __tsan_##kind##N##_pc(void *a, void *pc) __attribute__((weak));            \
+	__attribute__((visibility("hidden"))) void __tsan_##kind##N(void *a);                  \
+	void __tsan_##kind##N(void *a)                                                         \
+	{                                                                                      \
+		void *pc = __builtin_return_address(0);                                        \
+		if (__tsan_##kind##N##_pc)                                                     \
+			__tsan_##kind##N##_pc(a, pc);                                          \
+		if (xb_on)                                                                     \
+			xb_access(a, N, write, pc);                                            \
+	}
+XB_HOOK(read, 4, 0)
+XB_HOOK(read, 8, 0)
+XB_HOOK(read, 16, 0)
+XB_HOOK(write, 4, 1)
+XB_HOOK(write, 8, 1)
+XB_HOOK(write, 16, 1)
+
 static struct fiber *fibers;     /* MAX_THREADS of them, made at the first launch */
 static unsigned *runq;
 
@@ -2137,8 +2289,12 @@ gnnemu_launch(const gnnemu_launch_desc *d)
 	cur_kernel = d->name;
 	last_kernel = d->name;
 	heap_open();
-	if (have_tsan)
+	if (have_tsan) {
 		sched_tsan_fiber = __tsan_get_current_fiber();
+		xb_init();
+		xb_launch++;
+		xb_on = 1;
+	}
 	for (i = 0; i < nb; i++) {
 		unsigned long long b;
 		if (order == GNNEMU_REVERSE)
@@ -2148,8 +2304,10 @@ gnnemu_launch(const gnnemu_launch_desc *d)
 			b = (unsigned long long)(((u128)a * i + c) % nb);
 		} else
 			b = i;
+		xb_block = (uint32_t)b;
 		run_block(b, i);
 	}
+	xb_on = 0;
 	if (have_tsan)
 		__tsan_acquire(&exit_sync);
 	cur_kernel = NULL;
@@ -2210,14 +2368,16 @@ gnnemu_release(void)
  * Not emulated: events recorded into a capture, graphs launched into one
  * (both invalidate it), cross-stream capture (fork and join by events).
  */
-enum { NODE_KERNEL, NODE_COPY, NODE_SET };
+enum { NODE_KERNEL, NODE_COPY, NODE_SET, NODE_EVENT };
 struct gnode {
 	int kind;
 	gnnemu_launch_desc d;      /* a kernel: d.arg is the node's own copy of the closure */
-	void *dst;
+	void *dst;                 /* an event node: its event */
 	const void *src;
+	void *own;                 /* a deferred copy's snapshot of pageable host memory */
 	size_t n;
 	int ckind, value;          /* a copy's kind, a set's byte */
+	int replay;                /* deferred: a node of a launched graph */
 };
 struct graph {
 	unsigned magic;
@@ -2237,6 +2397,8 @@ struct capture {
 static struct {
 	gnnemu_stats st;
 	struct capture *active;    /* every capture in progress */
+	struct graph *queue;       /* GNNEMU_DEFER: the work that waits for a synchronization */
+	int flushing;              /* running the queue */
 	int inner;                 /* a call made by the emulator itself */
 	struct { char *p; size_t n; } *pin;   /* cudaMallocHost blocks */
 	size_t npin, cappin;
@@ -2325,26 +2487,117 @@ graph_new(unsigned magic)
 	return g;
 }
 
+/* drops g's nodes, keeps its array */
 static void
-graph_free(struct graph *g)
+graph_clear(struct graph *g)
 {
 	size_t i;
 
-	for (i = 0; i < g->n; i++)
+	for (i = 0; i < g->n; i++) {
 		if (g->node[i].kind == NODE_KERNEL)
 			free(g->node[i].d.arg);
+		free(g->node[i].own);
+	}
+	g->n = 0;
+}
+
+static void
+graph_free(struct graph *g)
+{
+	graph_clear(g);
 	free(g->node);
 	g->magic = 0;
 	free(g);
+}
+
+/* runs g's nodes in order through the eager paths, so that every check
+ * applies again (a pointer argument freed since the capture, a copy
+ * range that no longer fits) */
+static void
+graph_run(struct graph *g)
+{
+	struct gnode *nd;
+	size_t i;
+
+	for (i = 0; i < g->n; i++) {
+		nd = &g->node[i];
+		graph_replaying = nd->replay;
+		if (nd->kind == NODE_KERNEL) {
+			nd->d.check(nd->d.arg);   /* the pointers still live? */
+			gnnemu_launch(&nd->d);
+		} else if (nd->kind == NODE_COPY)
+			gnnemu_memcpy(nd->dst, nd->src, nd->n, nd->ckind);
+		else if (nd->kind == NODE_SET)
+			gnnemu_memset(nd->dst, nd->value, nd->n);
+		else
+			gnnemu_event_record(nd->dst);
+	}
+	graph_replaying = 0;
+}
+
+/*
+ * Deferred execution (GNNEMU_DEFER=1).  A GPU runs stream work after the
+ * call that issued it returns, so a host that reads results without
+ * synchronizing reads whatever was there.  Eager emulation hides that;
+ * deferred, the work waits in one queue in issue order (a legal order
+ * for any set of streams) until the host synchronizes, and a copy into
+ * page-locked host memory poisons its destination when it is issued, so
+ * that an early read sees NaNs.  CUDA's rules for pageable host memory
+ * hold: a copy into it is synchronous, a copy out of it is staged when
+ * issued (the queue keeps a snapshot).
+ */
+static struct gnode *
+defer_node(int kind)
+{
+	if (!defer || GR.flushing)
+		return NULL;
+	if (!GR.queue)
+		GR.queue = graph_new(GRAPH_MAGIC);
+	return graph_add(GR.queue, kind);
+}
+
+/* a synchronization point: runs what waits */
+static int
+defer_flush(void)
+{
+	if (!GR.queue || !GR.queue->n || GR.flushing)
+		return 0;
+	GR.flushing = 1;
+	GR.inner++;   /* the queue's copies are async ones: no capture forbids them */
+	graph_run(GR.queue);
+	GR.inner--;
+	GR.flushing = 0;
+	graph_clear(GR.queue);
+	return 0;
+}
+
+/* nd (a new kernel node) keeps a copy of d's closure */
+static void
+kernel_node(struct gnode *nd, const gnnemu_launch_desc *d, const char *where)
+{
+	struct gnode tmp;
+
+	if (!d->check || !d->argsize)
+		host_fatal("kernel '%s': launched into %s without a closure to keep "
+			   "(gnnemu_launch_desc.argsize)", d->name, where);
+	memset(&tmp, 0, sizeof tmp);
+	tmp.kind = NODE_KERNEL;
+	tmp.d = *d;
+	tmp.d.stream = NULL;   /* a replay runs it wherever the graph is launched */
+	node_set(nd, &tmp);
 }
 
 static int
 capture_launch(const gnnemu_launch_desc *d)
 {
 	struct capture *c = capture_of(d->stream);
-	struct gnode *nd, tmp;
+	struct gnode *nd;
 
 	if (!c) {
+		if ((nd = defer_node(NODE_KERNEL))) {
+			kernel_node(nd, d, "a deferred stream");
+			return 1;
+		}
 		GR.st.kernels++;
 		GR.st.replayed += graph_replaying != 0;
 		return 0;
@@ -2353,15 +2606,7 @@ capture_launch(const gnnemu_launch_desc *d)
 		set_error(E_CAPTURE_INVALIDATED);
 		return 1;
 	}
-	if (!d->check || !d->argsize)
-		host_fatal("kernel '%s': launched into a capturing stream without a closure to keep "
-			   "(gnnemu_launch_desc.argsize)", d->name);
-	nd = graph_add(c->g, NODE_KERNEL);
-	memset(&tmp, 0, sizeof tmp);
-	tmp.kind = NODE_KERNEL;
-	tmp.d = *d;
-	tmp.d.stream = NULL;   /* a replay runs it wherever the graph is launched */
-	node_set(nd, &tmp);
+	kernel_node(graph_add(c->g, NODE_KERNEL), d, "a capturing stream");
 	GR.st.recorded++;
 	return 1;
 }
@@ -2456,18 +2701,19 @@ capture_sync(struct capture *c)
 	return set_error(E_CAPTURE_UNSUPPORTED);
 }
 
+/* all work waits in one queue: synchronizing with one stream runs it all */
 int
 gnnemu_stream_synchronize(void *s)
 {
 	API_LOCK();
-	return capture_sync(capture_of(s));
+	return capture_sync(capture_of(s)) ? last_error : defer_flush();
 }
 
 int
 gnnemu_stream_query(void *s)
 {
 	API_LOCK();
-	return capture_sync(capture_of(s));
+	return gnnemu_stream_synchronize(s);
 }
 
 int
@@ -2479,7 +2725,7 @@ gnnemu_device_synchronize(void)
 
 	for (c = GR.active; c; c = c->next)
 		err = capture_sync(c);
-	return err;
+	return err ? err : defer_flush();
 }
 
 int
@@ -2487,10 +2733,54 @@ gnnemu_event_record_on(void *e, void *s)
 {
 	API_LOCK();
 	struct capture *c = capture_of(s);
+	struct handle *ev = e;
+	struct gnode *nd;
 
 	if (c)
 		return capture_sync(c);   /* event nodes are not emulated */
+	if (ev && ev->magic == EVENT_MAGIC && (nd = defer_node(NODE_EVENT))) {
+		nd->dst = e;
+		return 0;
+	}
 	return gnnemu_event_record(e);
+}
+
+int
+gnnemu_event_synchronize(void *e)
+{
+	API_LOCK();
+	struct handle *ev = e;
+
+	if (!ev || ev->magic != EVENT_MAGIC)
+		return set_error(E_INVALID_HANDLE);
+	return defer_flush();
+}
+
+/* queues an async copy unless CUDA makes it synchronous (into pageable
+ * host memory); 1 if queued */
+static int
+defer_copy(void *dst, const void *src, size_t n, int kind)
+{
+	struct gnode *nd;
+	struct rec *rs;
+
+	heap_init();
+	kind = copy_check(dst, src, n, kind, &rs);
+	if (!(kind & 1) && gnnemu_pointer_type(dst) != 1)
+		return 0;
+	nd = defer_node(NODE_COPY);
+	nd->dst = dst;
+	nd->src = src;
+	nd->n = n;
+	nd->ckind = kind;
+	if (!(kind & 2) && gnnemu_pointer_type(src) != 1) {
+		nd->own = xmalloc(n);
+		memcpy(nd->own, src, n);
+		nd->src = nd->own;
+	}
+	if (!(kind & 1))
+		fill_poison(dst, n, 0);   /* what an early read sees */
+	return 1;
 }
 
 int
@@ -2503,6 +2793,8 @@ gnnemu_memcpy_async(void *dst, const void *src, size_t n, int kind, void *s)
 	int err;
 
 	if (!c) {
+		if (defer && !GR.flushing && kind >= 0 && kind <= 4 && n > 0 && defer_copy(dst, src, n, kind))
+			return 0;
 		GR.inner++;   /* async on another stream: no capture forbids it */
 		err = gnnemu_memcpy(dst, src, n, kind);
 		GR.inner--;
@@ -2533,6 +2825,15 @@ gnnemu_memset_async(void *dst, int v, size_t n, void *s)
 	int err;
 
 	if (!c) {
+		if (n > 0 && defer && !GR.flushing) {
+			heap_init();
+			check_dev_range("cudaMemset", "", "destination", dst, n);
+			nd = defer_node(NODE_SET);
+			nd->dst = dst;
+			nd->n = n;
+			nd->value = v;
+			return 0;
+		}
 		GR.inner++;
 		err = gnnemu_memset(dst, v, n);
 		GR.inner--;
@@ -2613,19 +2914,17 @@ gnnemu_graph_launch(void *exec, void *s)
 		return set_error(E_INVALID_HANDLE);
 	if (c)
 		return capture_sync(c);   /* child graphs are not emulated */
-	graph_replaying = 1;
-	for (i = 0; i < x->n; i++) {
-		nd = &x->node[i];
-		if (nd->kind == NODE_KERNEL) {
-			nd->d.check(nd->d.arg);   /* the pointers still live? */
-			gnnemu_launch(&nd->d);
-		} else if (nd->kind == NODE_COPY)
-			gnnemu_memcpy(nd->dst, nd->src, nd->n, nd->ckind);
-		else
-			gnnemu_memset(nd->dst, nd->value, nd->n);
-	}
-	graph_replaying = 0;
 	GR.st.graph_launches++;
+	if (defer && !GR.flushing) {
+		for (i = 0; i < x->n; i++) {
+			node_set(nd = defer_node(x->node[i].kind), &x->node[i]);
+			nd->replay = 1;
+		}
+		return 0;
+	}
+	for (i = 0; i < x->n; i++)
+		x->node[i].replay = 1;
+	graph_run(x);
 	return 0;
 }
 
@@ -2732,4 +3031,7 @@ gnnemu_stats_report(void)
 	free(GR.pin);
 	GR.pin = NULL;
 	GR.npin = GR.cappin = 0;
+	if (GR.queue)
+		graph_free(GR.queue);
+	GR.queue = NULL;
 }

@@ -167,6 +167,12 @@ int gnnemu_graph_exec_update(void *exec, void *graph, int *result);
 int gnnemu_graph_launch(void *exec, void *s);
 int gnnemu_graph_destroy(void *graph);
 int gnnemu_graph_exec_destroy(void *exec);
+/* Makes [p, p+n), inside one live allocation, a redzone (on) or usable
+ * memory again (off) under memcheck: AddressSanitizer reports a kernel's
+ * access there (use-after-poison); without ASan it does nothing.  The
+ * runtime marks the gaps between the buffers of its arena
+ * (runtime/device.h: redzone). */
+void gnnemu_redzone(void *p, size_t n, int on);
 /* cudaMemoryType of p: 0 unregistered host memory, 1 page-locked host
  * memory (cudaMallocHost), 2 device memory; -1 freed device memory */
 int gnnemu_pointer_type(const void *p);
@@ -258,6 +264,15 @@ enum gnnemu_order { GNNEMU_FORWARD, GNNEMU_REVERSE, GNNEMU_RANDOM };
 void gnnemu_set_order(int order, unsigned long long seed);
 /* 0: no clamp */
 void gnnemu_set_grid_max(unsigned int n);
+/* Deferred execution (as GNNEMU_DEFER=1): kernels, async copies and sets
+ * and event records wait in issue order until the host synchronizes
+ * (a stream, the device, an event, a synchronous copy or set, a free);
+ * a queued copy into page-locked host memory poisons its destination at
+ * once.  Turning it off runs what waits. */
+void gnnemu_set_defer(int on);
+/* cudaEventSynchronize, cudaEventQuery: run what waits (event records
+ * included) */
+int gnnemu_event_synchronize(void *e);
 
 /* Reports an error (printf format) for the running GPU thread or the
  * host and exits with status 1. */

@@ -21,7 +21,8 @@ model:
     first run: on hubs in reverse order, or (every other configuration)
     in a seeded random order with grids clamped to 2 blocks, so that
     grid-stride loops wrap; at -O2 on every graph, both, and a second
-    plain run too;
+    run with stream work deferred to the host's synchronizations
+    (--emu-defer: a missing one reads poison);
   * under memcheck (AddressSanitizer), clean and equal to the
     interpreter: every configuration on hubs, -O0 and -O2 on Cora (and
     CiteSeer when asked);
@@ -337,7 +338,7 @@ def main():
                     rev = ("reverse order", ["--emu-order=reverse"])
                     rnd = ("random order, 2 blocks", ["--emu-order=random:%d" % (cases * 7919), "--emu-grid-max=2"])
                     k = [c[0] for c in mconfigs].index(cname)
-                    again = [rev, rnd, ("second run", [])] if cname == "O2" else [] if g != "hubs" else \
+                    again = [rev, rnd, ("second run, deferred", ["--emu-defer"])] if cname == "O2" else [] if g != "hubs" else \
                         [rev] if k % 2 else [rnd]
                     for tag, mode in again:
                         r = run(model, emu, g, base + "-p", mode)

@@ -19,6 +19,11 @@ applies nothing (the control: every check passes).
              (memcheck)
   divergent  GCN_g0's first __syncwarp() only where the row is live: the
              last warp's idle lanes skip it (synccheck)
+  arena      GCN_g0's gather reads the next node's row of conv1.lin.y:
+             the last node's row is one past the buffer, which fills
+             its 256-byte arena slot exactly, so the read lands in the
+             next buffer of the arena unless the runtime keeps redzones
+             between them (memcheck)
   uninit     a bind-time value that forward reads gets its device copy in
              the arena but is never uploaded (its buffer-table row says
              forward makes it): kernels read device memory nothing wrote
@@ -64,6 +69,13 @@ def mutate(src, what):
         if not m:
             sys.exit("mutate.py: GCN_k10 has no last slab of K")
         return src[:a] + body[:m.start(1)] + str(int(m.group(1)) + 1) + body[m.end(1):] + src[b:]
+    if what == "arena":
+        a, b = kernel_span(src, "GCN_g0")
+        body = src[a:b]
+        old = "conv1_lin_y[(int64_t)v2[e_] * 16 + (j_)]"
+        if body.count(old) != 1:
+            sys.exit("mutate.py: GCN_g0 does not gather conv1_lin_y by v2")
+        return src[:a] + body.replace(old, "conv1_lin_y[((int64_t)v2[e_] + 1) * 16 + (j_)]") + src[b:]
     if what == "uninit":
         table = src.find("GCN_buffers[] = {")
         pat = re.compile(r'(\{"[^"]*", )GNN_BUF_BIND(, GNN_F32, GNN_BUF_DEVICE,)')
@@ -89,7 +101,8 @@ def main():
         subprocess.run([a.gnncc, "--target=cuda", f"--emit={emit}", *sched, model, "-o", w(out)], check=True)
     src = open(w("gcn.cu")).read()
     open(w("gcn.cu"), "w").write(mutate(src, a.mutation))
-    san = {"offbyone": ["-fsanitize=address"], "syncwarp": ["-fsanitize=thread"]}.get(a.mutation, [])
+    san = {"offbyone": ["-fsanitize=address"], "arena": ["-fsanitize=address"],
+           "syncwarp": ["-fsanitize=thread"]}.get(a.mutation, [])
     if a.mutation == "none":
         san = []
     flags = ["-g", "-O1", *san]
