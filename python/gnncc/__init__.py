@@ -26,9 +26,9 @@ import tempfile
 
 import numpy as np
 
-from . import _rt
+from . import _rt, _safetensors
 
-__all__ = ["GnnccError", "Model", "compile", "load"]
+__all__ = ["GnnccError", "ExportError", "Model", "compile", "export", "load"]
 
 
 class GnnccError(RuntimeError):
@@ -38,6 +38,16 @@ class GnnccError(RuntimeError):
     def __init__(self, message, status=None):
         super().__init__(message)
         self.status = status
+
+
+def __getattr__(name):
+    # gnncc.export (callable: export.py) imports on first use, so that
+    # `python -m gnncc.export` runs the module once, as __main__
+    if name in ("export", "ExportError"):
+        import importlib
+        mod = importlib.import_module(__name__ + ".export")
+        return mod if name == "export" else mod.ExportError
+    raise AttributeError("module 'gnncc' has no attribute %r" % name)
 
 
 def _gnncc():
@@ -200,20 +210,16 @@ class Model:
         if isinstance(weights, (str, os.PathLike)):
             self._check(self._desc.load_weights(self._m, os.fsencode(weights)))
             return self
-        names, arrays, keep = [], [], []
-        for k, v in weights.items():
-            a = np.ascontiguousarray(_tensor(v)[0] if not hasattr(v, "cpu") else v.detach().cpu().numpy())
-            keep.append(a)
-            names.append(k.encode())
-            arrays.append(self._array(a, k))
         with tempfile.TemporaryDirectory(prefix="gnncc-") as tmp:
-            f = os.path.join(tmp, "weights.safetensors").encode()
-            n = len(names)
-            self._check(self._rt.gnn_st_write(f, (C.c_char_p * n)(*names), (_rt.Array * n)(*arrays), n))
+            f = os.path.join(tmp, "weights.safetensors")
             try:
-                self._check(self._desc.load_weights(self._m, f))
+                _safetensors.save(f, weights)
+            except ValueError as e:
+                raise GnnccError("state dict: %s" % e, "GNN_ERR_DTYPE") from None
+            try:
+                self._check(self._desc.load_weights(self._m, os.fsencode(f)))
             except GnnccError as e:   # the messages name the state dict, not the file
-                raise GnnccError(str(e).replace(f.decode(), "state dict"), e.status) from None
+                raise GnnccError(str(e).replace(f, "state dict"), e.status) from None
         return self
 
     def _array(self, a, what):
@@ -230,8 +236,7 @@ class Model:
     def bind(self, edge_index, num_nodes=None, batch=None, num_graphs=None):
         """Bind the graph: edge_index int32 or int64 [2, E]; num_nodes
         defaults to the largest index + 1; batch: the node-to-graph vector."""
-        ei = np.ascontiguousarray(_tensor(edge_index)[0] if not hasattr(edge_index, "cpu")
-                                  else edge_index.detach().cpu().numpy())
+        ei = _safetensors.host(edge_index)
         if ei.ndim != 2 or ei.shape[0] != 2 or ei.dtype.name not in ("int32", "int64"):
             raise GnnccError("edge_index must be int32 or int64 of shape [2, E], got %s %s"
                              % (ei.dtype, list(ei.shape)), "GNN_ERR_SHAPE")
@@ -242,7 +247,7 @@ class Model:
                                                          ei.shape[1], num_nodes))
         try:
             if batch is not None:
-                b = np.ascontiguousarray(np.asarray(batch))
+                b = _safetensors.host(batch)
                 if num_graphs is None:
                     num_graphs = int(b.max()) + 1 if b.size else 0
                 self._check(self._rt.gnn_graph_set_batch(g, b.ctypes.data, _rt.CODES.get(b.dtype.name, 0),
@@ -272,7 +277,7 @@ class Model:
                 raise GnnccError("%s: input '%s' is on %s: this package calls the model on host "
                                  "memory" % (self.name, nm, dev), "GNN_ERR_ARG")
             kind = kind or dev
-            a = np.ascontiguousarray(a)
+            a = np.asarray(a, order="C")
             keep.append(a)
             arr = self._array(a, "%s: input '%s'" % (self.name, nm))
             if first is not None:

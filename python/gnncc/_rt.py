@@ -67,7 +67,6 @@ def declare(lib):
         "gnn_prog_check_input": (C.c_int, [C.c_void_p, C.c_int, C.POINTER(Array)]),
         "gnn_prog_train_step": (C.c_int, [C.c_void_p, C.c_void_p, VP, C.POINTER(C.c_float)]),
         "gnn_prog_sync": (C.c_int, [C.c_void_p]),
-        "gnn_st_write": (C.c_int, [C.c_char_p, C.POINTER(C.c_char_p), C.POINTER(Array), C.c_int]),
     }
     for name, (res, args) in sigs.items():
         f = getattr(lib, name)
