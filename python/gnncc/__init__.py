@@ -282,8 +282,31 @@ class Model:
             arr = self._array(a, "%s: input '%s'" % (self.name, nm))
             if first is not None:
                 self._check(self._rt.gnn_prog_check_input(self._m, first + i, C.byref(arr)))
+            else:
+                self._checktrain(infos[i], a)
             ptrs[i] = a.ctypes.data
         return ptrs, keep, kind
+
+    def _checktrain(self, t, a):
+        """A train item's input (labels, mask) against its declaration, in
+        the runtime's words: the runtime checks the model's inputs
+        (gnn_prog_check_input), but these belong to the step's program.
+        Dims are constants or the graph's N; anything else is refused."""
+        dims = [d.strip() for d in t.dims.decode().strip("[]").split(",") if d.strip()]
+        want = []
+        for k in range(t.rank):
+            if t.shape[k] >= 0:
+                want.append(t.shape[k])
+            elif dims[k] == "N" and self._graph:
+                want.append(self._rt.gnn_graph_num_nodes(self._graph))
+            else:
+                raise GnnccError("%s: input '%s' %s: train_step from Python takes constant and N dims only"
+                                 % (self.name, t.name.decode(), t.dims.decode()), "GNN_ERR_ARG")
+        if _rt.CODES.get(a.dtype.name) != t.dtype or list(a.shape) != want:
+            raise GnnccError("%s: input '%s': expected %s %s = %s, got %s %s"
+                             % (self.name, t.name.decode(), _rt.DTYPES[t.dtype], t.dims.decode(), want,
+                                a.dtype, list(a.shape)),
+                             "GNN_ERR_DTYPE" if _rt.CODES.get(a.dtype.name) != t.dtype else "GNN_ERR_SHAPE")
 
     def __call__(self, **inputs):
         """Forward on the bound graph; the outputs as NumPy arrays (torch
@@ -306,6 +329,23 @@ class Model:
             import torch
             outs = [torch.from_numpy(o) for o in outs]
         return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def init_weights(self, seed=None):
+        """Every parameter as the model declares its init (PyG's), drawn
+        from seed (default: the train item's seed, else 0)."""
+        if seed is None:
+            seed = _rt.TrainProg.from_address(self._desc.train).seed if self._desc.train else 0
+        self._check(self._rt.gnn_prog_init(self._m, seed))
+        return self
+
+    def save_weights(self, path):
+        """The weights as safetensors under the parameters' (PyG's) names."""
+        self._check(self._rt.gnn_prog_save(self._m, os.fsencode(path)))
+
+    @property
+    def epochs(self):
+        """The train item's epoch count (None without one)."""
+        return _rt.TrainProg.from_address(self._desc.train).epochs if self._desc.train else None
 
     def train_step(self, **inputs):
         """One training step (a model compiled with a train item) on the

@@ -48,11 +48,17 @@ class ModelDesc(C.Structure):
                 ("train", C.c_void_p)]
 
 
+class OptimConfig(C.Structure):
+    _fields_ = [("kind", C.c_int), ("lr", C.c_double), ("weight_decay", C.c_double),
+                ("momentum", C.c_double), ("dampening", C.c_double), ("nesterov", C.c_int),
+                ("beta1", C.c_double), ("beta2", C.c_double), ("eps", C.c_double)]
+
+
 class TrainProg(C.Structure):
-    # the head of gnn_train_prog: what train_step needs to order its inputs
     _fields_ = [("prog", C.c_void_p), ("nparam", C.c_int), ("param", C.c_void_p),
                 ("nupdate", C.c_int), ("update", C.c_void_p), ("ninputs", C.c_int),
-                ("inputs", C.POINTER(TensorInfo))]
+                ("inputs", C.POINTER(TensorInfo)), ("cfg", OptimConfig), ("seed", C.c_uint64),
+                ("epochs", C.c_int64)]
 
 
 def declare(lib):
@@ -64,9 +70,11 @@ def declare(lib):
                                                 C.c_int64, C.c_int64]),
         "gnn_graph_set_batch": (C.c_int, [C.c_void_p, C.c_void_p, C.c_int, C.c_int64]),
         "gnn_graph_destroy": (None, [C.c_void_p]),
+        "gnn_graph_num_nodes": (C.c_int64, [C.c_void_p]),
         "gnn_prog_check_input": (C.c_int, [C.c_void_p, C.c_int, C.POINTER(Array)]),
         "gnn_prog_train_step": (C.c_int, [C.c_void_p, C.c_void_p, VP, C.POINTER(C.c_float)]),
-        "gnn_prog_sync": (C.c_int, [C.c_void_p]),
+        "gnn_prog_init": (C.c_int, [C.c_void_p, C.c_uint64]),
+        "gnn_prog_save": (C.c_int, [C.c_void_p, C.c_char_p]),
     }
     for name, (res, args) in sigs.items():
         f = getattr(lib, name)
