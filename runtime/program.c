@@ -1350,7 +1350,7 @@ gnn_prog_check_input(void *mv, int i, const gnn_array *a)
 	const gnn_program *p = m ? m->prog : NULL;
 	const gnn_tensor_info *t;
 	int64_t want[GNN_MAX_RANK], fixed = 1, numel, got;
-	char ws[200], gs[200];
+	char ws[256], gs[256];
 	size_t wl = 0, gl = 0;
 	int k, nsym = 0, bad;
 
@@ -1379,14 +1379,19 @@ gnn_prog_check_input(void *mv, int i, const gnn_array *a)
 		return GNN_OK;
 	for (k = 0; k < t->rank && wl < sizeof ws; k++)
 		wl += (size_t)snprintf(ws + wl, sizeof ws - wl, "%s%lld", k ? ", " : "", (long long)want[k]);
-	for (k = 0; a->rank >= 0 && k < a->rank && k < GNN_MAX_RANK && gl < sizeof gs; k++)
-		gl += (size_t)snprintf(gs + gl, sizeof gs - gl, "%s%lld", k ? ", " : "", (long long)a->shape[k]);
 	if (wl == 0)
 		ws[0] = '\0';
-	if (gl == 0)
-		gs[0] = '\0';
+	if (a->rank < 0 || a->rank > GNN_MAX_RANK)   /* its dims cannot be read */
+		snprintf(gs, sizeof gs, "of rank %d", a->rank);
+	else {
+		/* eight dims of at most 20 digits fit */
+		gs[gl++] = '[';
+		for (k = 0; k < a->rank; k++)
+			gl += (size_t)snprintf(gs + gl, sizeof gs - gl, "%s%lld", k ? ", " : "", (long long)a->shape[k]);
+		snprintf(gs + gl, sizeof gs - gl, "]");
+	}
 	return gnn_error(a->dtype != t->dtype ? GNN_ERR_DTYPE : GNN_ERR_SHAPE,
-		"%s: input '%s': expected %s %s%s%s%s, got %s [%s]", p->name, t->name, gnn_dtype_name(t->dtype),
+		"%s: input '%s': expected %s %s%s%s%s, got %s %s", p->name, t->name, gnn_dtype_name(t->dtype),
 		t->dims ? t->dims : "", nsym ? " = [" : "", nsym ? ws : "", nsym ? "]" : "",
 		gnn_dtype_name(a->dtype), gs);
 }
