@@ -553,6 +553,9 @@ gnn_status gnn_prog_save(void *model, const char *path);
 ** memory for the cpu target), for train_step's inputs; free with
 ** gnn_prog_free_device */
 gnn_status gnn_prog_to_device(void *model, const void *src, size_t n, void **out);
+/* n bytes of the model's device memory (after the model's work on its
+** stream) into host memory dst */
+gnn_status gnn_prog_from_device(void *model, void *dst, const void *src, size_t n);
 void gnn_prog_free_device(void *model, void *p);
 
 /* A generated model's struct and the parts of its API that are the same

@@ -28,7 +28,7 @@ import numpy as np
 
 from . import _rt, _safetensors
 
-__all__ = ["GnnccError", "ExportError", "Model", "compile", "export", "load"]
+__all__ = ["DeviceArray", "GnnccError", "ExportError", "Model", "compile", "export", "load"]
 
 
 class GnnccError(RuntimeError):
@@ -152,13 +152,43 @@ def _runtime(lib_path):
 
 
 def _tensor(a):
-    """(NumPy array sharing a's memory, torch device or None)"""
-    mod = type(a).__module__
-    if mod.startswith("torch"):
-        if a.device.type != "cpu":
-            return a, a.device
+    """(NumPy array sharing a's memory, "torch" or None) for host memory;
+    (a, "device") for device memory (__cuda_array_interface__: a torch
+    tensor on a GPU, a DeviceArray)"""
+    if hasattr(a, "__cuda_array_interface__"):
+        return a, "device"
+    if type(a).__module__.startswith("torch"):
         return a.detach().numpy(), "torch"
     return np.asarray(a), None
+
+
+class DeviceArray:
+    """An array in a cuda model's device memory (Model.to_device, or a
+    forward's output on device inputs that are not torch tensors); it
+    exports __cuda_array_interface__ and frees its memory when collected."""
+
+    def __init__(self, model, ptr, shape, dtype):
+        self._model, self.ptr = model, ptr
+        self.shape, self.dtype = tuple(shape), np.dtype(dtype)
+        self.nbytes = int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+
+    @property
+    def __cuda_array_interface__(self):
+        return {"version": 3, "shape": self.shape, "typestr": self.dtype.str, "data": (self.ptr or 0, False),
+                "strides": None}
+
+    def numpy(self):
+        """A host copy."""
+        out = np.empty(self.shape, self.dtype)
+        m = self._model
+        m._check(m._rt.gnn_prog_from_device(m._m, out.ctypes.data, self.ptr, self.nbytes))
+        return out
+
+    def __del__(self):
+        m = getattr(self, "_model", None)
+        if m is not None and getattr(m, "_m", None) and self.ptr:
+            m._rt.gnn_prog_free_device(m._m, self.ptr)
+            self.ptr = None
 
 
 class Model:
@@ -233,6 +263,30 @@ class Model:
             r.shape[k] = n
         return r
 
+    def _devarray(self, a, what):
+        """a gnn_array for device memory described by __cuda_array_interface__"""
+        if self.target != "cuda":
+            raise GnnccError("%s is in device memory: a cpu model takes host arrays" % what, "GNN_ERR_ARG")
+        cai = a.__cuda_array_interface__
+        dt = np.dtype(cai["typestr"])
+        shape = tuple(cai["shape"])
+        c = [dt.itemsize * int(np.prod(shape[k + 1:], dtype=np.int64)) for k in range(len(shape))]
+        if cai.get("strides") not in (None, tuple(c), list(c)):
+            raise GnnccError("%s is not contiguous (strides %s)" % (what, cai["strides"]), "GNN_ERR_SHAPE")
+        r = self._array(np.empty((0,) * len(shape), dt), what)
+        for k, n in enumerate(shape):
+            r.shape[k] = n
+        r.data = cai["data"][0]
+        r.nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+        return r
+
+    def to_device(self, a):
+        """A copy of host array a in a cuda model's device memory, a DeviceArray."""
+        a = _safetensors.host(a)
+        p = C.c_void_p()
+        self._check(self._rt.gnn_prog_to_device(self._m, a.ctypes.data, a.nbytes, C.byref(p)))
+        return DeviceArray(self, p.value, a.shape, a.dtype)
+
     def bind(self, edge_index, num_nodes=None, batch=None, num_graphs=None):
         """Bind the graph: edge_index int32 or int64 [2, E]; num_nodes
         defaults to the largest index + 1; batch: the node-to-graph vector."""
@@ -272,19 +326,22 @@ class Model:
                 raise GnnccError("%s: missing input '%s' (inputs: %s)"
                                  % (self.name, nm, ", ".join(infos[j].name.decode() for j in range(n))),
                                  "GNN_ERR_ARG")
-            a, dev = _tensor(given[nm])
-            if dev not in (None, "torch"):
-                raise GnnccError("%s: input '%s' is on %s: this package calls the model on host "
-                                 "memory" % (self.name, nm, dev), "GNN_ERR_ARG")
-            kind = kind or dev
-            a = np.asarray(a, order="C")
+            a, where = _tensor(given[nm])
+            if i and (where == "device") != (kind == "device"):
+                raise GnnccError("%s: input '%s': the inputs are all in host memory or all in device "
+                                 "memory" % (self.name, nm), "GNN_ERR_ARG")
+            kind = kind or where
+            if where == "device":
+                arr = self._devarray(a, "%s: input '%s'" % (self.name, nm))
+            else:
+                a = np.asarray(a, order="C")
+                arr = self._array(a, "%s: input '%s'" % (self.name, nm))
             keep.append(a)
-            arr = self._array(a, "%s: input '%s'" % (self.name, nm))
             if first is not None:
                 self._check(self._rt.gnn_prog_check_input(self._m, first + i, C.byref(arr)))
             else:
                 self._checktrain(infos[i], a)
-            ptrs[i] = a.ctypes.data
+            ptrs[i] = arr.data
         return ptrs, keep, kind
 
     def _checktrain(self, t, a):
@@ -319,12 +376,32 @@ class Model:
         ptrs, keep, kind = self._inputs(d.inputs, d.ninputs, inputs)
         outs, optrs = [], (C.c_void_p * max(d.noutputs, 1))()
         shape = (C.c_int64 * _rt.MAX_RANK)()
+        first = next(iter(inputs.values()), None)
+        ondev = kind == "device" and type(first).__module__.startswith("torch")
         for i in range(d.noutputs):
             self._check(d.output_shape(self._m, i, shape))
-            o = np.empty([shape[k] for k in range(d.outputs[i].rank)], dtype=_rt.DTYPES[d.outputs[i].dtype])
+            sh, dt = [shape[k] for k in range(d.outputs[i].rank)], _rt.DTYPES[d.outputs[i].dtype]
+            if ondev:        # torch's memory on the inputs' device
+                import torch
+                o = torch.empty(sh, dtype=getattr(torch, dt), device=first.device)
+                optrs[i] = o.data_ptr()
+            elif kind == "device":
+                o = self.to_device(np.zeros(sh, dt))
+                optrs[i] = o.ptr
+            else:
+                o = np.empty(sh, dtype=dt)
+                optrs[i] = o.ctypes.data
             outs.append(o)
-            optrs[i] = o.ctypes.data
-        self._check(d.forward_host(self._m, ptrs, optrs))
+        if kind == "device":
+            # device pointers in and out, no copies: torch's pending work on
+            # the inputs first, and the outputs complete on return
+            if ondev:
+                import torch
+                torch.cuda.current_stream(first.device).synchronize()
+            self._check(d.forward(self._m, ptrs, optrs))
+            self._check(self._rt.gnn_prog_sync(self._m))
+        else:
+            self._check(d.forward_host(self._m, ptrs, optrs))
         if kind == "torch":
             import torch
             outs = [torch.from_numpy(o) for o in outs]

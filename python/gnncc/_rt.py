@@ -74,6 +74,10 @@ def declare(lib):
         "gnn_prog_check_input": (C.c_int, [C.c_void_p, C.c_int, C.POINTER(Array)]),
         "gnn_prog_train_step": (C.c_int, [C.c_void_p, C.c_void_p, VP, C.POINTER(C.c_float)]),
         "gnn_prog_init": (C.c_int, [C.c_void_p, C.c_uint64]),
+        "gnn_prog_sync": (C.c_int, [C.c_void_p]),
+        "gnn_prog_to_device": (C.c_int, [C.c_void_p, C.c_void_p, C.c_size_t, C.POINTER(C.c_void_p)]),
+        "gnn_prog_from_device": (C.c_int, [C.c_void_p, C.c_void_p, C.c_void_p, C.c_size_t]),
+        "gnn_prog_free_device": (None, [C.c_void_p, C.c_void_p]),
         "gnn_prog_save": (C.c_int, [C.c_void_p, C.c_char_p]),
     }
     for name, (res, args) in sigs.items():

@@ -6,7 +6,8 @@ against a NumPy GCN written here (PyG's GCNConv: self loops, symmetric
 normalization, aggregation by target), the test accuracy, and that a
 wrong dtype, shape, a missing or unknown input, bad weights and a bad
 graph raise GnnccError with the runtime's message and leave the model
-giving the same outputs.  With --torch, torch tensors in give the NumPy
+giving the same outputs.  With --emulate, device arrays in give the
+host call's outputs in device memory.  With --torch, torch tensors in give the NumPy
 call's outputs bit for bit, as torch tensors.
 """
 import argparse
@@ -109,6 +110,16 @@ m2 = gnncc.compile(a.model, target="cuda", emulate="run") if a.emulate else gnnc
 m2.load_weights(a.weights)
 m2.bind(ei.astype(np.int32), num_nodes=n)
 print("second model:", "same outputs" if np.array_equal(m2(x=x), out) else "different outputs")
+
+if a.emulate:
+    # device memory in and out (__cuda_array_interface__), no host copies:
+    # the host call's bits; a device array of the wrong dtype raises
+    dx = m.to_device(x)
+    o = m(x=dx)
+    print("device:", type(o).__name__, o.dtype, list(o.shape),
+          "identical" if np.array_equal(o.numpy(), out) else "different")
+    fails("device f64", lambda: m(x=m.to_device(x.astype(np.float64))))
+    fails("device to cpu", lambda: gnncc.compile(a.model, target="cpu")(x=dx))
 
 if a.torch:
     import torch
