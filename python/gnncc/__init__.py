@@ -108,11 +108,13 @@ def compile(path, target="cpu", opt=2, emulate=None, model=None, include=(), cac
         flags += ["-I", str(d)]
     path = os.fspath(path)
     link, lib = _linkflags(exe, target, emulate)
+    # the emulated device's object is C++ (libgnnemu.a inside), as gnnrun's
+    cc = shlex.split(os.environ.get("CXX", "c++") if emulate else os.environ.get("CC", "cc"))
     # the key: what gnncc generates (imports included), and how it is built
     h = hashlib.sha256()
     for kind in ("c" if target == "cpu" else "cuda", "header"):
         h.update(_run([exe, path, *flags, "--emit=" + kind, "-o", "-"]))
-    for w in flags + link:
+    for w in flags + link + cc:
         h.update(w.encode() + b"\0")
     for f in (exe, lib):
         st = os.stat(f)
@@ -122,11 +124,11 @@ def compile(path, target="cpu", opt=2, emulate=None, model=None, include=(), cac
         with tempfile.TemporaryDirectory(prefix="gnncc-") as tmp:
             obj = os.path.join(tmp, "model.o")
             _run([exe, path, *flags, "-o", obj])
-            cc = os.environ.get("CXX", "c++") if emulate else os.environ.get("CC", "cc")
             out = os.path.join(tmp, "model.so")
-            _run(shlex.split(cc) + ["-shared", obj, "-o", out] + link)
-            shutil.copy(os.path.join(tmp, "model.h"), so[:-3] + ".h")
-            os.replace(shutil.copy(out, so + ".tmp"), so)   # atomic for a concurrent reader
+            _run(cc + ["-shared", obj, "-o", out] + link)
+            # each file atomically, the header first: a reader looks for the object
+            for src, dst in ((os.path.join(tmp, "model.h"), so[:-3] + ".h"), (out, so)):
+                os.replace(shutil.copy(src, "%s.%d.tmp" % (dst, os.getpid())), dst)
     return load(so, model)
 
 
