@@ -286,6 +286,16 @@ class _Export:
                 _fail(n, "%s of a node value and a graph value" % op)
             w = av[2] if av[2] is not None else bv[2]
             return self.emit(n, "%s %s %s" % (av[0], op, bv[0]), rows, w)
+        if f is torch.cat:
+            parts = n.args[0] if n.args else n.kwargs.get("tensors")
+            dim = n.kwargs.get("dim", n.args[1] if len(n.args) > 1 else 0)
+            if dim not in (1, -1) or not isinstance(parts, (list, tuple)):
+                _fail(n, "torch.cat over dim %r: gnncc concatenates features, dim=1 or -1" % (dim,))
+            vals = [self.arg(n, v) for v in parts]
+            if any(v[2] is None for v in vals) or len({v[1] for v in vals}) != 1:
+                _fail(n, "torch.cat of values of unknown widths or of node and graph values")
+            return self.emit(n, "concat([%s], dim=1)" % ", ".join(v[0] for v in vals), vals[0][1],
+                             sum(v[2] for v in vals))
         pools = {pyg.global_add_pool: "segment_sum", pyg.global_mean_pool: "segment_mean",
                  pyg.global_max_pool: "segment_max"}
         if f in pools:
@@ -295,7 +305,7 @@ class _Export:
             xv = self.arg(n, n.args[0])
             return self.emit(n, "%s(%s, batch(g), B)" % (pools[f], xv[0]), "B", xv[2])
         _fail(n, "unsupported operation %s: gnncc's exporter translates layers, activations, dropout, "
-                 "softmax, +, -, * and global pooling" % getattr(f, "__name__", f))
+                 "softmax, +, -, *, torch.cat and global pooling" % getattr(f, "__name__", f))
 
     def method(self, n):
         kind = _METHODS.get(n.target)

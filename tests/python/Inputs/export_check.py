@@ -78,6 +78,22 @@ class GinPool(torch.nn.Module):
         return self.head(global_add_pool(h, batch))
 
 
+class JumpCat(torch.nn.Module):
+    """two GCN layers whose outputs are concatenated (jumping knowledge)
+    into a Linear classifier"""
+
+    def __init__(self, fin, hid, classes):
+        super().__init__()
+        self.conv1 = GCNConv(fin, hid)
+        self.conv2 = GCNConv(hid, hid)
+        self.lin = torch.nn.Linear(2 * hid, classes)
+
+    def forward(self, x, edge_index):
+        h1 = F.relu(self.conv1(x, edge_index))
+        h2 = F.relu(self.conv2(h1, edge_index))
+        return self.lin(torch.cat([h1, h2], dim=-1))
+
+
 fin, classes = 1433, 7
 MODELS = {
     "gcn": lambda: pyg_models.make("gcn", fin, 16, classes),
@@ -87,6 +103,7 @@ MODELS = {
     "sage3": lambda: Sage3(fin, 32, classes),
     "gatgcn": lambda: GatGcn(fin, 8, classes),
     "ginpool": lambda: GinPool(fin, 32, classes),
+    "jumpcat": lambda: JumpCat(fin, 16, classes),
 }
 
 x = np.load(os.path.join(a.data, "x.npy")).astype(np.float32)
