@@ -229,12 +229,18 @@ class _Export:
         kind = _unary().get(type(m))
         if kind is not None:
             return self.unary(n, kind, self.arg(n, n.args[0]), m)
-        if not re.fullmatch(r"[A-Za-z_]\w*", n.target):
-            _fail(n, "layer '%s': gnncc names a layer by an identifier; a ModuleList or nested module's "
-                     "layers cannot be exported yet" % n.target)
+        # a layer of the model (conv1) or of a ModuleList of the model
+        # (convs.0, declared as the layer array element convs[0]: the same
+        # parameter names); a layer inside a module of the user's has no
+        # declaration in a model item
+        path = re.fullmatch(r"([A-Za-z_]\w*)(?:\.(\d+))?", n.target)
+        if not path:
+            _fail(n, "layer '%s' is inside a module of the model's own: gnncc's exporter takes the model's "
+                     "layers and ModuleLists of layers" % n.target)
+        name = path.group(1) + ("[%s]" % path.group(2) if path.group(2) else "")
         decl, fin, fout, call = _layer(n, m)
-        if n.target not in [l for l, _ in self.layers]:
-            self.layers.append((n.target, decl))
+        if name not in [l for l, _ in self.layers]:
+            self.layers.append((name, decl))
         if call == "graph":
             if len(n.args) < 2 or n.args[1] is not self.ei or len(n.args) > 2 or n.kwargs:
                 _fail(n, "%s '%s' is called with other arguments than (x, edge_index)" % (type(m).__name__, n.target))
@@ -243,7 +249,7 @@ class _Export:
         x = n.args[0]
         xv = self.arg(n, x)
         self.width(x, fin)
-        self.emit(n, "%s(%s%s)" % (n.target, "g, " if call == "graph" else "", xv[0]), xv[1], fout)
+        self.emit(n, "%s(%s%s)" % (name, "g, " if call == "graph" else "", xv[0]), xv[1], fout)
 
     def unary(self, n, kind, xv, m=None):
         kw = dict(n.kwargs)

@@ -51,6 +51,22 @@ class Sage3(torch.nn.Module):
         return F.log_softmax(self.conv3(h, edge_index), dim=-1)
 
 
+class SageList(torch.nn.Module):
+    """Sage3 as PyG's examples write it: ModuleLists and a loop"""
+
+    def __init__(self, fin, hid, classes, layers=3):
+        super().__init__()
+        widths = [fin] + [hid] * (layers - 1) + [classes]
+        self.convs = torch.nn.ModuleList(SAGEConv(a, b) for a, b in zip(widths, widths[1:]))
+        self.norms = torch.nn.ModuleList(BatchNorm(hid) for _ in range(layers - 1))
+
+    def forward(self, x, edge_index):
+        h = F.relu(self.norms[0](self.convs[0](x, edge_index)))
+        for conv, norm in zip(self.convs[1:-1], self.norms[1:]):
+            h = h + F.relu(norm(conv(h, edge_index)))
+        return F.log_softmax(self.convs[-1](h, edge_index), dim=-1)
+
+
 class GatGcn(torch.nn.Module):
     """GAT with concatenated heads into GCN"""
 
@@ -104,6 +120,7 @@ MODELS = {
     "gatgcn": lambda: GatGcn(fin, 8, classes),
     "ginpool": lambda: GinPool(fin, 32, classes),
     "jumpcat": lambda: JumpCat(fin, 16, classes),
+    "sagelist": lambda: SageList(fin, 32, classes),
 }
 
 x = np.load(os.path.join(a.data, "x.npy")).astype(np.float32)
