@@ -226,6 +226,14 @@ model_nulls(void)
 		}
 		again("check_input");
 	}
+	{
+		float back[2] = {0, 0};
+
+		expect("from_device(NULL model)", gnn_prog_from_device(NULL, back, x, sizeof back), GNN_ERR_ARG);
+		expect("from_device(NULL dst)", gnn_prog_from_device(m, NULL, x, sizeof back), GNN_ERR_ARG);
+		expect("from_device(x)", gnn_prog_from_device(m, back, x, sizeof back), GNN_OK);
+		truth("from_device(x) copies", back[0] == x[0] && back[1] == x[1]);
+	}
 	again("the model's NULL arguments");
 }
 
