@@ -147,12 +147,6 @@ def load(path, model=None):
     return Model(path, name)
 
 
-def _runtime(lib_path):
-    # the runtime the model links: its loader found it already
-    rt = C.CDLL(lib_path, mode=C.RTLD_GLOBAL)
-    return _rt.declare(rt)
-
-
 def _tensor(a):
     """(NumPy array sharing a's memory, "torch" or None) for host memory;
     (a, "device") for device memory (__cuda_array_interface__: a torch
@@ -202,7 +196,11 @@ class Model:
             self._desc = _rt.ModelDesc.in_dll(self._lib, name + "_desc")
         except ValueError:
             raise GnnccError("%s: no model %s in it" % (so_path, name)) from None
-        self._rt = _runtime(self._runtime_path())
+        # the runtime's functions through the model's own handle: dlsym
+        # searches the object's dependencies, so this is the
+        # libgnnrt_shared.so the model links, whose gnn_errmsg() holds the
+        # model's messages
+        self._rt = _rt.declare(self._lib)
         self.name = name
         d = self._desc
         self.inputs = [d.inputs[i].name.decode() for i in range(d.ninputs)]
@@ -213,14 +211,6 @@ class Model:
         m = C.c_void_p()
         self._check(d.create(C.byref(m)))
         self._m = m
-
-    def _runtime_path(self):
-        # the libgnnrt_shared.so the object was linked against
-        with open("/proc/self/maps") as f:
-            for line in f:
-                if line.rstrip().endswith("/libgnnrt_shared.so"):
-                    return line.split(None, 5)[5].strip()
-        raise GnnccError("the compiled model does not link libgnnrt_shared.so")
 
     def _check(self, s):
         if s != _rt.OK:
