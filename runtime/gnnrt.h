@@ -518,6 +518,10 @@ gnn_status gnn_prog_end(gnn_instance *m, void *const *out);
 gnn_status gnn_prog_run_host(void *m, const void *const *in, void *const *out);
 gnn_status gnn_prog_sync(void *m);
 gnn_status gnn_prog_output_shape(void *m, int i, int64_t *shape);
+/* input i's array against its declaration and the bound graph's sizes:
+** GNN_ERR_DTYPE or GNN_ERR_SHAPE naming both ("GCN: input 'x': expected
+** f32 [N, 1433] = [2708, 1433], got f64 [2708, 1433]") */
+gnn_status gnn_prog_check_input(void *m, int i, const gnn_array *a);
 /* tuning builds */
 void gnn_prog_tune_select(void *m, int k, int c);
 gnn_status gnn_prog_tune_time(void *m, int k, int reps, double *us);
@@ -561,6 +565,9 @@ gnn_status gnn_prog_save(void *model, const char *path);
 ** memory for the cpu target), for train_step's inputs; free with
 ** gnn_prog_free_device */
 gnn_status gnn_prog_to_device(void *model, const void *src, size_t n, void **out);
+/* n bytes of the model's device memory (after the model's work on its
+** stream) into host memory dst */
+gnn_status gnn_prog_from_device(void *model, void *dst, const void *src, size_t n);
 void gnn_prog_free_device(void *model, void *p);
 
 /* A generated model's struct and the parts of its API that are the same

@@ -1391,6 +1391,66 @@ gnn_prog_output_shape(void *mv, int i, int64_t *shape)
 	return GNN_OK;
 }
 
+/*
+** Input i's array against its declaration, for callers that hand forward
+** arrays they did not make (the Python package): the dtype exactly (forward
+** reads raw memory), the rank, every constant dim, and the symbolic dims
+** under the bound graph's sizes -- one symbolic dim is the buffer's size
+** over the constant dims; with several, their product is checked.
+*/
+gnn_status
+gnn_prog_check_input(void *mv, int i, const gnn_array *a)
+{
+	gnn_instance *m = (gnn_instance *)mv;
+	const gnn_program *p = m ? m->prog : NULL;
+	const gnn_tensor_info *t;
+	int64_t want[GNN_MAX_RANK], fixed = 1, numel, got;
+	char ws[256], gs[256];
+	size_t wl = 0, gl = 0;
+	int k, nsym = 0, bad;
+
+	if (!m || !a)
+		return gnn_error(GNN_ERR_ARG, "%s: check_input: NULL argument", p ? p->name : "model");
+	if (i < 0 || i >= p->ninput)
+		return gnn_error(GNN_ERR_ARG, "%s: no input %d", p->name, i);
+	if (!m->bound)
+		return gnn_error(GNN_ERR_STATE, "%s: no graph is bound", p->name);
+	t = &p->inputs[i];
+	numel = poly(m, p->buf[p->input[i]].size);
+	for (k = 0; k < t->rank; k++)
+		if (t->shape[k] >= 0)
+			fixed *= t->shape[k];
+		else
+			nsym++;
+	for (k = 0; k < t->rank; k++)
+		want[k] = t->shape[k] >= 0 ? t->shape[k] : nsym == 1 && fixed > 0 ? numel / fixed : -1;
+	bad = a->dtype != t->dtype || a->rank != t->rank || a->rank < 0 || a->rank > GNN_MAX_RANK;
+	for (k = 0, got = 1; !bad && k < t->rank; k++) {
+		bad = want[k] >= 0 && a->shape[k] != want[k];
+		got *= a->shape[k];
+	}
+	bad = bad || got != numel;
+	if (!bad)
+		return GNN_OK;
+	for (k = 0; k < t->rank && wl < sizeof ws; k++)
+		wl += (size_t)snprintf(ws + wl, sizeof ws - wl, "%s%lld", k ? ", " : "", (long long)want[k]);
+	if (wl == 0)
+		ws[0] = '\0';
+	if (a->rank < 0 || a->rank > GNN_MAX_RANK)   /* its dims cannot be read */
+		snprintf(gs, sizeof gs, "of rank %d", a->rank);
+	else {
+		/* eight dims of at most 20 digits fit */
+		gs[gl++] = '[';
+		for (k = 0; k < a->rank; k++)
+			gl += (size_t)snprintf(gs + gl, sizeof gs - gl, "%s%lld", k ? ", " : "", (long long)a->shape[k]);
+		snprintf(gs + gl, sizeof gs - gl, "]");
+	}
+	return gnn_error(a->dtype != t->dtype ? GNN_ERR_DTYPE : GNN_ERR_SHAPE,
+		"%s: input '%s': expected %s %s%s%s%s, got %s %s", p->name, t->name, gnn_dtype_name(t->dtype),
+		t->dims ? t->dims : "", nsym ? " = [" : "", nsym ? ws : "", nsym ? "]" : "",
+		gnn_dtype_name(a->dtype), gs);
+}
+
 /* ---- tuning ------------------------------------------------------------ */
 
 void

@@ -436,6 +436,22 @@ gnn_prog_to_device(void *mv, const void *src, size_t n, void **out)
 	return GNN_OK;
 }
 
+gnn_status
+gnn_prog_from_device(void *mv, void *dst, const void *src, size_t n)
+{
+	gnn_instance *m = (gnn_instance *)mv;
+	const gnn_device *dev;
+	int err;
+
+	if (!m || (n && (!dst || !src)))
+		return gnn_error(GNN_ERR_ARG, "from_device: NULL argument");
+	dev = m->prog->dev;
+	/* the model's work on its stream first: src may be forward's output */
+	if (n && ((err = dev->sync(m->stream)) || (err = dev->copy(dst, src, n, GNN_D2H, m->stream, 0))))
+		return gnn_error(GNN_ERR_CUDA, "%s: copy from the device failed: %s", m->prog->name, dev->errstr(err));
+	return GNN_OK;
+}
+
 void
 gnn_prog_free_device(void *mv, void *p)
 {

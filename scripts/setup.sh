@@ -49,3 +49,9 @@ if ((${#need_pip[@]})); then
   echo "setup: installing Python packages ${need_pip[*]}"
   python3 -m pip install -q "${need_pip[@]}" 2>&1 | grep -v -i "warning: running pip as" || true
 fi
+
+# torch and torch_geometric: the Python package's tests (tests/python:
+# gnncc.export checks its models against PyG's own outputs) and
+# unit.optim_torch run with them; bench/cpu/setup.sh installs the CPU
+# builds (a few minutes the first time, nothing once they import)
+"$(dirname "$0")/../bench/cpu/setup.sh"

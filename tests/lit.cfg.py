@@ -112,3 +112,15 @@ if not sanitize:
     if libtsan and os.path.isabs(libtsan) and os.path.exists(libtsan):
         config.available_features.add("tsan")
         config.substitutions.append(("%libtsan", libtsan))
+
+# The Python package (python/gnncc): %pyenv runs a program with it on the
+# path and this tree's gnncc as its compiler (the test names the cache:
+# %pyenv GNNCC_PY_CACHE=%t/cache %python ...).  Feature torch: torch and
+# torch_geometric are installed (scripts/setup.sh), found without the
+# seconds that importing torch takes.
+config.substitutions.append(
+    ("%pyenv", "env GNNCC=%s PYTHONPATH=%s" % (os.path.join(build, "gnncc"), os.path.join(root, "python"))))
+import subprocess
+if subprocess.run([python, "-c", "import importlib.util as u, sys; "
+                   "sys.exit(not (u.find_spec('torch') and u.find_spec('torch_geometric')))"]).returncode == 0:
+    config.available_features.add("torch")

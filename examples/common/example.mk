@@ -55,8 +55,9 @@ $(BIN): $(OUT)/main.o $(OUT)/cora.o $(patsubst %,$(OUT)/%.o,$(COMMON_OBJS)) $(OU
 $(OUT)/%.o: %.gnn | $(OUT)
 	$(GNNCC) $(GNNCC_TARGET) $(GNNCCFLAGS) $< -o $@ -MD -MP
 
+# $<: an example may find main.c elsewhere by vpath (../pyg uses ../gcn's)
 $(OUT)/main.o: main.c $(OUT)/$(MODEL).o | $(OUT)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c main.c -o $@
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 $(OUT)/%.o: $(COMMON)/%.c | $(OUT)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@

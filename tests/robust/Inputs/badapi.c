@@ -198,6 +198,42 @@ model_nulls(void)
 	expect("desc.forward(NULL outputs)", GCN_desc.forward(m, in, NULL), GNN_ERR_ARG);
 	expect("desc.forward_host(NULL inputs)", GCN_desc.forward_host(m, NULL, outs), GNN_ERR_ARG);
 	GCN_desc.destroy(NULL);
+
+	/* an input array against its declaration under the bound graph (7 nodes) */
+	{
+		gnn_array a = {.dtype = GNN_F32, .rank = 2, .shape = {7, F}, .data = x};
+		GCN *fresh = NULL;
+
+		expect("check_input(x)", gnn_prog_check_input(m, 0, &a), GNN_OK);
+		expect("check_input(NULL model)", gnn_prog_check_input(NULL, 0, &a), GNN_ERR_ARG);
+		expect("check_input(NULL array)", gnn_prog_check_input(m, 0, NULL), GNN_ERR_ARG);
+		expect("check_input(no input 1)", gnn_prog_check_input(m, 1, &a), GNN_ERR_ARG);
+		a.dtype = GNN_F64;
+		expect("check_input(f64)", gnn_prog_check_input(m, 0, &a), GNN_ERR_DTYPE);
+		a.dtype = GNN_F32;
+		a.shape[0] = 8;
+		expect("check_input(8 rows)", gnn_prog_check_input(m, 0, &a), GNN_ERR_SHAPE);
+		a.shape[0] = 7;
+		a.shape[1] = F + 1;
+		expect("check_input(wide)", gnn_prog_check_input(m, 0, &a), GNN_ERR_SHAPE);
+		a.shape[1] = F;
+		a.rank = 99;
+		expect("check_input(rank 99)", gnn_prog_check_input(m, 0, &a), GNN_ERR_SHAPE);
+		a.rank = 2;
+		if (GCN_create(&fresh) == GNN_OK) {
+			expect("check_input(unbound)", gnn_prog_check_input(fresh, 0, &a), GNN_ERR_STATE);
+			GCN_destroy(fresh);
+		}
+		again("check_input");
+	}
+	{
+		float back[2] = {0, 0};
+
+		expect("from_device(NULL model)", gnn_prog_from_device(NULL, back, x, sizeof back), GNN_ERR_ARG);
+		expect("from_device(NULL dst)", gnn_prog_from_device(m, NULL, x, sizeof back), GNN_ERR_ARG);
+		expect("from_device(x)", gnn_prog_from_device(m, back, x, sizeof back), GNN_OK);
+		truth("from_device(x) copies", back[0] == x[0] && back[1] == x[1]);
+	}
 	again("the model's NULL arguments");
 }
 
