@@ -36,10 +36,14 @@ static struct {
 	char **str;              /* interned names */
 	size_t nstr, capstr;
 	FILE *out;
-	const char *phase;       /* NULL: forward */
-	const char *model;       /* the phase's program (gnn_prof_phase_) */
-	int envread;
+	int envread, envlock;    /* GNN_PROFILE read; the lock that reads it */
 } P;
+
+/* The phase of a call and its program are the calling thread's: models
+ * of other threads create, bind and run meanwhile (docs/threads.md), and
+ * every create sets them, profiled or not. */
+static _Thread_local const char *cur_phase;   /* NULL: forward */
+static _Thread_local const char *cur_model;   /* the phase's program (gnn_prof_phase_) */
 
 static const char *
 intern(const char *s)
@@ -123,25 +127,36 @@ gnn_profile_record(size_t i)
 gnn_status
 gnn_prof_env_(void)
 {
-	const char *path = getenv("GNN_PROFILE");
+	const char *path;
+	int fail = 0;
 
-	if (P.envread)
+	if (__atomic_load_n(&P.envread, __ATOMIC_ACQUIRE))
 		return GNN_OK;
-	/* a file that cannot be written fails every creation, not only the first */
-	if (path && *path && !gnn_prof_on_ && gnn_profile_start(path) != GNN_OK)
+	/* the first creations of several threads: one reads it */
+	while (__atomic_exchange_n(&P.envlock, 1, __ATOMIC_ACQUIRE))
+		;
+	path = getenv("GNN_PROFILE");
+	if (!P.envread) {
+		/* a file that cannot be written fails every creation, not only the first */
+		if (path && *path && !gnn_prof_on_ && gnn_profile_start(path) != GNN_OK)
+			fail = 1;
+		else
+			__atomic_store_n(&P.envread, 1, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&P.envlock, 0, __ATOMIC_RELEASE);
+	if (fail)
 		return gnn_fail(GNN_ERR_IO, "GNN_PROFILE=%s: cannot open it for writing", path);
-	P.envread = 1;
 	return GNN_OK;
 }
 
 const char *
 gnn_prof_phase_(const char *phase, const char *model)
 {
-	const char *old = P.phase;
+	const char *old = cur_phase;
 
-	P.phase = phase;
+	cur_phase = phase;
 	if (model)
-		P.model = model;
+		cur_model = model;
 	return old;
 }
 
@@ -162,8 +177,8 @@ gnn_prof_begin_(const gnn_device *dev, void *stream, const char *model, const ch
 	}
 	sl = &P.s[P.n];
 	r = &sl->rec;
-	r->model = intern(model ? model : P.model);
-	r->phase = intern(P.phase ? P.phase : "forward");
+	r->model = intern(model ? model : cur_model);
+	r->phase = intern(cur_phase ? cur_phase : "forward");
 	r->kernel = intern(kernel);
 	r->schedule = intern(schedule);
 	if (!r->model || !r->phase || !r->kernel || !r->schedule)
