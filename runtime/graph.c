@@ -129,8 +129,7 @@ gnn_graph_csr_(const gnn_graph *cg)
 
 	if (!g || __atomic_load_n(&g->ready, __ATOMIC_ACQUIRE))
 		return GNN_OK;
-	while (__atomic_exchange_n(&g->lock, 1, __ATOMIC_ACQUIRE))
-		;
+	gnn_spin_lock_(&g->lock);
 	if (!g->ready) {
 		if (!(c = gnn_malloc(ncslots(g) * 8)))
 			s = gnn_fail(GNN_ERR_MEM, "graph: out of memory for the CSR of %lld nodes and %lld edges",
@@ -150,7 +149,7 @@ gnn_graph_csr_(const gnn_graph *cg)
 			__atomic_store_n(&g->ready, 1, __ATOMIC_RELEASE);
 		}
 	}
-	__atomic_store_n(&g->lock, 0, __ATOMIC_RELEASE);
+	gnn_spin_unlock_(&g->lock);
 	return s;
 }
 

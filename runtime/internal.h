@@ -90,4 +90,19 @@ int gnn_graph_has_csr_(const gnn_graph *g);
 /* graph.c: the edges that are self loops (src == dst) */
 int64_t gnn_graph_loops_(const gnn_graph *g);
 
+/* A spin lock for work done once and shared between threads (a graph's
+ * CSR, reading GNN_PROFILE): held briefly, and only the first time. */
+static inline void
+gnn_spin_lock_(int *l)
+{
+	while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
+		;
+}
+
+static inline void
+gnn_spin_unlock_(int *l)
+{
+	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
+}
+
 #endif

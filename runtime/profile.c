@@ -133,8 +133,7 @@ gnn_prof_env_(void)
 	if (__atomic_load_n(&P.envread, __ATOMIC_ACQUIRE))
 		return GNN_OK;
 	/* the first creations of several threads: one reads it */
-	while (__atomic_exchange_n(&P.envlock, 1, __ATOMIC_ACQUIRE))
-		;
+	gnn_spin_lock_(&P.envlock);
 	path = getenv("GNN_PROFILE");
 	if (!P.envread) {
 		/* a file that cannot be written fails every creation, not only the first */
@@ -143,7 +142,7 @@ gnn_prof_env_(void)
 		else
 			__atomic_store_n(&P.envread, 1, __ATOMIC_RELEASE);
 	}
-	__atomic_store_n(&P.envlock, 0, __ATOMIC_RELEASE);
+	gnn_spin_unlock_(&P.envlock);
 	if (fail)
 		return gnn_fail(GNN_ERR_IO, "GNN_PROFILE=%s: cannot open it for writing", path);
 	return GNN_OK;

@@ -52,7 +52,7 @@ scratchbytes(const gnn_instance *m, const gnn_step *st)
 {
 	int64_t floats = st->arg, rows;
 
-	if (st->in > 0 && (rows = poly(m, st->size)) >= 0 && rows < floats / st->in + 1 && rows * st->in < floats)
+	if (st->in > 0 && (rows = poly(m, st->size)) >= 0 && rows <= floats / st->in)   /* no overflow */
 		floats = rows * st->in;
 	return (size_t)(floats > 0 ? floats : 1) * sizeof(float);
 }
