@@ -2,10 +2,12 @@
 """The benchmark's driver: model files, builds, runs, time budget, raw results.
 
 usage: bench.py run [--quick] [--graphs a,b] [--models a,b] [--systems a,b]
+                    [--tasks infer,train] [--train-graphs a,b]
                     [--budget-s 570] [--results-dir DIR] [--pyg-device cuda|cpu]
        bench.py model KIND --in-features F --classes C --hidden H [--heads K]
-                    --name NAME [-o FILE]
+                    --name NAME [--train] [-o FILE]
        bench.py build-harness -o EXE --object NAME=OBJ [--object ...] [--werror]
+                    [--emulate]
        bench.py build-spmm -o EXE [--werror]
 
 `run` (what bench/run.sh calls) does, in order, within one time budget:
@@ -23,7 +25,13 @@ usage: bench.py run [--quick] [--graphs a,b] [--models a,b] [--systems a,b]
      torch.compile(dynamic=True) and torch.compile(mode="max-autotune")
      through pyg_bench.py, one process per graph and mode,
      with a fresh Inductor cache each, so compile times are cold ones;
-  5. bench/results/<gpu>.json (everything, raw) and report.py's .md and .png.
+  5. training rows (--tasks train, on --train-graphs: Cora, arxiv and
+     products by default): one full-graph epoch, forward + backward + Adam
+     (bench/training.py, as bench/cpu's training rows), gnncc -O2's models
+     compiled with a train item and timed by gnnbench --train, PyG's by
+     pyg_bench.py --task train in every mode; after the inference cells,
+     as far as the budget goes;
+  6. bench/results/<gpu>.json (everything, raw) and report.py's .md and .png.
 Every model of every configuration runs under its own timeout: the child
 prints a line when it starts a model, and a model that overruns is killed
 with its process, recorded as "skipped: timeout", and the rest of that
@@ -55,6 +63,9 @@ import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from training import label_files, train_item  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -91,6 +102,8 @@ TIMEOUT = {"gnncc": 90, "pyg-eager": 60, "pyg-compile-static": 120, "pyg-compile
 # kernels) are timed before the rest: torch.compile's default mode and
 # max-autotune right after eager
 COMPILE_FIRST = ("cora", "arxiv")
+TASKS = ["infer", "train"]
+TRAIN_GRAPHS = ["cora", "arxiv", "products"]   # full-batch training rows
 STARTUP_TIMEOUT = 240   # loading the largest graph, before the first model starts
 
 
@@ -132,10 +145,11 @@ def cuda_libdir(nvcc):
     return os.path.join(os.path.dirname(os.path.dirname(real)), "lib64")
 
 
-def gnncc_flags(gnncc):
+def gnncc_flags(gnncc, emulate=False):
     """gnncc's compile and link flags for nvcc: -I, -L and -l as they are,
     anything else (a sanitizer build's -fsanitize=...) for the host
-    compiler, which also links"""
+    compiler, which also links.  emulate: the emulated device's, as they
+    are, for the C++ compiler"""
     def nvcc_words(words):
         out = []
         for w in words:
@@ -146,50 +160,63 @@ def gnncc_flags(gnncc):
                 out += ["-Xcompiler=" + key + eq + v for v in vals.split(",")] if eq else [
                     "-Xcompiler=" + w]
         return out
-    cflags = subprocess.run([gnncc, "--print-cflags"], check=True, capture_output=True,
+    emu = ["--target=cuda", "--emulate"] if emulate else []
+    cflags = subprocess.run([gnncc, "--print-cflags", *emu], check=True, capture_output=True,
                             text=True).stdout.split()
-    libs = subprocess.run([gnncc, "--print-link-flags", "--target=cuda"], check=True,
+    libs = subprocess.run([gnncc, "--print-link-flags", "--target=cuda", *emu], check=True,
                           capture_output=True, text=True).stdout.split()
+    if emulate:
+        return cflags, libs
     return nvcc_words(cflags), nvcc_words(libs)
 
 
-def warn_flags(werror):
+def warn_flags(werror, emulate=False):
     # C/CUDA clean under -Wall -Wextra; --werror (the tests) makes it an error
+    if emulate:
+        return ["-Wall", "-Wextra"] + (["-Werror"] if werror else [])
     flags = ["-Xcompiler=-Wall,-Wextra"]
     if werror:
         flags += ["-Werror", "all-warnings", "-Xcompiler=-Werror"]
     return flags
 
 
+def emu_cxx():
+    """the C++ compiler that builds gnnbench.cu for the emulated device"""
+    return shlex.split(os.environ.get("CXX") or "c++")
+
+
 # the runtime calls gnnbench counts device memory and finds the model's stream by
 WRAPPED = ["cudaMalloc", "cudaFree", "cudaStreamCreateWithFlags"]
 
 
-def harness_compile_cmd(gnncc, names, obj, werror=False):
+def harness_compile_cmd(gnncc, names, obj, werror=False, emulate=False):
     """nvcc command line compiling gnnbench.cu for the models NAMES (each
-    NAME_desc is linked in later)"""
-    cflags, _ = gnncc_flags(gnncc)
+    NAME_desc is linked in later); emulate: the C++ compiler's, against the
+    emulated device's cuda_runtime.h (objects built with gnncc --emulate)"""
+    cflags, _ = gnncc_flags(gnncc, emulate)
     models = " ".join(f"X({n})" for n in names)
-    return find_nvcc() + ["-O2", "-c"] + warn_flags(werror) + cflags + [
+    cc = emu_cxx() + ["-x", "c++", "-std=c++17", "-DGNNBENCH_EMULATED"] if emulate else find_nvcc()
+    return cc + ["-O2", "-c"] + warn_flags(werror, emulate) + cflags + [
         f"-DGNNBENCH_MODELS={models}", os.path.join(HERE, "gnnbench.cu"), "-o", obj]
 
 
-def harness_link_cmd(gnncc, harness_obj, objects, exe):
-    """nvcc command line linking the compiled harness with the model objects"""
-    _, libs = gnncc_flags(gnncc)
-    cmd = find_nvcc() + [harness_obj] + list(objects)
-    for w in WRAPPED:
+def harness_link_cmd(gnncc, harness_obj, objects, exe, emulate=False):
+    """nvcc (or, emulated, the C++ compiler) command line linking the
+    compiled harness with the model objects"""
+    _, libs = gnncc_flags(gnncc, emulate)
+    cmd = (emu_cxx() if emulate else find_nvcc()) + [harness_obj] + list(objects)
+    for w in [] if emulate else WRAPPED:
         cmd += ["-Xlinker", f"--wrap={w}"]
     return cmd + libs + ["-o", exe]
 
 
-def build_harness(gnncc, exe, objects, werror=False, verbose=False):
+def build_harness(gnncc, exe, objects, werror=False, verbose=False, emulate=False):
     """gnnbench.cu built into exe with objects [(NAME, OBJ)]; returns
     (exit status, compiler output)"""
     hobj = exe + ".harness.o"
     out = ""
-    for cmd in (harness_compile_cmd(gnncc, [n for n, _ in objects], hobj, werror),
-                harness_link_cmd(gnncc, hobj, [o for _, o in objects], exe)):
+    for cmd in (harness_compile_cmd(gnncc, [n for n, _ in objects], hobj, werror, emulate),
+                harness_link_cmd(gnncc, hobj, [o for _, o in objects], exe, emulate)):
         if verbose:
             print(shlex.join(cmd), file=sys.stderr)
         p = subprocess.run(cmd, capture_output=True, text=True)
@@ -343,17 +370,24 @@ class Bench:
 
     def skip_cells(self, g, systems, models, reason):
         """a skipped record for each cell of g not recorded yet ("agg":
-        gnncc's and cuSPARSE's), with gnncc's compile time where it compiled"""
-        done = {(r.get("system"), r.get("model")) for r in self.records
+        gnncc's and cuSPARSE's; the training cells of gnncc -O2 and PyG
+        where g has training rows), with gnncc's compile time where it
+        compiled"""
+        done = {(r.get("system"), r.get("model"), r.get("task", "infer")) for r in self.records
                 if r.get("graph") == g["name"]}
-        for s in systems:
-            cells = [("agg-gnncc", "agg", "AGG_O2"), ("agg-cusparse", "agg", None)] \
-                if s == "agg" else [(s, m, model_name(m, s[-2:]) if s.startswith("gnncc")
-                                     else None) for m in models]
-            for system, m, name in cells:
-                if (system, m) not in done:
-                    self.skip(system, m, g["name"], reason,
-                              compile_s=g.get("compile_s", {}).get(name))
+        for task in [t for t in TASKS if t in self.a.tasks and (t == "infer" or self.trains(g))]:
+            for s in systems:
+                if task == "train" and (s == "agg" or s == "gnncc-O0"):
+                    continue
+                cells = [("agg-gnncc", "agg", "AGG_O2"), ("agg-cusparse", "agg", None)] \
+                    if s == "agg" else [(s, m, model_name(m, s[-2:] + ("T" if task == "train"
+                                                                        else ""))
+                                         if s.startswith("gnncc") else None) for m in models]
+                for system, m, name in cells:
+                    if (system, m, task) not in done:
+                        self.skip(system, m, g["name"], reason,
+                                  compile_s=g.get("compile_s", {}).get(name),
+                                  **({"task": "train"} if task == "train" else {}))
 
     # 1. graphs
     def start_graphs(self, graphs):
@@ -432,9 +466,11 @@ class Bench:
             fin = self.in_features(g)
             d = os.path.join(self.build, "models", g["name"])
             os.makedirs(d, exist_ok=True)
-            todo = [(k, o) for o in want_o for k in models]
-            if "agg" in self.a.systems:
+            todo = [(k, o) for o in want_o for k in models] if "infer" in self.a.tasks else []
+            if "agg" in self.a.systems and "infer" in self.a.tasks:
                 todo.append(("agg", "O2"))
+            if self.trains(g):
+                todo += [(k, "O2T") for k in models]
             for kind, opt in todo:
                 name = model_name(kind, opt)
                 if kind == "agg":
@@ -442,6 +478,8 @@ class Bench:
                 else:
                     w = WIDTHS[g["widths"]][kind]
                     text = instantiate(kind, fin, g["classes"], name, **w)
+                    if opt == "O2T":   # a training object: the model and its train item
+                        text += train_item(name)
                 src = os.path.join(d, name.lower() + ".gnn")
                 with open(src, "w") as f:
                     f.write(text)
@@ -452,7 +490,7 @@ class Bench:
 
         def one(job):
             g, kind, opt, name, src, obj = job
-            cmd = [self.gnncc, "--target=cuda", "-" + opt] + arch + [src, "-o", obj]
+            cmd = [self.gnncc, "--target=cuda", "-" + opt[:2]] + arch + [src, "-o", obj]
             t = time.time()
             p = subprocess.run(cmd, capture_output=True, text=True)
             return job, time.time() - t, p
@@ -464,9 +502,10 @@ class Bench:
                     g.setdefault("compile_s", {})[name] = secs
                 else:
                     msg = (p.stderr.strip().splitlines() or ["?"])[-1]
-                    self.add(system="agg-gnncc" if kind == "agg" else "gnncc-" + opt,
+                    self.add(system="agg-gnncc" if kind == "agg" else "gnncc-" + opt[:2],
                              model=kind, graph=g["name"], status="error",
-                             message="gnncc failed: " + msg, compile_s=secs)
+                             message="gnncc failed: " + msg, compile_s=secs,
+                             **({"task": "train"} if opt == "O2T" else {}))
         def link(g):
             exe = os.path.join(self.build, f"gnnbench-{g['name']}")
             return g, exe, build_harness(self.gnncc, exe, g["objects"])
@@ -485,23 +524,42 @@ class Bench:
     @staticmethod
     def system_of(name):
         kind, opt = name.lower().rsplit("_", 1)
-        return "agg-gnncc" if kind == "agg" else "gnncc-" + opt.upper()
+        return "agg-gnncc" if kind == "agg" else "gnncc-" + opt[:2].upper()
+
+    def trains(self, g):
+        """are there training rows on graph g?"""
+        return "train" in self.a.tasks and g["name"] in self.a.train_graphs
+
+    def labels(self, g):
+        """the directory of g's y.npy and train_mask.npy (bench/training.py)"""
+        d = os.path.join(self.build, "labels", g["name"])
+        os.makedirs(d, exist_ok=True)
+        label_files(g["path"], d, g["classes"], self.a.seed,
+                    x_path=os.path.join(g["path"], "x.npy"))
+        return d
 
     # 3. gnncc runs and the aggregation baselines
-    def run_gnncc(self, g):
-        names = [n for n, _ in g["objects"]]
+    def run_gnncc(self, g, train=False):
+        names = [n for n, _ in g["objects"] if n.endswith("T") == train]
         if not names:
             return
         x = os.path.join(g["path"], "x.npy")
         ei = os.path.join(g["path"], "edge_index.npy")
+        extra, task, what = [], {}, "gnncc"
+        if train:
+            lab = self.labels(g)
+            extra = ["--train", f"--y={os.path.join(lab, 'y.npy')}",
+                     f"--mask={os.path.join(lab, 'train_mask.npy')}", "--seed=0"]
+            task, what = {"task": "train"}, "gnncc training"
 
         def cmd(rest):
             return [g["harness"], f"--graph={ei}", f"--x={x}", f"--label={g['name']}",
-                    f"--seed={self.a.seed}"] + rest
+                    f"--seed={self.a.seed}"] + extra + rest
 
-        self.log(f"gnncc on {g['name']}: {', '.join(names)}")
-        res, _ = run_items(self.log, f"gnncc on {g['name']}", cmd, names, TIMEOUT["gnncc"],
-                           self.deadline, os.path.join(self.build, f"gnnbench-{g['name']}.log"))
+        self.log(f"{what} on {g['name']}: {', '.join(names)}")
+        res, _ = run_items(self.log, f"{what} on {g['name']}", cmd, names, TIMEOUT["gnncc"],
+                           self.deadline, os.path.join(
+                               self.build, f"gnnbench-{g['name']}{'-train' if train else ''}.log"))
         for name in names:
             r = dict(res.get(name, {"status": "error", "message": "no result"}))
             kind = name.lower().rsplit("_", 1)[0]
@@ -509,7 +567,7 @@ class Bench:
             if r.get("status") == "error" and ("cannot allocate" in msg or "out of memory" in msg):
                 r = {"status": "skipped", "reason": "out of memory", "message": msg}
             r.update(system=self.system_of(name), model=kind, graph=g["name"],
-                     compile_s=g["compile_s"].get(name), N=g["N"], E=g["E"])
+                     compile_s=g["compile_s"].get(name), N=g["N"], E=g["E"], **task)
             if kind == "agg":
                 r["width"] = AGG_WIDTH
             r.pop("event", None)
@@ -549,14 +607,15 @@ class Bench:
                      message=(p.stderr.strip().splitlines() or [f"exit status {p.returncode}"])[-1])
 
     # 4. PyG
-    def run_pyg(self, g, mode, models):
+    def run_pyg(self, g, mode, models, train=False):
         system = "pyg-" + mode
         if system not in self.a.systems:
             return
+        task = {"task": "train"} if train else {}
         if mode == "max-autotune" and g["E"] > self.a.autotune_max_edges:
             for m in models:
                 self.skip(system, m, g["name"], f"max-autotune not tried above "
-                          f"{self.a.autotune_max_edges:.0e} edges (time budget)")
+                          f"{self.a.autotune_max_edges:.0e} edges (time budget)", **task)
             return
         specs = {}
         for m in models:
@@ -573,19 +632,23 @@ class Bench:
             c = [self.a.python, os.path.join(HERE, "pyg_bench.py"), "--graph-dir", g["path"],
                  "--label", g["name"], "--classes", str(g["classes"]), "--mode", mode,
                  "--device", self.a.pyg_device]
+            if train:
+                c += ["--task", "train", "--labels-dir", lab]
             for m in rest:
                 c += ["--model", specs[m]]
             return c
 
-        self.log(f"{system} on {g['name']}")
-        res, _ = run_items(self.log, f"{system} on {g['name']}", cmd, models, TIMEOUT[system],
-                           self.deadline, os.path.join(self.build, f"pyg-{g['name']}-{mode}.log"),
-                           env=env)
+        lab = self.labels(g) if train else None
+        what = f"{system}{' training' if train else ''} on {g['name']}"
+        self.log(what)
+        res, _ = run_items(self.log, what, cmd, models, TIMEOUT[system], self.deadline,
+                           os.path.join(self.build, f"pyg-{g['name']}-{mode}"
+                                        f"{'-train' if train else ''}.log"), env=env)
         for m in models:
             r = dict(res.get(m, {"status": "error", "message": "no result"}))
             r.pop("event", None)
             r.pop("tool", None)
-            r.update(system=system, model=m, graph=g["name"], N=g["N"], E=g["E"])
+            r.update(system=system, model=m, graph=g["name"], N=g["N"], E=g["E"], **task)
             self.records.append(r)
 
     def meta(self):
@@ -642,14 +705,20 @@ class Bench:
             if self.gpu:
                 self.run_spmm(g, i == 0)
                 self.run_gnncc(g)
+                if self.trains(g):
+                    self.run_gnncc(g, train=True)
             else:
                 self.skip_cells(g, gpu_systems, models, nogpu)
+        trained = [g for g in ready if self.trains(g)]
         if self.a.pyg_device == "cuda" and not self.gpu:
             for g in ready:
                 self.skip_cells(g, pyg_systems, models, nogpu)
         else:
-            for g, mode in pyg_order(ready):
-                self.run_pyg(g, mode, models)
+            if "infer" in a.tasks:
+                for g, mode in pyg_order(ready):
+                    self.run_pyg(g, mode, models)
+            for g, mode in pyg_order(trained):
+                self.run_pyg(g, mode, models, train=True)
         meta["elapsed_s"] = round(time.time() - self.t0, 1)
         return self.write(meta)
 
@@ -715,6 +784,10 @@ def main(argv=None):
     r.add_argument("--graphs", type=csv_list([g["name"] for g in GRAPHS]))
     r.add_argument("--models", type=csv_list(MODELS), default=MODELS)
     r.add_argument("--systems", type=csv_list(SYSTEMS), default=SYSTEMS)
+    r.add_argument("--tasks", type=csv_list(TASKS), default=TASKS,
+                   help="inference rows, training rows (default both)")
+    r.add_argument("--train-graphs", type=csv_list([g["name"] for g in GRAPHS]),
+                   default=TRAIN_GRAPHS, help="the graphs of the training rows")
     r.add_argument("--budget-s", type=float, default=570)
     r.add_argument("--gen-timeout-s", type=float, default=240)
     r.add_argument("--autotune-max-edges", type=float, default=3e6)
@@ -735,6 +808,8 @@ def main(argv=None):
     m.add_argument("--hidden", type=int)
     m.add_argument("--heads", type=int)
     m.add_argument("--name", required=True)
+    m.add_argument("--train", action="store_true",
+                   help="with the benchmark's train item (bench/training.py)")
     m.add_argument("-o", dest="out")
 
     h = sub.add_parser("build-harness", help="link gnnbench.cu with model objects")
@@ -742,6 +817,8 @@ def main(argv=None):
     h.add_argument("--object", action="append", required=True, metavar="NAME=OBJ")
     h.add_argument("--gnncc", default=os.path.join(ROOT, "build", "gnncc"))
     h.add_argument("--werror", action="store_true")
+    h.add_argument("--emulate", action="store_true",
+                   help="for objects built with gnncc --emulate: the emulated device")
     h.add_argument("-v", action="store_true", help="print the command")
 
     s = sub.add_parser("build-spmm", help="build spmm.cu (cuSPARSE, device copy)")
@@ -757,6 +834,8 @@ def main(argv=None):
                                heads=a.heads)
         except ValueError as e:
             ap.error(str(e))
+        if a.train:
+            text += train_item(a.name)
         if a.out:
             with open(a.out, "w") as f:
                 f.write(text)
@@ -770,7 +849,7 @@ def main(argv=None):
             if not sep or not re.fullmatch(r"[A-Za-z_]\w*", name):
                 ap.error(f"--object NAME=OBJ, not {o!r}")
             objs.append((name, path))
-        rc, out = build_harness(a.gnncc, a.out, objs, a.werror, a.v)
+        rc, out = build_harness(a.gnncc, a.out, objs, a.werror, a.v, a.emulate)
         sys.stderr.write(out)
         return rc
     if a.cmd == "build-spmm":

@@ -22,6 +22,12 @@
 **     recorded on the stream forward enqueues on.  If create made no stream
 **     or several, the time falls back to a host clock around forward and a
 **     cudaDeviceSynchronize ("timer": "host" in the output).
+** Built for the emulated device (bench.py build-harness --emulate, which
+** defines GNNBENCH_EMULATED: the C++ compiler against gnnemu's
+** cuda_runtime.h, whose runtime calls are inline and cannot be wrapped),
+** the peak is the emulator's own count (gnnemu_stats) and the timer is
+** the host's; the figures then say nothing about a GPU, but every path
+** of the harness runs without one (tests/bench).
 ** Each timed forward is bracketed by events and waited for, as a PyTorch
 ** loop with events does; the median is reported, with at least --runs
 ** samples (more, up to --max-runs, while they fit in --target-seconds).
@@ -32,6 +38,11 @@
 ** --check runs forward twice, each time on outputs poisoned with NaN
 ** (all bytes 0xff), and reports whether the two results are bitwise
 ** identical and how many elements are not finite.
+** --train times the models' training steps instead (models compiled with
+** a train item; benchtrain.h's epoch, as bench/cpu's training rows): the
+** weights start from gnn_prog_init(--seed), the model's declared (PyG's)
+** init, labels and mask come from --y and --mask; the record has "task":
+** "train", the losses and the peak of device bytes.
 */
 #define _POSIX_C_SOURCE 200809L
 
@@ -46,8 +57,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "benchutil.h"
 #include "gnnrt.h"
+#include "benchutil.h"
+#include "benchtrain.h"
 
 #ifndef GNNBENCH_MODELS
 #error "define GNNBENCH_MODELS as X(NAME) X(NAME) ..., one per NAME_desc linked in"
@@ -68,6 +80,25 @@ static const int nmodels = (int)(sizeof models / sizeof models[0]);
 
 /* --- device allocations, counted through the wrapped runtime calls ------- */
 
+static cudaStream_t created[4];
+static int ncreated;
+
+#ifdef GNNBENCH_EMULATED
+static void
+peak_restart(void)
+{
+	gnnemu_reset_peak();
+}
+
+static size_t
+peak_bytes(void)
+{
+	gnnemu_stats st;
+
+	gnnemu_get_stats(&st);
+	return st.peak_bytes;
+}
+#else
 typedef struct Block {
 	void *p;
 	size_t n;
@@ -76,8 +107,18 @@ typedef struct Block {
 static Block *blocks;
 static size_t nblocks, capblocks;
 static size_t live, peak;
-static cudaStream_t created[4];
-static int ncreated;
+
+static void
+peak_restart(void)
+{
+	peak = live;
+}
+
+static size_t
+peak_bytes(void)
+{
+	return peak;
+}
 
 extern "C" {
 cudaError_t __real_cudaMalloc(void **p, size_t n);
@@ -132,6 +173,7 @@ __wrap_cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int flags)
 	return e;
 }
 }
+#endif
 
 /* --- options --------------------------------------------------------------- */
 
@@ -143,6 +185,8 @@ typedef struct Opts {
 	double target_s;
 	int check;
 	const char *profile;   /* --profile=FILE: per-launch records (gnnrt.h) */
+	int train;             /* --train: training steps, --y and --mask their inputs */
+	const char *y, *mask;
 	int list;
 	int weights_only;
 	const char *only[64];
@@ -169,6 +213,10 @@ usage(FILE *f, const char *argv0)
 		"  --max-runs=R          at most R timed forwards (default 200)\n"
 		"  --target-seconds=T    time spent on timed forwards, within those bounds (default 0.5)\n"
 		"  --check               no timing: forward twice on NaN-poisoned outputs, compare\n"
+		"  --train               time training steps (one full-graph epoch each; models\n"
+		"                        compiled with a train item), from gnn_prog_init(--seed)\n"
+		"  --y=FILE              training: labels, int64 [N]\n"
+		"  --mask=FILE           training: the nodes of the loss, bool [N]\n"
 		"  --profile=FILE        no timing: every launch of create, load, bind and --runs\n"
 		"                        forwards timed alone by CUDA events, written to FILE as JSON\n"
 		"                        lines (docs/cli.md \"Profiling\"), a table on stderr\n"
@@ -224,6 +272,12 @@ parseopts(int argc, char **argv, Opts *o)
 			o->target_s = atof(v);
 		else if (!strcmp(a, "--check"))
 			o->check = 1;
+		else if (!strcmp(a, "--train"))
+			o->train = 1;
+		else if ((v = VAL("--y")))
+			o->y = v;
+		else if ((v = VAL("--mask")))
+			o->mask = v;
 		else if ((v = VAL("--profile")))
 			o->profile = v;
 		else if (!strcmp(a, "--list"))
@@ -244,6 +298,11 @@ parseopts(int argc, char **argv, Opts *o)
 		fprintf(stderr, "gnnbench: --weights-only needs --save-weights\n");
 		return -1;
 	}
+	if (o->train && (!o->y || !o->mask || o->check || o->profile || o->weights)) {
+		fprintf(stderr, "gnnbench: --train needs --y and --mask, and takes no --check, "
+			"--profile or --weights\n");
+		return -1;
+	}
 	if (!o->list && !o->weights_only && (!o->graph || !o->x)) {
 		fprintf(stderr, "gnnbench: --graph and --x are required\n");
 		usage(stderr, argv[0]);
@@ -261,6 +320,8 @@ jhead(const Opts *o, const gnn_model_desc *d, const char *event)
 	jstr(d->name);
 	printf(", \"graph\": ");
 	jstr(o->label);
+	if (o->train)
+		printf(", \"task\": \"train\"");
 }
 
 static void
@@ -552,6 +613,43 @@ forward_sync(const gnn_model_desc *d, Run *r, cudaStream_t st)
 	return GNN_OK;
 }
 
+/* nruns for benchtrain_run: as many steps as fit in --target-seconds,
+** within [--runs, --max-runs] */
+static int
+trainruns(double est, const void *ctx)
+{
+	const Opts *o = (const Opts *)ctx;
+	int runs = o->runs;
+
+	if (est > 0 && o->target_s / est > runs)
+		runs = o->target_s / est > o->max_runs ? o->max_runs : (int)(o->target_s / est);
+	return runs;
+}
+
+/* --train: the training steps of a created, initialized and bound model */
+static int
+trainit(const Opts *o, const gnn_model_desc *d, Run *r, int64_t n, double bind_s, double init_s)
+{
+	BenchTrain t;
+	int rc = -1;
+
+	/* no cap on the warm-up: --warmup steps, as forwards get */
+	if (benchtrain_run(r->model, d->train, r->xdev, n, o->y, o->mask, o->warmup > 0 ? o->warmup : 1,
+			1e30, trainruns, o, &t) < 0)
+		jerror(o, d, t.stage, t.msg);
+	else {
+		jhead(o, d, "result");
+		printf(", \"status\": \"ok\", \"timer\": \"host\"");
+		benchtrain_json(&t, d->train);
+		printf(", \"seed\": %llu, \"peak_bytes\": %zu, \"init_s\": %.4g, \"bind_s\": %.4g}\n",
+			o->seed, peak_bytes(), init_s, bind_s);
+		fflush(stdout);
+		rc = 0;
+	}
+	free(t.t);
+	return rc;
+}
+
 /* --profile: forwards one after another, their launches recorded by
  * the runtime's profile (on from main) */
 static int
@@ -653,7 +751,7 @@ timeit(const Opts *o, const gnn_model_desc *d, Run *r, cudaStream_t st, size_t f
 		printf(", \"status\": \"ok\", \"timer\": \"%s\", \"median_ms\": %.6g, \"min_ms\": %.6g, "
 			"\"mean_ms\": %.6g, \"host_median_ms\": %.6g, \"runs\": %d, \"warmup\": %d, "
 			"\"peak_bytes\": %zu, \"meminfo_bytes\": %zu, \"load_s\": %.4g, \"bind_s\": %.4g}\n",
-			st ? "events" : "host", med, mn, mean, hmed, runs, o->warmup, peak,
+			st ? "events" : "host", med, mn, mean, hmed, runs, o->warmup, peak_bytes(),
 			free0 > *minfree ? free0 - *minfree : (size_t)0, load_s, bind_s);
 		fflush(stdout);
 	}
@@ -779,7 +877,7 @@ runmodel(const Opts *o, const gnn_model_desc *d, const Feat *x, gnn_graph *g)
 	}
 
 	/* the peak counts from here: this model's inputs, weights, arena, outputs */
-	peak = live;
+	peak_restart();
 	free0 = minfree = freemem();
 	xbytes = (size_t)(x->n * f) * sizeof(float);
 	/* the copy must be complete before the model's (non-blocking) stream reads x */
@@ -798,6 +896,22 @@ runmodel(const Opts *o, const gnn_model_desc *d, const Feat *x, gnn_graph *g)
 	}
 	st = ncreated == 1 ? created[0] : NULL;
 
+	if (o->train) {
+		/* from the model's declared init; the same seed draws dropout */
+		if (!d->train) {
+			jerror(o, d, "model", "the model has no training step (compiled without a "
+				"train item)");
+			goto out;
+		}
+		t0 = now_s();
+		if ((s = gnn_prog_init(r.model, o->seed)) != GNN_OK ||
+		    (s = gnn_prog_train_config(r.model, d->train, &d->train->cfg, o->seed)) != GNN_OK) {
+			jerror(o, d, "init", gnn_errmsg());
+			goto out;
+		}
+		load_s = now_s() - t0;
+		goto bind;
+	}
 	if (o->weights)
 		snprintf(wpath, sizeof wpath, "%s", o->weights);
 	else if (o->save_weights)
@@ -821,6 +935,7 @@ runmodel(const Opts *o, const gnn_model_desc *d, const Feat *x, gnn_graph *g)
 		jerror(o, d, "load_weights", gnn_errmsg());
 		goto out;
 	}
+bind:
 	t0 = now_s();
 	if ((s = d->bind(r.model, g)) != GNN_OK) {
 		jerror(o, d, "bind", gnn_errmsg());
@@ -846,7 +961,8 @@ runmodel(const Opts *o, const gnn_model_desc *d, const Feat *x, gnn_graph *g)
 		if (fr < minfree)
 			minfree = fr;
 	}
-	rc = o->check ? checkit(o, d, &r, st) : o->profile ? profileit(o, d, &r, st)
+	rc = o->train ? trainit(o, d, &r, x->n, bind_s, load_s) :
+		o->check ? checkit(o, d, &r, st) : o->profile ? profileit(o, d, &r, st)
 		: timeit(o, d, &r, st, free0, &minfree, bind_s, load_s);
 out:
 	teardown(d, &r);

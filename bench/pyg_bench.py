@@ -4,6 +4,7 @@
 usage: pyg_bench.py --graph-dir DIR --label NAME --classes C --mode MODE
                     --model KIND:HIDDEN[:HEADS] [--model ...] [--device cuda|cpu]
                     [--warmup K] [--runs R] [--max-runs R] [--target-seconds T]
+                    [--task infer|train]
        pyg_bench.py --info
 
 MODE: eager, compile-static (torch.compile's default mode, dynamic=False: shapes
@@ -28,6 +29,12 @@ included (gnnbench counts the same things).  A CUDA out-of-memory error
 becomes {"status": "skipped", "reason": "out of memory"} and the next
 model runs.  Progress lines ({"event": "start"}) let bench/bench.py time
 out one model and go on with the rest in a new process.
+
+--task train times training epochs instead (bench/training.py: PyG's
+examples' full-graph step with Adam, dropout on; DIR holds y.npy and
+train_mask.npy too, or --labels-dir does), each waited for with torch.cuda.synchronize, from
+PyG's init under torch.manual_seed(0); the record has "task": "train",
+the first and last losses and the peak of device bytes.
 """
 import argparse
 import gc
@@ -145,6 +152,41 @@ def bench_one(torch, args, kind, hidden, heads, x, ei, base):
     return rec
 
 
+def train_one(torch, args, kind, hidden, heads, x, ei, base):
+    """--task train: bench_one's record for training epochs"""
+    import pyg_models
+    from training import TRAIN_SEED, torch_epochs
+    dev = torch.device(args.device)
+    cuda = dev.type == "cuda"
+    lab = args.labels_dir or args.graph_dir
+    y = torch.from_numpy(np.load(os.path.join(lab, "y.npy")).astype(np.int64)).to(dev)
+    mask = torch.from_numpy(np.load(os.path.join(lab, "train_mask.npy")).astype(bool)).to(dev)
+    torch.manual_seed(TRAIN_SEED)
+    model = pyg_models.make(kind, x.shape[1], hidden, args.classes, heads=heads).to(dev)
+    mode = {"eager": "eager", "compile-static": "static", "compile-dynamic": "dynamic",
+            "max-autotune": "max-autotune"}[args.mode]
+
+    def runs_for(est):
+        runs = args.runs
+        if est > 0:
+            runs = int(min(args.max_runs, max(args.runs, args.target_seconds / est)))
+            if est * runs > TRAIN_CAP_S:   # a slow epoch: fewer, at least 3
+                runs = max(3, int(TRAIN_CAP_S / est))
+        return runs
+
+    rec = torch_epochs(torch, model, x, ei, y, mask, mode, TRAIN_CAP_S, runs_for,
+                       sync=torch.cuda.synchronize if cuda else (lambda: None))
+    rec = {"tool": "pyg", "event": "result", "system": "pyg-" + args.mode, "model": kind,
+           "graph": args.label, "task": "train", "timer": "host", **rec}
+    if cuda:
+        rec["peak_bytes"] = int(torch.cuda.max_memory_allocated() - base)
+    return rec
+
+
+# the timed training epochs of one model take about this long at most
+TRAIN_CAP_S = 20.0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -161,6 +203,9 @@ def main(argv=None):
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--max-runs", type=int, default=200)
     ap.add_argument("--target-seconds", type=float, default=0.5)
+    ap.add_argument("--task", choices=["infer", "train"], default="infer")
+    ap.add_argument("--labels-dir", help="--task train: y.npy and train_mask.npy (default "
+                    "--graph-dir)")
     args = ap.parse_args(argv)
     if args.info:
         info()
@@ -172,6 +217,7 @@ def main(argv=None):
         args.warmup = 3 if args.mode == "eager" else 6
     args.warmup = max(args.warmup, 1)
 
+    task = {"task": "train"} if args.task == "train" else {}
     import torch
     # float32 matmuls in float32 (no TF32), as gnncc computes them
     torch.set_float32_matmul_precision("highest")
@@ -181,7 +227,7 @@ def main(argv=None):
     if cuda and not torch.cuda.is_available():
         for kind, _, _ in args.model:
             emit({"tool": "pyg", "event": "result", "system": "pyg-" + args.mode,
-                  "model": kind, "graph": args.label, "status": "error",
+                  "model": kind, "graph": args.label, **task, "status": "error",
                   "message": "torch.cuda.is_available() is False"})
         return 1
     if cuda:
@@ -194,11 +240,12 @@ def main(argv=None):
     fails = 0
     for kind, hidden, heads in args.model:
         emit({"tool": "pyg", "event": "start", "system": "pyg-" + args.mode, "model": kind,
-              "graph": args.label})
+              "graph": args.label, **task})
         if cuda:
             torch.cuda.reset_peak_memory_stats()
         try:
-            rec = bench_one(torch, args, kind, hidden, heads, x, ei, base)
+            rec = (train_one if args.task == "train" else bench_one)(
+                torch, args, kind, hidden, heads, x, ei, base)
         except torch.cuda.OutOfMemoryError:
             rec = {"status": "skipped", "reason": "out of memory"}
         except Exception as e:  # noqa: BLE001 -- reported, and the next model runs
@@ -209,7 +256,7 @@ def main(argv=None):
             fails += not oom
         if rec.get("status") != "ok":
             rec = {"tool": "pyg", "event": "result", "system": "pyg-" + args.mode,
-                   "model": kind, "graph": args.label, **rec}
+                   "model": kind, "graph": args.label, **task, **rec}
         emit(rec)
         if rec.get("status") == "error" and "cuda" in rec.get("message", "").lower():
             # a CUDA error can leave the context unusable (products' GAT

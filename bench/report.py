@@ -16,6 +16,10 @@ Markdown holds one table of times per model (graphs as rows, ratios
 gnncc -O2 / PyG eager and / the faster torch.compile mode: below 1 means
 gnncc is faster), one of peak memory and compile times, and the
 aggregation's times and effective bandwidth against the copy bandwidth.
+Training rows (records with "task": "train": one full-graph epoch,
+bench/training.py) get one table of epoch times, gnncc -O2 against PyG
+eager and each torch.compile mode, with the speedup over the best of them
+(above 1 means gnncc is faster) and its geometric mean.
 A configuration that did not run shows why in its cell.  The plot needs
 matplotlib; without it the report says so and is written all the same.
 Without --md the Markdown goes to standard output.
@@ -231,14 +235,60 @@ def agg_table(idx, records, graphs, n):
     return lines
 
 
+def train_table(records, graphs, n):
+    """the training epochs: a row per (model, graph), the speedup of gnncc
+    -O2 over the best torch system and the geometric mean of it"""
+    train = [r for r in records if r.get("task") == "train"]
+    if not train:
+        return []
+    idx = index(train)
+    peers = [s for s, _ in SYSTEMS if s.startswith("pyg-")]
+    cols = ["model", "graph", "N", "E"] + [t for s, t in SYSTEMS if s == "gnncc-O2" or s in peers] + [
+        "speedup (vs best)", "peak MiB: gnncc / best", "loss first → last (gnncc)"]
+    lines = ["## Training epoch (forward + backward + Adam, full graph)", "",
+             "Time (ms) of one epoch (bench/training.py); speedup: the best of PyG eager and the "
+             "torch.compile modes over gnncc -O2 (above 1: gnncc is faster).", "",
+             "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    logs = []
+    for model, title in MODELS:
+        for g in graphs:
+            if not any(r.get("model") == model and r.get("graph") == g for r in train):
+                continue
+            nn, ee = n.get(g, (None, None))
+            o2 = idx.get(("gnncc-O2", model, g))
+            ok = [idx.get((s, model, g)) for s in peers]
+            ok = [r for r in ok if r and r.get("status") == "ok"]
+            best = min(ok, key=lambda r: r["median_ms"]) if ok else None
+            row = [title, g, count(nn), count(ee), cell(o2, ms)]
+            row += [cell(idx.get((s, model, g)), ms) for s in peers]
+            if best and o2 and o2.get("status") == "ok":
+                sp = best["median_ms"] / o2["median_ms"]
+                logs.append(sp)
+                row.append(f"{num(sp)}× (vs {dict(SYSTEMS)[best['system']]})")
+            else:
+                row.append("—")
+            row.append(f"{cell(o2, mib)} / {cell(best, mib)}")
+            row.append(f"{num(o2['loss_first'])} → {num(o2['loss_last'])}"
+                       if o2 and o2.get("status") == "ok" and "loss_first" in o2 else "—")
+            lines.append("| " + " | ".join(row) + " |")
+    if logs:
+        import math
+        gm = math.exp(sum(math.log(v) for v in logs) / len(logs))
+        lines.append(f"| **geometric mean** | ({len(logs)} rows) | | |" + " |" * (len(peers) + 1)
+                     + f" **{num(gm)}×** | | |")
+    return lines + [""]
+
+
 def markdown(data):
     meta, records = data.get("meta", {}), data.get("records", [])
-    idx = index(records)
+    infer = [r for r in records if r.get("task", "infer") != "train"]
+    idx = index(infer)
     graphs = graphs_of(records)
     n = sizes(records)
     lines = header(meta)
-    lines += model_tables(idx, records, graphs, n)
-    lines += agg_table(idx, records, graphs, n)
+    lines += model_tables(idx, infer, graphs, n)
+    lines += agg_table(idx, infer, graphs, n)
+    lines += train_table(records, graphs, n)
     skipped = sum(r.get("status") == "skipped" for r in records)
     errors = sum(r.get("status") == "error" for r in records)
     lines.append(f"{sum(r.get('status') == 'ok' for r in records)} measured, {skipped} skipped, "
@@ -255,7 +305,7 @@ def plot(data, path):
     except ImportError:
         print("report.py: plot skipped: matplotlib is not installed", file=sys.stderr)
         return False
-    records = data.get("records", [])
+    records = [r for r in data.get("records", []) if r.get("task", "infer") != "train"]
     idx = index(records)
     graphs = graphs_of(records)
     panels = [(m, t, SYSTEMS) for m, t in MODELS if any(r.get("model") == m for r in records)]

@@ -780,6 +780,10 @@ printflags(const Opts *o)
 	if (!findlayout(&l))
 		optfatal("cannot find the gnncc runtime (gnnrt.h, libgnnrt.a): %s", l.where);
 	if (o->print == PrintCflags) {
+		/* the emulated device's cuda_runtime.h first, for a program
+		 * compiled as C++ that calls the CUDA runtime itself */
+		if (o->target == TargetCUDA && o->emu)
+			printf("-I%s ", l.emuincludedir);
 		printf("-I%s", l.includedir);
 #ifdef GNNCC_SANITIZE_CFLAGS
 		printf(" %s", GNNCC_SANITIZE_CFLAGS);

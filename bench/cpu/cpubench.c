@@ -48,8 +48,9 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "../benchutil.h"
 #include "gnnrt.h"
+#include "../benchutil.h"
+#include "../benchtrain.h"
 
 #ifndef CPUBENCH_MODELS
 #error "define CPUBENCH_MODELS as X(NAME) X(NAME) ..., one per NAME_desc linked in"
@@ -248,124 +249,42 @@ nruns(const Opts *o, double est)
 	return runs;
 }
 
-/* the optimizer as PyG's records name it ("adam lr=0.01 weight_decay=0.0005") */
-static const char *
-optim_name(gnn_optim_kind k)
+/* nruns for benchtrain_run */
+static int
+steps(double est, const void *o)
 {
-	return k == GNN_OPTIM_SGD ? "sgd" : k == GNN_OPTIM_ADAM ? "adam" :
-		k == GNN_OPTIM_ADAMW ? "adamw" : "?";
+	return nruns((const Opts *)o, est);
 }
 
 /*
 ** --train: warm-up and timed training steps on a created, initialized and
-** bound model (the rules of main's forwards); one JSON line.  x is the
-** model's input as read; y and the mask are read here and checked
-** against the step's declared inputs (NAME_desc.train->inputs).
+** bound model (the rules of main's forwards, benchtrain.h's epoch); one
+** JSON line.  x is the model's input as read.
 */
 static int
 train(const Opts *o, const gnn_model_desc *d, void *m, const gnn_array *x, double create_s,
 	double init_s, double bind_s)
 {
-	const gnn_train_prog *tp = d->train;
-	const char *files[2] = {o->y, o->mask};
-	gnn_array a[2];
-	void *dev[3] = {NULL, NULL, NULL};
-	double t0, *warm = NULL, *t = NULL;
-	float loss = 0, loss_first = 0;
-	int rc = 1, warmup = 0, runs = 0;
-	char msg[512];
+	BenchTrain r;
+	void *xdev = NULL;
+	int rc;
 
-	memset(a, 0, sizeof a);
-	if (tp->ninputs != 2) {
-		snprintf(msg, sizeof msg, "the train item has %d inputs after the model's; "
-			"cpubench gives 2 (labels, mask)", tp->ninputs);
-		return fail(o, "model", msg);
-	}
-	for (int k = 0; k < 2; k++) {
-		if (gnn_npy_read(files[k], &a[k]) != GNN_OK) {
-			rc = fail(o, "input", gnn_errmsg());
-			goto done;
-		}
-		/* a mask saved as uint8 is the same bytes as bool */
-		if (a[k].dtype == GNN_U8 && tp->inputs[k].dtype == GNN_BOOL)
-			a[k].dtype = GNN_BOOL;
-		if (a[k].dtype != tp->inputs[k].dtype || a[k].rank != 1 ||
-		    a[k].shape[0] != x->shape[0]) {
-			snprintf(msg, sizeof msg, "%s: want %s [%lld] (the train item's %s)", files[k],
-				tp->inputs[k].dtype == GNN_I64 ? "int64" :
-				tp->inputs[k].dtype == GNN_BOOL ? "bool" : "its dtype",
-				(long long)x->shape[0], k ? "mask" : "labels");
-			rc = fail(o, "input", msg);
-			goto done;
-		}
-	}
 	/* the step's inputs live where forward's do (host memory on cpu: copies) */
-	if (gnn_prog_to_device(m, x->data, x->nbytes, &dev[0]) != GNN_OK ||
-	    gnn_prog_to_device(m, a[0].data, a[0].nbytes, &dev[1]) != GNN_OK ||
-	    gnn_prog_to_device(m, a[1].data, a[1].nbytes, &dev[2]) != GNN_OK) {
-		rc = fail(o, "to_device", gnn_errmsg());
-		goto done;
-	}
-	if (!(warm = calloc((size_t)o->warmup, sizeof *warm))) {
-		rc = fail(o, "train", "out of memory");
-		goto done;
-	}
-	{
-		const void *in[3] = {dev[0], dev[1], dev[2]};
-		/* warm-up: stop early when one step alone uses up a quarter of the cap */
-		for (warmup = 0; warmup < o->warmup; warmup++) {
-			t0 = now_s();
-			if (gnn_prog_train_step(m, tp, in, &loss) != GNN_OK) {
-				rc = fail(o, "train_step", gnn_errmsg());
-				goto done;
-			}
-			warm[warmup] = now_s() - t0;
-			if (warmup == 0)
-				loss_first = loss;
-			if (warm[warmup] * 4 > o->cap_s) {
-				warmup++;
-				break;
-			}
-		}
-		runs = nruns(o, warm[warmup - 1]);
-		if (!(t = calloc((size_t)runs, sizeof *t))) {
-			rc = fail(o, "time", "out of memory");
-			goto done;
-		}
-		for (int i = 0; i < runs; i++) {
-			t0 = now_s();
-			if (gnn_prog_train_step(m, tp, in, &loss) != GNN_OK) {
-				rc = fail(o, "train_step", gnn_errmsg());
-				goto done;
-			}
-			t[i] = (now_s() - t0) * 1e3;
-		}
-	}
-	{
-		double mn = t[0], mean = 0, first = warm[0] * 1e3;
-		for (int i = 0; i < runs; i++) {
-			mean += t[i] / runs;
-			mn = t[i] < mn ? t[i] : mn;
-		}
+	if (gnn_prog_to_device(m, x->data, x->nbytes, &xdev) != GNN_OK)
+		return fail(o, "to_device", gnn_errmsg());
+	if (benchtrain_run(m, d->train, xdev, x->shape[0], o->y, o->mask, o->warmup, o->cap_s,
+			steps, o, &r) < 0)
+		rc = fail(o, r.stage, r.msg);
+	else {
 		jresult(o, "ok");
-		printf(", \"median_ms\": %.6g, \"min_ms\": %.6g, \"mean_ms\": %.6g, \"first_ms\": %.6g, "
-			"\"runs\": %d, \"warmup\": %d, \"loss_first\": %.9g, \"loss_last\": %.9g, "
-			"\"optimizer\": \"%s lr=%g weight_decay=%g\", \"seed\": %llu, \"create_s\": %.4g, "
-			"\"init_s\": %.4g, \"bind_s\": %.4g, \"self_maxrss_kb\": %ld}\n",
-			median(t, runs), mn, mean, first, runs, warmup, (double)loss_first,
-			(double)loss, optim_name(tp->cfg.kind), (double)tp->cfg.lr,
-			(double)tp->cfg.weight_decay, o->seed, create_s, init_s, bind_s, maxrss_kb());
+		benchtrain_json(&r, d->train);
+		printf(", \"seed\": %llu, \"create_s\": %.4g, \"init_s\": %.4g, \"bind_s\": %.4g, "
+			"\"self_maxrss_kb\": %ld}\n", o->seed, create_s, init_s, bind_s, maxrss_kb());
 		fflush(stdout);
+		rc = 0;
 	}
-	rc = 0;
-done:
-	for (int k = 0; k < 3; k++)
-		if (dev[k])
-			gnn_prog_free_device(m, dev[k]);
-	gnn_array_free(&a[0]);
-	gnn_array_free(&a[1]);
-	free(warm);
-	free(t);
+	gnn_prog_free_device(m, xdev);
+	free(r.t);
 	return rc;
 }
 

@@ -130,6 +130,8 @@ sys.path.insert(0, BENCH)
 
 import bench as B            # noqa: E402  (bench/bench.py: graphs, widths, templates)
 from pyg_bench import load_graph   # noqa: E402  (NormalizeFeatures as gnnbench does it)
+from training import (TRAIN_LR, TRAIN_SEED, TRAIN_WD, label_files,  # noqa: E402
+                      torch_epochs, train_item)
 
 SYSTEMS = ["gnncc-O2", "gnncc-O0", "pyg-eager", "pyg-compile-dynamic", "pyg-compile-static"]
 TORCH_MODES = {"pyg-eager": "eager", "pyg-compile-dynamic": "dynamic",
@@ -140,19 +142,7 @@ TIMEOUT = {"gnncc": 60, "pyg-eager": 90, "pyg-compile-dynamic": 180,
            "pyg-compile-static": 180}
 TOL = 1e-4
 TASKS = ["infer", "train"]
-# the training epoch's optimizer (torch.optim.Adam), as PyG's examples/gcn.py
-TRAIN_LR, TRAIN_WD = 0.01, 5e-4
-TRAIN_FRACTION = 0.1     # a gnngen graph's random training mask
-TRAIN_SEED = 0           # gnncc's init and dropout seed (PyG's cells: torch.manual_seed(0))
-# gnncc's training objects: the inference template plus this train item
-TRAIN_ITEM = """
-train {name}(out, y: i64[N], mask: bool[N]) {{
-  optimizer = "adam"
-  lr = {lr:g}
-  weight_decay = {wd:g}
-  return nll_loss(out, y, mask)
-}}
-"""
+# the training epoch and its settings: bench/training.py (the GPU benchmark's too)
 
 
 def train_name(m):
@@ -381,7 +371,6 @@ def torch_cell(c, g):
 def torch_train_cell(c, g):
     """torch_cell's training epoch (the docstring's "Training rows")."""
     import torch
-    import torch.nn.functional as F
     import pyg_models
     mode = TORCH_MODES[c["system"]]
     torch.set_num_threads(c["threads"])
@@ -394,48 +383,9 @@ def torch_train_cell(c, g):
     m = pyg_models.make(c["kind"], x.shape[1], g["hidden"], g["classes"], heads=g["heads"])
     m.load_state_dict({k: torch.from_numpy(v) for k, v in st_read(g["weights"]).items()},
                       strict=True)
-    m.train()
-    opt = torch.optim.Adam(m.parameters(), lr=TRAIN_LR, weight_decay=TRAIN_WD)
-    fn = m if mode == "eager" else torch.compile(m, dynamic=mode == "dynamic")
-
-    def epoch():
-        m.train()
-        opt.zero_grad()
-        out = fn(x, ei)
-        loss = F.nll_loss(out[mask], y[mask])
-        loss.backward()
-        opt.step()
-        return loss
-
     a = SimpleNamespace(**c["timing"])
-    nwarm = 2 if mode == "eager" else 3
-    least = 1 if mode == "eager" else 2
-    warm = []
-    for i in range(nwarm):
-        t0 = time.perf_counter()
-        loss = epoch()
-        warm.append(time.perf_counter() - t0)
-        if i == 0:
-            first_loss = float(loss.detach())
-        if i + 1 >= least and warm[-1] * 4 > a.cap_s:
-            break
-    runs = run_counts(warm[-1], a)
-    t = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        loss = epoch()
-        t.append((time.perf_counter() - t0) * 1e3)
-    last_loss = float(loss.detach())
-    if not (np.isfinite(first_loss) and np.isfinite(last_loss)):
-        return {"status": "error", "message": f"non-finite loss ({first_loss}, {last_loss})"}
-    med = float(np.median(t))
-    rec = {"status": "ok", "median_ms": med, "min_ms": float(np.min(t)),
-           "mean_ms": float(np.mean(t)), "first_ms": warm[0] * 1e3, "runs": runs,
-           "warmup": len(warm), "torch_threads": torch.get_num_threads(),
-           "loss_first": first_loss, "loss_last": last_loss,
-           "optimizer": f"adam lr={TRAIN_LR:g} weight_decay={TRAIN_WD:g}"}
-    if mode != "eager":
-        rec["compile_s"] = max(0.0, sum(warm) - len(warm) * med / 1e3)
+    rec = torch_epochs(torch, m, x, ei, y, mask, mode, a.cap_s, lambda est: run_counts(est, a))
+    rec["torch_threads"] = torch.get_num_threads()
     return rec
 
 
@@ -732,21 +682,8 @@ class Run:
     def labels(self, g, d):
         """y.npy and train_mask.npy beside x.npy for the training rows: the
         graph's own, else seeded random ones (gnngen graphs have none)"""
-        if "train" not in self.a.tasks:
-            return
-        for f in ("y", "train_mask"):
-            src = os.path.join(g["path"], f + ".npy")
-            dst = os.path.join(d, f + ".npy")
-            if os.path.exists(src):
-                if not os.path.exists(dst) or os.path.getmtime(dst) < os.path.getmtime(src):
-                    shutil.copyfile(src, dst)
-            elif not os.path.exists(dst) or os.path.getmtime(dst) < os.path.getmtime(
-                    os.path.join(d, "x.npy")):
-                n = np.load(os.path.join(d, "x.npy"), mmap_mode="r").shape[0]
-                rng = np.random.default_rng([self.a.seed, zlib.crc32(f.encode())])
-                a = (rng.integers(0, g["classes"], size=n, dtype=np.int64) if f == "y" else
-                     rng.random(n) < TRAIN_FRACTION)
-                np.save(dst, a)
+        if "train" in self.a.tasks:
+            label_files(g["path"], d, g["classes"], self.a.seed)
 
     def add(self, system, model, g, threads, **rec):
         r = {"system": system, "model": model, "graph": g["name"], "threads": threads}
@@ -814,7 +751,7 @@ class Run:
                 src = os.path.join(d, name.lower() + ".gnn")
                 text = B.instantiate(m, g["F"], g["classes"], name, **w)
                 if name == train_name(m):   # a training object: the PyG cells' settings
-                    text += TRAIN_ITEM.format(name=name, lr=TRAIN_LR, wd=TRAIN_WD)
+                    text += train_item(name)
                 with open(src, "w") as f:
                     f.write(text)
                 obj = os.path.join(d, name.lower() + ".o")
