@@ -212,6 +212,13 @@ parseargs(Opts *o, int argc, char **argv)
 		case OptReportGraph: o->report.graph = v; break;
 		case OptReportNodes: o->report.nodes = optint("--report-nodes", v, 0, INT64_MAX, NULL); break;
 		case OptGpu: o->report.gpu = p.choice; break;
+		case OptInputDensity: {
+			char why[160];
+			if (densitycheck(v, why, sizeof why) < 0)
+				optfatal("--input-density=%s: %s", v, why);
+			o->report.density = o->so.density = v;
+			break;
+		}
 		case OptDumpIr:
 			if (v && !*v)
 				optfatal("'--dump-ir=' needs 'all' or a pass name");
