@@ -1404,7 +1404,7 @@ densityentry(const char *p, size_t *namelen, double *d, char *err, size_t errlen
 		return NULL;
 	}
 	*d = strtod(p + *namelen + 1, &end);
-	if (end == p + *namelen + 1 || (*end && *end != ',') || !(*d > 0 && *d <= 1)) {
+	if (end == p + *namelen + 1 || (*end && (*end != ',' || !end[1])) || !(*d > 0 && *d <= 1)) {
 		snprintf(err, errlen, "%.*s: a share of non-zeros is a number in (0, 1]", (int)(*namelen > 32 ? 32 : *namelen), p);
 		return NULL;
 	}
@@ -1452,4 +1452,30 @@ setdensities(const Fn *fn, Kernel *ks, int n, const char *list)
 			p = q;
 		}
 	}
+}
+
+int
+densitynames(Mod *m, const char *list, char *err, size_t errlen)
+{
+	const char *p = list;
+
+	while (p && *p) {
+		size_t len;
+		double d;
+		const char *q = densityentry(p, &len, &d, err, errlen);
+		bool found = false;
+		if (!q)
+			return -1;
+		for (const Fn *fn = m->fn; fn && !found; fn = fn->link)
+			for (int i = 0; i < fn->narg && !found; i++) {
+				const Val *v = &fn->val[fn->arg[i]];
+				found = v->type.kind == TTensor && v->name && strlen(v->name) == len && !strncmp(v->name, p, len);
+			}
+		if (!found) {
+			snprintf(err, errlen, "no model has a tensor input '%.*s'", (int)(len > 32 ? 32 : len), p);
+			return -1;
+		}
+		p = q;
+	}
+	return 0;
 }

@@ -843,6 +843,14 @@ main(int argc, char **argv)
 		freemod(m);
 		return 0;
 	}
+	if (o.report.density) {
+		char why[160];
+		if (densitynames(m, o.report.density, why, sizeof why) < 0) {
+			fprintf(stderr, "gnncc: error: --input-density=%s: %s\n", o.report.density, why);
+			freemod(m);
+			return 1;
+		}
+	}
 	o.po.dumpto = stdout;
 	if (o.dump == DumpAll) {
 		printf("# after frontend\n");

@@ -8,8 +8,10 @@
  * default later.  A schedule never changes what a kernel computes, only
  * how: every legal schedule gives the same result, which the tuner
  * checks and the tests rely on (the same bits, but for ksplit, whose parts
- * add in another order than one chain, and gemm: its fused
- * multiply-adds round differently from the loops').  No schedule is the reference schedule
+ * add in another order than one chain, gemm: its fused multiply-adds
+ * round differently from the loops', and sparse where B holds an
+ * infinity or a NaN, which a skipped zero of A would have multiplied
+ * into a NaN).  No schedule is the reference schedule
  * (every field at its default), so -O0 and hand-written IR need none.
  *
  * The fields (which ones apply to which kernel and target is the
