@@ -123,6 +123,8 @@ int densitycheck(const char *list, char *err, size_t errlen);
 /* whether every name of list is a tensor input of a model of m: 0, or
  * -1 with why in err */
 int densitynames(Mod *m, const char *list, char *err, size_t errlen);
+/* the density list gives input name (the last entry for it), or 0 */
+double densityof(const char *list, const char *name);
 /* the adensity of each dense kernel of ks whose A is (an alias of) an
  * input of fn that list names (NULL: none) */
 void setdensities(const Fn *fn, Kernel *ks, int n, const char *list);

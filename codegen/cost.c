@@ -1428,29 +1428,35 @@ densitycheck(const char *list, char *err, size_t errlen)
 	return 0;
 }
 
+double
+densityof(const char *list, const char *name)
+{
+	char err[160];
+	double found = 0;
+
+	for (const char *p = list; p && name && *p;) {
+		size_t len;
+		double d;
+		const char *q = densityentry(p, &len, &d, err, sizeof err);
+		if (!q)
+			die("densityof: %s", err);   /* densitycheck passed it */
+		if (strlen(name) == len && !strncmp(p, name, len))
+			found = d;
+		p = q;
+	}
+	return found;
+}
+
 void
 setdensities(const Fn *fn, Kernel *ks, int n, const char *list)
 {
-	char err[160];
-
 	for (int j = 0; j < n && list; j++) {
-		const Ins *in = &fn->ins[ks[j].first];
 		Ref v;
-		const char *p = list, *name;
 		if (ks[j].kind != KernelDense)
 			continue;
-		v = unalias(fn, in->arg[0]);
-		name = fn->val[v].def < 0 ? fn->val[v].name : NULL;
-		while (name && *p) {
-			size_t len;
-			double d;
-			const char *q = densityentry(p, &len, &d, err, sizeof err);
-			if (!q)
-				die("setdensities: %s", err);   /* densitycheck passed it */
-			if (strlen(name) == len && !strncmp(p, name, len))
-				ks[j].adensity = d;
-			p = q;
-		}
+		v = unalias(fn, fn->ins[ks[j].first].arg[0]);
+		if (fn->val[v].def < 0)
+			ks[j].adensity = densityof(list, fn->val[v].name);
 	}
 }
 
