@@ -70,6 +70,7 @@ typedef struct ReportOpts {
 	const char *graph;       /* --report-graph: an edge_index .npy, or NULL */
 	int64_t nodes;           /* --report-nodes; -1: the largest index + 1 */
 	int gpu;                 /* --gpu: cost.c's device table (optgpus' order) */
+	const char *density;     /* --input-density's list, or NULL */
 } ReportOpts;
 /*
  * Print what each model of m (optimized) will do: the kernels of one
@@ -117,5 +118,15 @@ double costtime(CostModel *cm, const Kernel *k, const Sched *s);
  * times: the least schedcost under gs) */
 void costpickgpu(CostModel *cm, const Kernel *k, const SchedTarget *st, const GraphStats *gs, Sched *best);
 void costmodelfree(CostModel *cm);
+/* --input-density's LIST, "NAME=D,...": 0, or -1 with why in err */
+int densitycheck(const char *list, char *err, size_t errlen);
+/* whether every name of list is a tensor input of a model of m: 0, or
+ * -1 with why in err */
+int densitynames(Mod *m, const char *list, char *err, size_t errlen);
+/* the density list gives input name (the last entry for it), or 0 */
+double densityof(const char *list, const char *name);
+/* the adensity of each dense kernel of ks whose A is (an alias of) an
+ * input of fn that list names (NULL: none) */
+void setdensities(const Fn *fn, Kernel *ks, int n, const char *list);
 
 #endif

@@ -1020,6 +1020,46 @@ gemmkernel(C *c, Line *ln, const char *kname, const Sched *s, double N, double K
 	}
 }
 
+/*
+ * cuda's sparse-input GEMM (spgemmcuda.c): a warp a row of A, W rows a
+ * block.  Bytes: A read once, dense (every element is read to find the
+ * non-zeros), B and the output once from DRAM; from L2 besides, B's row
+ * (its 32-byte sectors) for each non-zero.  A warp's chain: its row's
+ * runs of 8 reads of 32 floats, a DRAM round trip each (the eight in
+ * flight together), then for each non-zero a shuffle and B's row, an L2
+ * round trip and 32 clocks of shuffle, bit scan and multiply-add (the
+ * loop's next address waits on the ballot's bits, so the loads do not
+ * overlap).  Warps are rows: the waves of resident warps at the mean
+ * row's chain (timeline's latency bound) and the busiest warp's rows at
+ * the densest row's.  The
+ * density d is k->adensity (--input-density; not stated: 1, a dense A,
+ * where the tiled GEMM is far ahead).
+ */
+static void
+spgemmkernel(C *c, Line *ln, const Sched *s, double N, double K, double P, double d)
+{
+	const CostGpu *g = c->gpu;
+	double nnz = d * K, most = fmin(K, nnz + 3 * sqrt(nnz * (1 - d))), t;
+	double step = g->l2ns * 1e-9 + 32 / (g->ghz * 1e9), reads = ceil(K / 256) * g->dramns * 1e-9;
+	char sc[96];
+
+	launchwork(ln, (int64_t)N, 32, s->sparse, false, oneunit, NULL);
+	ln->flops = 2 * N * nnz * P;
+	ln->l2 = ln->dram + N * nnz * sect(4 * P);
+	/* every lane a float a read, and a row of B a non-zero */
+	ln->wf = N * (ceil(K / 32) + nnz * ceil(4 * P / 128));
+	timeline(c, ln, reads + nnz * step, false);
+	/* the busiest warp's row: a binomial count's mean plus three
+	 * standard deviations (Cora: 18.2 and 31; its densest row has 30) */
+	t = ln->busiest * (reads + most * step);
+	if (t > ln->t) {
+		ln->t = t;
+		ln->bound = "busiest warp";
+	}
+	snprintf(sc, sizeof sc, "%s", ln->sched);
+	snprintf(ln->sched, sizeof ln->sched, "%.60s, density %.3g", sc, d);
+}
+
 static void
 densekernel(C *c, const Kernel *k, const Sched *s)
 {
@@ -1033,6 +1073,10 @@ densekernel(C *c, const Kernel *k, const Sched *s)
 	ln->minb = ln->dram = 4 * (N * K + K * P + N * P);
 	if (s->bm) {
 		gemmkernel(c, ln, k->name, s, N, K, P);
+		return;
+	}
+	if (s->sparse) {
+		spgemmkernel(c, ln, s, N, K, P, k->adensity > 0 ? k->adensity : 1);
 		return;
 	}
 	/* one thread per column and tile of rows, no shared memory: a warp's
@@ -1230,6 +1274,7 @@ reportcost(FILE *f, Mod *m, Fn *fn, const ReportOpts *o)
 	}
 	c = cnew(f, m, fn, o->gpu);
 	nk = listkernels(fn, &ks);
+	setdensities(fn, ks, nk, o->density);
 	if (!readgraph(o, &c->dg[garg]) || !bindgraphs(c, o->graph)) {
 		rc = -1;
 		goto out;
@@ -1342,4 +1387,101 @@ costmodelfree(CostModel *cm)
 		return;
 	cfree(cm->c);
 	free(cm);
+}
+
+/* ---- --input-density ------------------------------------------------------------ */
+
+/* the entry of list at p: its name's length and its value; the next
+ * entry's start, or NULL after a message in err */
+static const char *
+densityentry(const char *p, size_t *namelen, double *d, char *err, size_t errlen)
+{
+	char *end;
+
+	*namelen = strcspn(p, "=,");
+	if (!*namelen || p[*namelen] != '=') {
+		snprintf(err, errlen, "expected NAME=D at '%.32s'", p);
+		return NULL;
+	}
+	*d = strtod(p + *namelen + 1, &end);
+	if (end == p + *namelen + 1 || (*end && (*end != ',' || !end[1])) || !(*d > 0 && *d <= 1)) {
+		snprintf(err, errlen, "%.*s: a share of non-zeros is a number in (0, 1]", (int)(*namelen > 32 ? 32 : *namelen), p);
+		return NULL;
+	}
+	return *end ? end + 1 : end;
+}
+
+int
+densitycheck(const char *list, char *err, size_t errlen)
+{
+	const char *p = list;
+	size_t n;
+	double d;
+
+	if (!*p) {
+		snprintf(err, errlen, "expected NAME=D");
+		return -1;
+	}
+	while (*p)
+		if (!(p = densityentry(p, &n, &d, err, errlen)))
+			return -1;
+	return 0;
+}
+
+double
+densityof(const char *list, const char *name)
+{
+	char err[160];
+	double found = 0;
+
+	for (const char *p = list; p && name && *p;) {
+		size_t len;
+		double d;
+		const char *q = densityentry(p, &len, &d, err, sizeof err);
+		if (!q)
+			die("densityof: %s", err);   /* densitycheck passed it */
+		if (strlen(name) == len && !strncmp(p, name, len))
+			found = d;
+		p = q;
+	}
+	return found;
+}
+
+void
+setdensities(const Fn *fn, Kernel *ks, int n, const char *list)
+{
+	for (int j = 0; j < n && list; j++) {
+		Ref v;
+		if (ks[j].kind != KernelDense)
+			continue;
+		v = unalias(fn, fn->ins[ks[j].first].arg[0]);
+		if (fn->val[v].def < 0)
+			ks[j].adensity = densityof(list, fn->val[v].name);
+	}
+}
+
+int
+densitynames(Mod *m, const char *list, char *err, size_t errlen)
+{
+	const char *p = list;
+
+	while (p && *p) {
+		size_t len;
+		double d;
+		const char *q = densityentry(p, &len, &d, err, errlen);
+		bool found = false;
+		if (!q)
+			return -1;
+		for (const Fn *fn = m->fn; fn && !found; fn = fn->link)
+			for (int i = 0; i < fn->narg && !found; i++) {
+				const Val *v = &fn->val[fn->arg[i]];
+				found = v->type.kind == TTensor && v->name && strlen(v->name) == len && !strncmp(v->name, p, len);
+			}
+		if (!found) {
+			snprintf(err, errlen, "no model has a tensor input '%.*s'", (int)(len > 32 ? 32 : len), p);
+			return -1;
+		}
+		p = q;
+	}
+	return 0;
 }

@@ -181,6 +181,8 @@ const char *concatsrc(E *e, const char *n, const char *inner);
  * schedule (e->sched.bm set), as cuda's GEMM kernel named KNAME, its
  * parameters into a, and its launch into call */
 void emitgemmcuda(E *e, int i, Args *a, Str *call);
+/* spgemmcuda.c: the same under a sparse-input schedule (e->sched.sparse) */
+void emitspgemmcuda(E *e, int i, Args *a, Str *call);
 
 /* rowkernel.c: the kernel of fusion group grp under e->sched, named
  * KNAME, its parameters into a, and the statement that runs it (a launch

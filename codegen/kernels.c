@@ -628,6 +628,10 @@ emitkernel(E *e, int i, Args *a, Str *call)
 			emitgemmcuda(e, i, a, call);
 			return;
 		}
+		if (e->sched.sparse) {
+			emitspgemmcuda(e, i, a, call);
+			return;
+		}
 		if (e->sched.tile > 1 || e->sched.axpy || e->sched.gemm) {
 			T = emitdense(e, i, device, dev, a);
 			break;

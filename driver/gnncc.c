@@ -212,6 +212,13 @@ parseargs(Opts *o, int argc, char **argv)
 		case OptReportGraph: o->report.graph = v; break;
 		case OptReportNodes: o->report.nodes = optint("--report-nodes", v, 0, INT64_MAX, NULL); break;
 		case OptGpu: o->report.gpu = p.choice; break;
+		case OptInputDensity: {
+			char why[160];
+			if (densitycheck(v, why, sizeof why) < 0)
+				optfatal("--input-density=%s: %s", v, why);
+			o->report.density = o->so.density = v;
+			break;
+		}
 		case OptDumpIr:
 			if (v && !*v)
 				optfatal("'--dump-ir=' needs 'all' or a pass name");
@@ -839,6 +846,14 @@ main(int argc, char **argv)
 	if (o.syntaxonly) {
 		freemod(m);
 		return 0;
+	}
+	if (o.report.density) {
+		char why[160];
+		if (densitynames(m, o.report.density, why, sizeof why) < 0) {
+			fprintf(stderr, "gnncc: error: --input-density=%s: %s\n", o.report.density, why);
+			freemod(m);
+			return 1;
+		}
 	}
 	o.po.dumpto = stdout;
 	if (o.dump == DumpAll) {

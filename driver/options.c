@@ -172,6 +172,9 @@ static const OptSpec table[] = {
 	 "that graph's node count (default: largest index + 1)"},
 	{OptGpu, CC, "--gpu", NULL, ArgRequired, NULL, optgpus, "gpu",
 	 "the device --report=cost models (default h100;\ndocs/cost.md states its constants)"},
+	{OptInputDensity, CC, "--input-density", NULL, ArgRequired, "LIST", NULL, NULL,
+	 "inputs' shares of non-zeros for the cost models\n(--report=cost and -O's schedules): NAME=D, comma-\n"
+	 "separated, 0 < D <= 1 (default: dense)"},
 
 	SECTION(CC | RUN, "Output:"),
 	{OptOut, CC, "-o", NULL, ArgRequired, "FILE", NULL, NULL,

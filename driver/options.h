@@ -50,7 +50,7 @@ typedef enum Opt {
 	OptPasses, OptVerifyEach, OptNoGraphBreaks,
 	OptTune, OptTuneGraph, OptTuneNodes, OptTuneSynthetic, OptTuneBudget,
 	OptTuneRepeats, OptTuneCandidates,
-	OptReport, OptReportGraph, OptReportNodes, OptGpu,
+	OptReport, OptReportGraph, OptReportNodes, OptGpu, OptInputDensity,
 	OptOut, OptEmit, OptKeepTemps, OptMD, OptMMD, OptMF, OptMT, OptMP, OptDumpIr,
 	OptSyntaxOnly, OptVerbose, OptPrintLinkFlags, OptPrintCflags,
 	OptNoCaret, OptCaret, OptMaxErrors,

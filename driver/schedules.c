@@ -231,6 +231,7 @@ pickschedules(Mod *m, const SchedOpts *o, Choices *cs)
 		/* cuda with a graph: the cost report's times (codegen/cost.c) */
 		CostModel *cm = st.target == TargetCUDA && g ? costmodel(m, fn, g) : NULL;
 		n = listkernels(fn, &ks);
+		setdensities(fn, ks, n, o->density);
 		cs->c = erealloc(cs->c, (cs->n + n + 1) * sizeof *cs->c);
 		for (j = 0; j < n; j++) {
 			Choice *c = &cs->c[cs->n++];

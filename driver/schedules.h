@@ -42,6 +42,7 @@ typedef struct SchedOpts {
 	 * tuning): an edge_index .npy, or a synthetic graph of nodes, edges */
 	const char *graph;
 	int64_t nodes;           /* -1: the largest index + 1 */
+	const char *density;     /* --input-density's list, or NULL */
 	int64_t synnodes, synedges;   /* --tune-synthetic; 0 when not asked */
 	bool tune;
 	double budget;           /* seconds for the whole tuning run; 0: no limit */

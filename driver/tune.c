@@ -146,15 +146,19 @@ randomweights(const gnn_model_desc *d, uint64_t *seed)
 	return path;
 }
 
-/* host buffers for the inputs (random) and outputs once bound */
+/* host buffers for the inputs (random; an input --input-density names
+ * has that share of non-zeros, so that a kernel that skips zeros is
+ * timed on what it will see) and outputs once bound */
 static int
-buffers(const gnn_model_desc *d, void *model, int64_t nodes, uint64_t *seed, void **in, void **out, void **ref, size_t *outn)
+buffers(const gnn_model_desc *d, const char *density, void *model, int64_t nodes, uint64_t *seed, void **in, void **out,
+        void **ref, size_t *outn)
 {
 	int i, k;
 
 	for (i = 0; i < d->ninputs; i++) {
 		const gnn_tensor_info *t = &d->inputs[i];
 		int64_t n = 1, j;
+		double dn;
 		const char *dims = t->dims + (t->dims[0] == '[');
 		for (k = 0; k < t->rank; k++) {
 			int64_t x = t->shape[k];
@@ -173,8 +177,9 @@ buffers(const gnn_model_desc *d, void *model, int64_t nodes, uint64_t *seed, voi
 			return -1;
 		}
 		in[i] = emalloc((size_t)n * sizeof(float));
+		dn = densityof(density, t->name);
 		for (j = 0; j < n; j++)
-			((float *)in[i])[j] = rnd(seed);
+			((float *)in[i])[j] = dn > 0 && (rnd(seed) + 1) / 2 >= dn ? 0.0f : rnd(seed);
 	}
 	for (i = 0; i < d->noutputs; i++) {
 		int64_t shape[GNN_MAX_RANK], n = 1;
@@ -307,7 +312,7 @@ tune(Mod *m, const SchedOpts *o, Choices *cs, gnn_graph *g)
 			goto out;
 		if (d->create(&model) != GNN_OK || d->load_weights(model, wpath) != GNN_OK || d->bind(model, g) != GNN_OK)
 			goto rterr;
-		if (buffers(d, model, gnn_graph_num_nodes(g), &seed, in, out, ref, outn) < 0)
+		if (buffers(d, o->density, model, gnn_graph_num_nodes(g), &seed, in, out, ref, outn) < 0)
 			goto model_out;   /* it said why */
 		if (d->forward_host(model, (const void *const *)in, ref) != GNN_OK)
 			goto rterr;

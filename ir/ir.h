@@ -238,6 +238,7 @@ typedef struct Sched {
 	int lanes, rows, tile, axpy, chunk, gemm, kc, split;
 	int bm, bn, bk, tm, tn;          /* cuda's tiled GEMM (sched.c) */
 	int ksplit;                      /* its K split into at most this many parts */
+	int sparse;                      /* cuda's sparse-input GEMM: warps a block */
 } Sched;
 
 typedef struct Ins {

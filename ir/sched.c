@@ -8,8 +8,10 @@
  * default later.  A schedule never changes what a kernel computes, only
  * how: every legal schedule gives the same result, which the tuner
  * checks and the tests rely on (the same bits, but for ksplit, whose parts
- * add in another order than one chain, and gemm: its fused
- * multiply-adds round differently from the loops').  No schedule is the reference schedule
+ * add in another order than one chain, gemm: its fused multiply-adds
+ * round differently from the loops', and sparse where B holds an
+ * infinity or a NaN, which a skipped zero of A would have multiplied
+ * into a NaN).  No schedule is the reference schedule
  * (every field at its default), so -O0 and hand-written IR need none.
  *
  * The fields (which ones apply to which kernel and target is the
@@ -37,6 +39,11 @@
  *          each block sums its part's slabs, a second kernel adds the
  *          parts in order (gnn_gemm_ksplit, runtime/gnnrt.h, takes the
  *          count from the row count at launch); 0 and 1: one part
+ *   sparse a dense transform as cuda's sparse-input GEMM
+ *          (codegen/spgemmcuda.c): a warp a row of A finds the row's
+ *          non-zeros by ballots and adds only their rows of B, this many
+ *          warps (rows) a block; correct for any A, fast for a mostly
+ *          zero one (bag-of-words features); takes no other field
  *   split  edge-balanced walks (cuda row kernels): rows longer than a
  *          chunk of at least this many edges are walked in chunks by
  *          kernels of their own and combined in a fixed tree
@@ -66,6 +73,7 @@ static const struct {
 	{"tn", offsetof(Sched, tn), 0, 0, 16},
 	{"split", offsetof(Sched, split), 0, 0, 1 << 20},
 	{"ksplit", offsetof(Sched, ksplit), 0, 0, 64},
+	{"sparse", offsetof(Sched, sparse), 0, 0, 32},
 };
 enum { NField = sizeof fields / sizeof fields[0] };
 
@@ -215,6 +223,10 @@ schedvalid(const Sched *s, char *err, size_t errlen)
 		return -1;
 	if (s->ksplit && !s->bm) {
 		snprintf(err, errlen, "schedule: ksplit needs the tiled GEMM's bm, bn, bk, tm and tn");
+		return -1;
+	}
+	if (s->sparse && (s->tile != 1 || s->axpy || s->gemm || s->kc || s->bm || s->ksplit)) {
+		snprintf(err, errlen, "schedule: sparse takes neither tile, axpy, gemm, kc nor the tiled GEMM's fields");
 		return -1;
 	}
 	if (s->lanes & (s->lanes - 1)) {

@@ -150,11 +150,17 @@ typedef struct Kernel {
 	 * edges can be walked without the row (the `split` schedule) */
 	bool walks, splittable;
 	int nwalk;               /* edge walks: one per scatter and per edge_softmax */
+	/* dense: A's share of non-zeros where the options state it for the
+	 * input A is (--input-density; 0: not stated, modeled as dense) */
+	double adensity;
 } Kernel;
 /* split=SplitDefault is the split the cost model offers (ir/sched.c);
  * ResidentWarps: warps an H100 keeps resident (132 SMs x 64), the
  * parallelism the cost model sets a serial walk against */
 enum { SplitDefault = 32, ResidentWarps = 132 * 64 };
+/* the widest output the sparse-input GEMM keeps in a warp's registers
+ * (4 columns a lane) */
+enum { SparseMaxP = 128 };
 /* forward's kernels in launch order (free *out) */
 int listkernels(Fn *fn, Kernel **out);
 int64_t rowsharedbytes(const Fn *fn, int group);

@@ -319,6 +319,15 @@ schedlegal(const Kernel *k, const SchedTarget *st, const Sched *s, char *err, si
 		snprintf(err, errlen, "kernel %s (%s): bm, bn, bk, tm and tn tile cuda's dense transforms", k->name, k->what);
 		return SchedNotFor;
 	}
+	if (s->sparse && (st->target != TargetCUDA || k->kind != KernelDense)) {
+		snprintf(err, errlen, "kernel %s (%s): sparse applies to cuda's dense transforms", k->name, k->what);
+		return SchedNotFor;
+	}
+	if (s->sparse && k->width > SparseMaxP) {
+		snprintf(err, errlen, "kernel %s: sparse keeps a row's %lld outputs in a warp's registers, at most %d", k->name,
+		         (long long)k->width, SparseMaxP);
+		return SchedIllegal;
+	}
 	if (s->split && (st->target != TargetCUDA || k->kind != KernelRow || !k->walks)) {
 		snprintf(err, errlen, "kernel %s (%s): split applies to the edge walks of cuda row kernels", k->name, k->what);
 		return SchedNotFor;
@@ -451,6 +460,14 @@ schedspace(const Kernel *k, const SchedTarget *st, Sched *out, int max)
 				}
 		if (st->target == TargetCUDA)
 			n = gemmspace(k, st, out, n, max);
+		/* the sparse-input GEMM, 4 and 8 rows a block, where the
+		 * options state A's density (--input-density): for a dense A
+		 * it is only slower */
+		for (a = 4; a <= 8 && st->target == TargetCUDA && k->adensity > 0; a *= 2) {
+			Sched g = s;
+			g.sparse = a;
+			n = add(out, n, max, k, st, g);
+		}
 		for (a = 0; a < 5; a++)
 			for (b = 0; b < (st->target == TargetCPU ? 2 : 1); b++) {
 				s.tile = tiles[a];
@@ -521,6 +538,16 @@ schedcost(const Kernel *k, const SchedTarget *st, const GraphStats *gs, const Sc
 			return N * K * P * (s->axpy ? 1.0 + 1.0 / t : (K * P * 4 > 32768 ? 4.0 : 2.0) + 0.5 / t);
 		if (s->bm)
 			return gemmcost(k, gs, s);
+		if (s->sparse) {
+			/* A streamed once, eight loads a lane in flight, where the
+			 * tiled GEMM stages it through shared memory between two
+			 * barriers a slab: half its cost a byte (this model has no
+			 * latencies; the factor stands for them); then for each
+			 * non-zero (unknown: all are) a dependent L2 round trip of
+			 * the warp, four times its lanes' multiply-adds */
+			double d = k->adensity > 0 ? k->adensity : 1;
+			return 0.5 * 9 * 4 * (N * K + N * P) + N * d * K * 128 * ceil(P / 32);
+		}
 		/* one thread per tile x column: B loads shared by t rows, but
 		 * fewer threads to hide latency once N * P / t gets small; a
 		 * load of A per multiply-add keeps it at about a third of what
