@@ -314,27 +314,6 @@ dimis(const gnn_tensor_info *t, char sym)
 	       (t->dims[2] == ',' || t->dims[2] == ']');
 }
 
-/* the graph of the sampler's capacity (nodes and edges, no self loops
- * when it has two nodes or more): bound first, so that the arenas fit
- * every batch and no later bind grows them */
-static gnn_status
-capacitygraph(const gnn_sampler *s, gnn_graph **out)
-{
-	int64_t n, e, k, *ei;
-	gnn_status st;
-
-	gnn_sampler_capacity(s, &n, &e);
-	if (!(ei = malloc((2 * e + 1) * sizeof *ei)))
-		return gnn_error(GNN_ERR_MEM, "out of memory");
-	for (k = 0; k < e; k++) {
-		ei[k] = (k + 1) % n;
-		ei[e + k] = k % n;
-	}
-	st = gnn_graph_from_edge_index(out, ei, GNN_I64, e, n);
-	free(ei);
-	return st;
-}
-
 /*
  * Epochs of batches: the seeds are the train mask's nodes; each batch's
  * subgraph is bound (the same compiled model: no recompile; its arenas
@@ -389,7 +368,7 @@ trainbatches(TrainJob *j, const gnn_model_desc *d, const gnn_train_prog *tp, voi
 		}
 	}
 	gnn_sampler_capacity(s, &capn, &cape);
-	if (capacitygraph(s, &cap) != GNN_OK || d->bind(model, cap) != GNN_OK ||
+	if (gnn_sampler_capacity_graph(s, &cap) != GNN_OK || d->bind(model, cap) != GNN_OK ||
 	    gnn_prog_train_config(model, tp, &j->opt, j->seed) != GNN_OK)
 		goto fail;
 	arena0 = ((const gnn_instance *)model)->arenasize;

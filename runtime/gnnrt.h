@@ -679,8 +679,13 @@ gnn_status gnn_sampler_add_rows(gnn_sampler *s, const void *data, size_t row_byt
 ** prefetch, ready or waited for, and the one after starts. */
 gnn_status gnn_sampler_next(gnn_sampler *s, const gnn_batch **out);
 int64_t gnn_sampler_batches(const gnn_sampler *s);   /* per epoch */
-/* The most nodes and edges a batch can have: sizes to bind once */
+/* The most nodes and edges a batch can have */
 void gnn_sampler_capacity(const gnn_sampler *s, int64_t *nodes, int64_t *edges);
+/* A graph of that many nodes and edges (no self loops when it has two
+** nodes or more; the caller destroys it): bound to a model once before
+** the batches, it sizes the model's memory for all of them, so that no
+** batch's bind allocates its arena again. */
+gnn_status gnn_sampler_capacity_graph(const gnn_sampler *s, gnn_graph **out);
 void gnn_sampler_destroy(gnn_sampler *s);   /* NULL is a no-op; stops the producer */
 
 /* synth.c */

@@ -599,3 +599,26 @@ gnn_sampler_capacity(const gnn_sampler *s, int64_t *nodes, int64_t *edges)
 	if (edges)
 		*edges = s ? s->cape : 0;
 }
+
+gnn_status
+gnn_sampler_capacity_graph(const gnn_sampler *s, gnn_graph **out)
+{
+	int64_t k, *ei;
+	size_t nb;
+	gnn_status st;
+
+	if (out)
+		*out = NULL;
+	if (!s || !out)
+		return gnn_error(GNN_ERR_ARG, "gnn_sampler_capacity_graph: NULL argument");
+	nb = (2 * (size_t)s->cape + 1) * sizeof *ei;
+	if (!(ei = (int64_t *)gnn_realloc(NULL, 0, nb)))
+		return gnn_error(GNN_ERR_MEM, "gnn_sampler_capacity_graph: out of memory");
+	for (k = 0; k < s->cape; k++) {
+		ei[k] = (k + 1) % s->capn;
+		ei[s->cape + k] = k % s->capn;
+	}
+	st = gnn_graph_from_edge_index(out, ei, GNN_I64, s->cape, s->capn);
+	gnn_free(ei, nb);
+	return st;
+}
