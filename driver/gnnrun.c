@@ -78,6 +78,12 @@ typedef struct Opts {
 	double lr, wd, momentum;
 	bool seedgiven;
 	uint64_t seed;
+	/* mini-batch training: --batch-size (0: full graph), --fanout,
+	 * --shuffle, --sample-threads */
+	int64_t batchsize;
+	const char *fanout;
+	bool shuffle;
+	int samplethreads;
 } Opts;
 
 static void
@@ -561,6 +567,10 @@ parseargs(int argc, char **argv, Opts *o)
 			o->seed = (uint64_t)optint("--seed", v, 0, INT64_MAX, "a seed");
 			o->seedgiven = true;
 			break;
+		case OptBatchSize: o->batchsize = optint("--batch-size", v, 1, INT64_MAX, "a count"); break;
+		case OptFanout: o->fanout = v; break;
+		case OptShuffle: o->shuffle = true; break;
+		case OptSampleThreads: o->samplethreads = (int)optint("--sample-threads", v, 1, 64, "a count"); break;
 		default:
 			die("option %d has no case", (int)id);
 		}
@@ -577,6 +587,14 @@ parseargs(int argc, char **argv, Opts *o)
 	if (!o->train && (o->labels || o->trainmask || o->testmask || o->loss || o->save || o->epochs >= 0 ||
 	                  o->optimizer || o->lr >= 0 || o->wd >= 0 || o->momentum >= 0 || o->nesterov))
 		opterror("--labels, --train-mask, --test-mask, --loss, --save-weights and the optimizer's settings need --train");
+	if (o->batchsize && !o->train)
+		opterror("--batch-size needs --train");
+	else if ((o->fanout || o->shuffle || o->samplethreads) && !o->batchsize)
+		opterror("--fanout, --shuffle and --sample-threads need --batch-size");
+	else if (o->batchsize && strcmp(o->engine, "interp") == 0)
+		opterror("mini-batch training (--batch-size) needs a compiled engine (--engine=cpu, cuda or cuda-emu)");
+	else if (o->batchsize && !o->trainmask)
+		opterror("mini-batch training (--batch-size) needs --train-mask: its nodes are the batches' seeds");
 	o->target = strcmp(o->engine, "cpu") == 0 ? TargetCPU : TargetCUDA;
 	o->emu = strcmp(o->engine, "cuda-emu") != 0 ? EmuOff : emumode(o->emucheck ? o->emucheck : "run");
 	return optnerrors() == 0;
@@ -720,6 +738,45 @@ addnamed(Opts *o, const char *name, const char *file)
 }
 
 /*
+ * --batch-size: the sampler's settings from --fanout (PyG's num_neighbors
+ * as a list; each at least 1), --shuffle, --seed, --sample-threads
+ */
+static bool
+batchjob(const Opts *o, const Fn *model, TrainJob *j)
+{
+	const char *p = o->fanout ? o->fanout : "10,10";
+	char *end;
+	long long k;
+	int h = 0;
+
+	j->batch = o->batchsize;
+	j->sample = (gnn_sampler_config){.batch_size = o->batchsize, .shuffle = o->shuffle, .seed = j->seed,
+	                                 .threads = o->samplethreads ? o->samplethreads : 1, .prefetch = 1};
+	for (;;) {
+		errno = 0;
+		k = strtoll(p, &end, 10);
+		if (end == p || errno || (*end && *end != ',') || k < 1 || k > GNN_SAMPLER_MAX_FANOUT) {
+			opterror("--fanout takes counts from 1 to %d separated by commas (one a hop), not '%s'",
+			         GNN_SAMPLER_MAX_FANOUT, o->fanout);
+			return false;
+		}
+		if (h == GNN_SAMPLER_MAX_HOPS) {
+			opterror("--fanout: at most %d hops, not '%s'", GNN_SAMPLER_MAX_HOPS, o->fanout);
+			return false;
+		}
+		j->sample.fanout[h++] = k;
+		if (!*end)
+			break;
+		p = end + 1;
+	}
+	j->sample.nhops = h;
+	/* --train-mask's input (main: the step's input after the labels) */
+	j->maskarg = model->narg + 1;
+	j->wantout = o->nout > 0 || o->testmask;
+	return true;
+}
+
+/*
  * --train: check the step's inputs as forward's are checked (and the
  * labels against the classes), train, then write --output, the test
  * accuracy and --save-weights.
@@ -762,6 +819,8 @@ trainmodel(const Opts *o, Mod *m, Fn *model, Fn *step, IValue *args, Weights *w,
 		.nesterov = o->nesterov || ti->nesterov, .beta1 = ti->beta1, .beta2 = ti->beta2, .eps = ti->eps};
 	j.save = o->save;
 	j.weights = o->weights;
+	if (o->batchsize && !batchjob(o, model, &j))
+		return false;
 	if (o->weights) {
 		j.param = getparam;
 		j.ud = w;

@@ -286,6 +286,158 @@ out:
 
 /* --- the compiled engines ----------------------------------------------------- */
 
+/* after training: the model's outputs on the bound graph (forward's
+ * inputs are the step's first ones), and the weights saved */
+static gnn_status
+finish(const TrainJob *j, const gnn_model_desc *d, void *model, void *const *host, int nin, bool forward,
+       IValue *outs)
+{
+	const void *fin[MaxTrainIO] = {0};
+	gnn_status s;
+	int i;
+
+	for (i = 0; i < nin; i++)
+		fin[i] = host[i];
+	if (forward && (s = forwardoutputs(d, model, fin, outs)) != GNN_OK)
+		return s;
+	return j->save ? gnn_prog_save(model, j->save) : GNN_OK;
+}
+
+/* --- mini-batch training -------------------------------------------------------- */
+
+/* a step input indexed by node (its first dim is N: "[N" in its dims),
+ * or by edge ("[E") */
+static bool
+dimis(const gnn_tensor_info *t, char sym)
+{
+	return t->rank >= 1 && t->shape[0] < 0 && t->dims[0] == '[' && t->dims[1] == sym &&
+	       (t->dims[2] == ',' || t->dims[2] == ']');
+}
+
+/*
+ * Epochs of batches: the seeds are the train mask's nodes; each batch's
+ * subgraph is bound (the same compiled model: no recompile; its arenas
+ * sized once, by the capacity graph), its node rows of every per-node
+ * input are gathered by the sampler, and the mask input is the batch's
+ * seed mask, so the loss is over the seeds alone.  The sampler's producer
+ * thread samples batch i+1 while batch i trains.  Then, if the outputs
+ * are wanted, forward over the whole graph (layer-wise full-graph
+ * inference).
+ */
+static int
+trainbatches(TrainJob *j, const gnn_model_desc *d, const gnn_train_prog *tp, void *model, gnn_graph *g,
+             void *const *host, const size_t *nbs, int nin, int maskin, IValue *outs)
+{
+	int64_t n = gnn_graph_num_nodes(g), k, ns = 0, *seeds = NULL, e, b, nb, capn, cape, binds = 0;
+	int rowof[MaxTrainIO], i, r = 0, rc = -1, cuda = d->target == GNN_TARGET_CUDA;
+	void *whole[MaxTrainIO] = {0}, *per[MaxTrainIO] = {0};
+	const void *in[MaxTrainIO] = {0};
+	gnn_sampler *s = NULL;
+	gnn_graph *cap = NULL;
+	const gnn_batch *bt;
+	size_t arena0;
+
+	if (maskin < 0 || tp->prog->inputs[maskin].dtype != GNN_BOOL || !dimis(&tp->prog->inputs[maskin], 'N')) {
+		opterror("mini-batch training needs the step's input after the labels to be a node mask bool[N] "
+		         "(--train-mask)");
+		return -1;
+	}
+	if (!(seeds = malloc((n + 1) * sizeof *seeds)))
+		goto oom;
+	for (k = 0; k < n; k++)
+		if (((const uint8_t *)host[maskin])[k])
+			seeds[ns++] = k;
+	if (gnn_sampler_create(g, seeds, ns, &j->sample, &s) != GNN_OK)
+		goto fail;
+	for (i = 0; i < nin; i++) {
+		const gnn_tensor_info *t = &tp->prog->inputs[i];
+		rowof[i] = -1;
+		if (i == maskin)
+			continue;
+		if (dimis(t, 'E')) {
+			opterror("mini-batch training: the step's input '%s' is per edge; only per-node inputs are sampled",
+			         t->name);
+			goto out;
+		}
+		if (dimis(t, 'N')) {
+			if (gnn_sampler_add_rows(s, host[i], n ? nbs[i] / (size_t)n : 0) != GNN_OK)
+				goto fail;
+			rowof[i] = r++;
+		} else if (cuda && gnn_prog_to_device(model, host[i], nbs[i], &whole[i]) != GNN_OK) {
+			goto fail;
+		}
+	}
+	gnn_sampler_capacity(s, &capn, &cape);
+	if (gnn_sampler_capacity_graph(s, &cap) != GNN_OK || d->bind(model, cap) != GNN_OK ||
+	    gnn_prog_train_config(model, tp, &j->opt, j->seed) != GNN_OK)
+		goto fail;
+	arena0 = ((const gnn_instance *)model)->arenasize;
+	nb = gnn_sampler_batches(s);
+	for (e = 0; e < j->epochs; e++) {
+		double sum = 0;
+		int64_t seen = 0;
+		for (b = 0; b < nb; b++) {
+			float loss = NAN;
+			if (gnn_sampler_next(s, &bt) != GNN_OK || d->bind(model, bt->graph) != GNN_OK)
+				goto fail;
+			binds++;
+			for (i = 0; i < nin; i++) {
+				const void *src = i == maskin ? (const void *)bt->mask : rowof[i] >= 0 ? bt->rows[rowof[i]] : NULL;
+				size_t nbytes = i == maskin ? (size_t)bt->num_nodes :
+				                rowof[i] >= 0 ? nbs[i] / (size_t)n * (size_t)bt->num_nodes : 0;
+				if (!src)
+					in[i] = cuda ? whole[i] : host[i];
+				else if (!cuda)
+					in[i] = src;
+				else if (gnn_prog_to_device(model, src, nbytes, &per[i]) != GNN_OK)
+					goto fail;
+				else
+					in[i] = per[i];
+			}
+			if (gnn_prog_train_step(model, tp, in, &loss) != GNN_OK)
+				goto fail;
+			for (i = 0; i < nin; i++)
+				if (per[i]) {
+					gnn_prog_free_device(model, per[i]);
+					per[i] = NULL;
+				}
+			sum += (double)loss * (double)bt->num_seeds;
+			seen += bt->num_seeds;
+		}
+		progress(j, e, seen ? sum / (double)seen : NAN);
+	}
+	if (!j->quiet) {
+		size_t arena = ((const gnn_instance *)model)->arenasize;
+		printf("mini-batch: %lld batches an epoch of at most %lld nodes and %lld edges; %lld binds, "
+		       "forward's arena %zu bytes%s\n", (long long)nb, (long long)capn, (long long)cape, (long long)binds,
+		       arena, arena == arena0 ? " (as sized for the capacity: never grew)" : " (grew)");
+		fflush(stdout);
+	}
+	/* layer-wise inference over the whole graph: the forward */
+	if ((j->wantout && d->bind(model, g) != GNN_OK) || finish(j, d, model, host, nin, j->wantout, outs) != GNN_OK)
+		goto fail;
+	rc = 0;
+	goto out;
+oom:
+	opterror("out of memory");
+	goto out;
+fail:
+	opterror("%s", gnn_errmsg());
+out:
+	for (i = 0; i < MaxTrainIO; i++) {
+		if (whole[i])
+			gnn_prog_free_device(model, whole[i]);
+		if (per[i])
+			gnn_prog_free_device(model, per[i]);
+	}
+	/* the model may still be bound to a batch's graph, which goes now:
+	 * the caller destroys the model next, which reads no graph then */
+	gnn_sampler_destroy(s);
+	gnn_graph_destroy(cap);
+	free(seeds);
+	return rc;
+}
+
 static int
 traincompiled(TrainJob *j, IValue *outs)
 {
@@ -293,11 +445,10 @@ traincompiled(TrainJob *j, IValue *outs)
 	const gnn_model_desc *d;
 	const gnn_train_prog *tp;
 	void *model = NULL, *host[MaxTrainIO] = {0}, *dev[MaxTrainIO] = {0};
-	const void *fin[MaxTrainIO] = {0};
 	gnn_graph *g = NULL;
 	int64_t e;
 	size_t nbs[MaxTrainIO] = {0};
-	int i, nin = 0, rc = -1;
+	int i, nin = 0, rc = -1, maskin = -1;
 	const IGraph *ig = NULL;
 
 	if (engineload(&en, j->m, j->model, j->target, j->cpu, j->gpumath, j->emu, j->source) < 0)
@@ -314,6 +465,8 @@ traincompiled(TrainJob *j, IValue *outs)
 		}
 		if (nin >= MaxTrainIO)
 			goto oom;
+		if (i == j->maskarg)
+			maskin = nin;
 		if (!(host[nin] = itensorbytes(&j->args[i].t, tp->prog->inputs[nin].dtype, &nbs[nin])))
 			goto oom;
 		nin++;
@@ -322,6 +475,10 @@ traincompiled(TrainJob *j, IValue *outs)
 		goto fail;
 	if (j->weights ? d->load_weights(model, j->weights) != GNN_OK : gnn_prog_init(model, j->seed) != GNN_OK)
 		goto fail;
+	if (j->batch > 0) {
+		rc = trainbatches(j, d, tp, model, g, host, nbs, nin, maskin, outs);
+		goto done;
+	}
 	if (d->bind(model, g) != GNN_OK || gnn_prog_train_config(model, tp, &j->opt, j->seed) != GNN_OK)
 		goto fail;
 	for (i = 0; i < nin; i++)
@@ -333,12 +490,7 @@ traincompiled(TrainJob *j, IValue *outs)
 			goto fail;
 		progress(j, e, loss);
 	}
-	/* forward's inputs are the step's first ones */
-	for (i = 0; i < nin; i++)
-		fin[i] = host[i];
-	if (forwardoutputs(d, model, fin, outs) != GNN_OK)
-		goto fail;
-	if (j->save && gnn_prog_save(model, j->save) != GNN_OK)
+	if (finish(j, d, model, host, nin, true, outs) != GNN_OK)
 		goto fail;
 	rc = 0;
 	goto done;

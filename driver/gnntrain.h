@@ -27,10 +27,19 @@ typedef struct TrainJob {
 	uint64_t seed;
 	const char *save;         /* --save-weights, or NULL */
 	bool quiet;
+	/* mini-batch training (batch > 0): the sampler's settings, the
+	 * step's input that is the train mask (its true nodes are the
+	 * seeds), and whether the trained model's outputs are wanted (a
+	 * forward over the whole graph) */
+	int64_t batch;
+	gnn_sampler_config sample;
+	int maskarg;
+	bool wantout;
 } TrainJob;
 
 /* Train; outs receives the model's outputs after training (free with
- * ivaluefree).  0, or -1 after reporting with opterror. */
+ * ivaluefree; none after mini-batch training without wantout).  0, or
+ * -1 after reporting with opterror. */
 int gnntrain(TrainJob *j, IValue *outs);
 
 #endif

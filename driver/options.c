@@ -237,6 +237,15 @@ static const OptSpec table[] = {
 	{OptNesterov, RUN, "--nesterov", NULL, ArgNone, NULL, NULL, NULL, "sgd: Nesterov momentum"},
 	{OptSaveWeights, RUN, "--save-weights", NULL, ArgRequired, "FILE", NULL, NULL,
 	 "the trained weights as safetensors, PyG's names (only\nwhen training succeeds)"},
+	{OptBatchSize, RUN, "--batch-size", NULL, ArgRequired, "B", NULL, NULL,
+	 "mini-batch training (docs/sampling.md): B seed nodes of\n"
+	 "--train-mask a step, with their sampled neighbourhoods"},
+	{OptFanout, RUN, "--fanout", NULL, ArgRequired, "K1,K2,...", NULL, NULL,
+	 "in-neighbours sampled per node at each hop (PyG's\nnum_neighbors; default 10,10)"},
+	{OptShuffle, RUN, "--shuffle", NULL, ArgNone, NULL, NULL, NULL,
+	 "the seed nodes in a new order each epoch (from --seed)"},
+	{OptSampleThreads, RUN, "--sample-threads", NULL, ArgRequired, "T", NULL, NULL,
+	 "threads that sample a batch (default 1), beside the\ntraining; any T gives the same batches"},
 
 	SECTION(CC, "Building programs:"),
 	{OptPrintLinkFlags, CC, "--print-link-flags", NULL, ArgNone, NULL, NULL, NULL,

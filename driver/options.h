@@ -60,6 +60,7 @@ typedef enum Opt {
 	OptProfile,
 	OptTrain, OptLabels, OptTrainMask, OptTestMask, OptLoss, OptEpochs, OptOptimizer, OptLr,
 	OptWeightDecay, OptMomentum, OptNesterov, OptSaveWeights,
+	OptBatchSize, OptFanout, OptShuffle, OptSampleThreads,
 	/* gnngen */
 	OptNodes, OptEdges, OptFeatures, OptAlpha, OptSeed, OptPreset, OptGenOut, OptStats,
 } Opt;

@@ -619,6 +619,75 @@ gnn_status gnn_error(gnn_status s, const char *fmt, ...)
 #endif
 	;
 
+/* sample.c: neighbour sampling for mini-batch training (docs/sampling.md) */
+
+/*
+** PyG's NeighborLoader over a graph's in-edges: a batch takes the next
+** batch_size seed nodes (in the given order, or shuffled per epoch), then
+** for each hop i, for each node the previous hop added (the seeds first),
+** draws min(fanout[i], in-degree) of its in-edges uniformly without
+** replacement.  The batch's subgraph numbers the seeds 0..S-1, then the
+** new nodes in order of first appearance; its edges (sampled src ->
+** frontier node, in the subgraph's numbering) go in the order drawn.
+** Each draw is Philox4x32-10 of (seed, batch number, hop, node, draw), so
+** a batch is the same for any thread count and with or without the
+** producer thread, which samples batch i+1 while the caller trains on
+** batch i.  Capacities are fixed by batch_size and the fanouts; the
+** buffers are allocated once, through the allocator hook.
+*/
+#define GNN_SAMPLER_MAX_HOPS 8
+#define GNN_SAMPLER_MAX_ROWS 8
+#define GNN_SAMPLER_MAX_FANOUT 65535
+typedef struct gnn_sampler gnn_sampler;
+typedef struct gnn_sampler_config {
+	int64_t batch_size;      /* seeds a batch (the last of an epoch may have fewer), >= 1 */
+	int nhops;               /* 1..GNN_SAMPLER_MAX_HOPS */
+	int64_t fanout[GNN_SAMPLER_MAX_HOPS];   /* 1..GNN_SAMPLER_MAX_FANOUT each */
+	int shuffle;             /* the seeds in a new order each epoch (from seed, epoch) */
+	uint64_t seed;
+	int threads;             /* threads that sample a batch: 0 or 1 is the filling thread alone */
+	int prefetch;            /* a producer thread fills the next batch ahead of the caller */
+} gnn_sampler_config;
+/* One batch.  The pointers are the sampler's: valid until the second
+** gnn_sampler_next after the one that returned it (so a model bound to
+** the previous batch's graph may be bound to this one's before that
+** graph goes). */
+typedef struct gnn_batch {
+	int64_t epoch, index;    /* index-th batch of epoch (from 0) */
+	int64_t num_nodes, num_edges, num_seeds;
+	const int64_t *node;     /* [num_nodes] the graph's node ids; the seeds first */
+	const int64_t *edge_index; /* [2, num_edges] sources, then targets, local ids */
+	const int64_t *edge_id;  /* [num_edges] the graph's edge each one is (its position) */
+	const uint8_t *mask;     /* [num_nodes] 1 for the seeds, 0 after */
+	gnn_graph *graph;        /* the subgraph as a graph, to bind */
+	const void *rows[GNN_SAMPLER_MAX_ROWS];   /* gnn_sampler_add_rows' arrays' rows of node[] */
+} gnn_batch;
+/*
+** A sampler of g (borrowed: it must outlive the sampler) from the seed
+** nodes seeds[0..nseeds) (copied; distinct, each in [0, N)).  Bad
+** configs are GNN_ERR_ARG naming the field, seeds out of range or
+** repeated GNN_ERR_RANGE naming the first, capacities whose bytes
+** overflow GNN_ERR_SHAPE.
+*/
+gnn_status gnn_sampler_create(const gnn_graph *g, const int64_t *seeds, int64_t nseeds,
+	const gnn_sampler_config *cfg, gnn_sampler **out);
+/* Gathers rows of data (N rows of row_bytes bytes, host memory,
+** borrowed) into each batch: batch->rows[k] holds the rows of its nodes,
+** k being the k-th call.  Before the first gnn_sampler_next. */
+gnn_status gnn_sampler_add_rows(gnn_sampler *s, const void *data, size_t row_bytes);
+/* The next batch, after the last of an epoch the first of the next; with
+** prefetch, ready or waited for, and the one after starts. */
+gnn_status gnn_sampler_next(gnn_sampler *s, const gnn_batch **out);
+int64_t gnn_sampler_batches(const gnn_sampler *s);   /* per epoch */
+/* The most nodes and edges a batch can have */
+void gnn_sampler_capacity(const gnn_sampler *s, int64_t *nodes, int64_t *edges);
+/* A graph of that many nodes and edges (no self loops when it has two
+** nodes or more; the caller destroys it): bound to a model once before
+** the batches, it sizes the model's memory for all of them, so that no
+** batch's bind allocates its arena again. */
+gnn_status gnn_sampler_capacity_graph(const gnn_sampler *s, gnn_graph **out);
+void gnn_sampler_destroy(gnn_sampler *s);   /* NULL is a no-op; stops the producer */
+
 /* synth.c */
 
 /*

@@ -249,6 +249,14 @@ gnn_prog_train_config(void *mv, const gnn_train_prog *tp, const gnn_optim_config
 		return s;
 	}
 	t->seed = seed;
+	/* the step bound now to the model's graph, not at the first step:
+	 * mini-batch training binds a graph of the batches' capacity before
+	 * this, so the step's arena fits every batch (docs/sampling.md) */
+	if (m->bound && t->graph != m->g[0]) {
+		if ((s = gnn_prog_bind(t->ti, m->g[0])) != GNN_OK)
+			return s;
+		t->graph = m->g[0];
+	}
 	return GNN_OK;
 }
 

@@ -40,6 +40,7 @@ config.substitutions += [
     ("%irtool", os.path.join(build, "tests", "irtool")),
     ("%passcheck", os.path.join(build, "tests", "passcheck")),
     ("%gradcheck", os.path.join(build, "tests", "gradcheck")),
+    ("%sampledump", os.path.join(build, "tests", "sampledump")),
     ("%python", python),
     ("%refdir", os.path.join(root, "tests", "ref")),
     ("%examples", os.path.join(root, "examples")),

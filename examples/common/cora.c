@@ -229,6 +229,22 @@ cora_load(const char *dir, int64_t num_features, cora *c)
 	return s;
 }
 
+gnn_status
+cora_train_mask(const char *dir, const cora *c, gnn_array *mask)
+{
+	char path[4096];
+	gnn_status s;
+
+	snprintf(path, sizeof path, "%s/train_mask.npy", dir);
+	if ((s = gnn_npy_read(path, mask)) != GNN_OK)
+		return s;
+	if (mask->dtype != GNN_BOOL || mask->rank != 1 || mask->shape[0] != c->num_nodes) {
+		gnn_array_free(mask);
+		return gnn_error(GNN_ERR_FORMAT, "%s must be bool [%lld]", path, (long long)c->num_nodes);
+	}
+	return GNN_OK;
+}
+
 void
 cora_free(cora *c)
 {

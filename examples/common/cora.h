@@ -36,6 +36,9 @@ typedef struct cora {
 */
 gnn_status cora_load(const char *dir, int64_t num_features, cora *c);
 void cora_free(cora *c);
+/* dir/train_mask.npy, which must be bool [N] of c's N, into *mask (the
+** training examples' seeds; free with gnn_array_free). */
+gnn_status cora_train_mask(const char *dir, const cora *c, gnn_array *mask);
 
 /*
 ** Test-mask accuracy in percent of out ([N, num_classes] scores): the

@@ -29,7 +29,6 @@ main(int argc, char **argv)
 	int64_t features = GCN_desc.inputs[0].shape[1], classes = GCN_desc.outputs[0].shape[1];
 	char *end = NULL;
 	int64_t epochs = argc > 4 ? strtoll(argv[4], &end, 10) : GCN_desc.train->epochs, e;
-	char path[4096];
 	gnn_array mask;
 	cora data;
 	GCN *model;
@@ -44,12 +43,7 @@ main(int argc, char **argv)
 		return bad ? 2 : 0;
 	}
 	gnn_check(cora_load(dir, features, &data));
-	snprintf(path, sizeof path, "%s/train_mask.npy", dir);
-	gnn_check(gnn_npy_read(path, &mask));
-	if (mask.dtype != GNN_BOOL || mask.rank != 1 || mask.shape[0] != data.num_nodes) {
-		fprintf(stderr, "%s: %s must be bool [%lld]\n", argv[0], path, (long long)data.num_nodes);
-		return 1;
-	}
+	gnn_check(cora_train_mask(dir, &data, &mask));
 	printf("%s (%s target): training on %lld nodes, %lld edges, %lld epochs, seed %llu\n", GCN_desc.name,
 		GCN_TARGET == GNN_TARGET_CUDA ? "cuda" : "cpu", (long long)data.num_nodes,
 		(long long)gnn_graph_num_edges(data.graph), (long long)epochs, (unsigned long long)seed);
