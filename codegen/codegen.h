@@ -43,6 +43,7 @@ typedef struct CodegenOpts {
 	int target;              /* TargetCPU or TargetCUDA */
 	int cpu;                 /* Cpu*, for TargetCPU */
 	int gpumath;             /* GpuMath*, for TargetCUDA (--gpu-math) */
+	unsigned vendor;         /* Vendor* (ir.h) bits a cuda build may call (--vendor) */
 	const char *source;      /* the .gnn path, for the banner */
 	const char *header;      /* the header's file name as included ("gcn.h") */
 	/* a tuning build: per model, in module order, its candidates; every

@@ -238,7 +238,10 @@ typedef struct Sched {
 	int lanes, rows, tile, axpy, chunk, gemm, kc, split;
 	int bm, bn, bk, tm, tn;          /* cuda's tiled GEMM (sched.c) */
 	int ksplit;                      /* its K split into at most this many parts */
+	int vendor;                      /* a vendor library's call instead (sched.c) */
 } Sched;
+/* the vendor libraries a cuda build may call (gnncc --vendor), as bits */
+enum { VendorCublas = 1, VendorCusparse = 2 };
 
 typedef struct Ins {
 	uint16_t op;
