@@ -80,6 +80,9 @@ typedef struct ReportOpts {
  * read or does not fit the model).
  */
 int report(FILE *f, Mod *m, const ReportOpts *o);
+/* vendor.c: --report=memory's line for the device memory fn's vendor
+ * calls hold outside the arena (cuBLAS's workspace), if it has any */
+void vendormemory(FILE *f, const Fn *fn);
 
 /* cost.c: --report=cost, the cuda target's cost model (docs/cost.md) */
 typedef struct CostGpu {

@@ -112,6 +112,19 @@ emitvendorhook(E *e)
 	out(e, "\treturn GNN_OK;\n}\n");
 }
 
+void
+vendormemory(FILE *f, const Fn *fn)
+{
+	int i;
+
+	for (i = 0; i < fn->nins; i++)
+		if (fn->ins[i].hassched && fn->ins[i].sched.vendor) {
+			fprintf(f, "  vendor libraries: cuBLAS's workspace, %d bytes a model instance (made at create, outside the arena)\n",
+			        (int)BlasWorkspace);
+			return;
+		}
+}
+
 const char *
 vendorend(E *e, const char *status)
 {
