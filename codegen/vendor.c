@@ -17,7 +17,9 @@
  * of its own (cublasSetWorkspace: no allocation inside forward's graph
  * capture), and frees all of it at destroy.  A call's status is kept on
  * the instance; forward returns the first failure after its launches, as
- * GNN_ERR_CUDA naming the call and the status.
+ * GNN_ERR_CUDA naming the call and the status, and drops the forward
+ * graph it may have captured without the call, so that no later forward
+ * replays a graph missing it.
  *
  * Row-major O[M, P] = A[M, K] @ B[K, P] is the column-major product
  * O^T = B^T A^T: cublasSgemm(N, N, P, M, K, B, ld P, A, ld K, O, ld P).
@@ -90,7 +92,8 @@ emitvendorhook(E *e)
 	out(e, "\tif (st != 0 && !v->err) {\n\t\tv->err = st;\n\t\tv->call = call;\n\t\tv->what = what;\n\t}\n}\n");
 	out(e, "\nstatic gnn_status\n%s_vend(gnn_instance *m, gnn_status s)\n{\n", nm);
 	out(e, "\t%s_vendor_t *v = (%s_vendor_t *)m->vendor;\n\tconst int st = v->err;\n\n", nm, nm);
-	out(e, "\tv->err = 0;\n\tif (s != GNN_OK || !st)\n\t\treturn s;\n");
+	/* a graph captured around the failed call lacks it: never replayed */
+	out(e, "\tv->err = 0;\n\tif (st)\n\t\tgnn_prog_graph_drop(m);\n\tif (s != GNN_OK || !st)\n\t\treturn s;\n");
 	out(e, "\treturn gnn_error(GNN_ERR_CUDA, \"%%s_forward: %%s for %%s failed: %%s\", m->prog->name, v->call, v->what,\n"
 	       "\t                 cublasGetStatusName((cublasStatus_t)st));\n}\n");
 	out(e, "\nstatic gnn_status\n%s_vendor(gnn_instance *m, int open)\n{\n", nm);

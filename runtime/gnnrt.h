@@ -523,6 +523,9 @@ gnn_status gnn_prog_begin(gnn_instance *m, const void *const *in, void *const *o
 ** at all when the forward's graph was replayed (program.c) */
 int gnn_prog_issue(gnn_instance *m);
 gnn_status gnn_prog_end(gnn_instance *m, void *const *out);
+/* forget forward's captured graph (a vendor call failed while it was
+** captured, so the graph lacks it): the next forward captures anew */
+void gnn_prog_graph_drop(gnn_instance *m);
 gnn_status gnn_prog_run_host(void *m, const void *const *in, void *const *out);
 gnn_status gnn_prog_sync(void *m);
 gnn_status gnn_prog_output_shape(void *m, int i, int64_t *shape);

@@ -1074,6 +1074,12 @@ graphdrop(gnn_instance *m)
 	}
 }
 
+void
+gnn_prog_graph_drop(gnn_instance *m)
+{
+	graphdrop(m);
+}
+
 /* a capture failed: no graphs from now on, and its error is not forward's */
 static void
 graphsoff(gnn_instance *m)

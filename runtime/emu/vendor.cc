@@ -21,6 +21,10 @@
  * unread when beta is 0, as BLAS has it).  Under CUBLAS_TF32_TENSOR_OP_MATH
  * the operands are rounded to TF32 first, as tensor cores round them.
  *
+ * GNNEMU_VENDOR_FAIL=k makes the k-th SGEMM or SpMM call of the process
+ * (counting from 1) fail once with EXECUTION_FAILED before it does
+ * anything, so that tests reach the caller's handling of a failed call.
+ *
  * Handles and descriptors are host objects; a destroyed one is poisoned
  * (its magic word cleared) before it is freed, so that most uses after
  * destroy give NOT_INITIALIZED rather than a crash.
@@ -29,6 +33,21 @@
 #include "cusparse.h"
 
 #include <stdlib.h>
+
+/* GNNEMU_VENDOR_FAIL: is this call the one to fail? */
+static bool
+failnow(void)
+{
+	static unsigned long long k, n;
+	static int read;
+
+	if (!__atomic_load_n(&read, __ATOMIC_ACQUIRE)) {
+		const char *e = getenv("GNNEMU_VENDOR_FAIL");
+		__atomic_store_n(&k, e ? strtoull(e, NULL, 10) : 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&read, 1, __ATOMIC_RELEASE);
+	}
+	return __atomic_add_fetch(&n, 1, __ATOMIC_RELAXED) == __atomic_load_n(&k, __ATOMIC_RELAXED);
+}
 
 /* ------------------------------------------------------------------ cuBLAS */
 
@@ -186,6 +205,8 @@ cublasSgemm_v2(cublasHandle_t h, cublasOperation_t transa, cublasOperation_t tra
 		return CUBLAS_STATUS_SUCCESS;
 	if (!alpha || !beta)
 		return CUBLAS_STATUS_INVALID_VALUE;
+	if (failnow())
+		return CUBLAS_STATUS_EXECUTION_FAILED;
 	/* the last column ends at ld * (cols - 1) + rows */
 	if (k > 0 && *alpha != 0.0f) {
 		gnnemu_check_range("cublasSgemm", "A", A, ((size_t)lda * (acols - 1) + arows) * sizeof(float));
@@ -447,6 +468,8 @@ cusparseSpMM(cusparseHandle_t h, cusparseOperation_t opA, cusparseOperation_t op
 	(void)buffer;
 	if (st != CUSPARSE_STATUS_SUCCESS)
 		return st;
+	if (failnow())
+		return CUSPARSE_STATUS_EXECUTION_FAILED;
 	if (C->rows == 0 || C->cols == 0)
 		return CUSPARSE_STATUS_SUCCESS;
 	gnnemu_check_range("cusparseSpMM", "A's row offsets", A->rowptr, (size_t)(A->rows + 1) * A->rowsize);
