@@ -154,8 +154,8 @@ blas(cudaStream_t s)
 
 	/* captured: the call runs at the graph's launch, on B as it is then */
 	{
-		cudaGraph_t g;
-		cudaGraphExec_t x;
+		cudaGraph_t g = NULL;
+		cudaGraphExec_t x = NULL;
 		for (int i = 0; i < K * N; i++)
 			B[i] = -B[i];
 		EXPECT(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) == cudaSuccess &&
@@ -231,8 +231,8 @@ sparse(cudaStream_t s)
 	double R64[R * N];
 	const float alpha = 2, beta = 0.5f, one = 1, zero = 0;
 	cusparseHandle_t h, bad = NULL;
-	cusparseSpMatDescr_t A, A32, tmp;
-	cusparseDnMatDescr_t dB, dC, dBc, dCc, dBshort;
+	cusparseSpMatDescr_t A = NULL, A32 = NULL, tmp = NULL;
+	cusparseDnMatDescr_t dB = NULL, dC = NULL, dBc = NULL, dCc = NULL, dBshort = NULL;
 	size_t size = 1;
 	void *drp = devbytes(rp, sizeof rp), *dci = devbytes(ci, sizeof ci), *drp32 = devbytes(rp32, sizeof rp32),
 	     *dci32 = devbytes(ci32, sizeof ci32);
