@@ -15,7 +15,9 @@ usage: bench.py run [--quick] [--graphs a,b] [--models a,b] [--systems a,b]
      build/gnngen into build/bench/graphs/ (in the background, kept for the
      next run);
   2. gnncc: every model for every graph at -O2 and -O0 from the templates
-     in bench/models/ (widths below), compiled with `gnncc --target=cuda`
+     in bench/models/ (widths below), and with --systems gnncc-VN at -O2
+     with cuBLAS as a candidate (--vendor=cublas, docs/vendor.md: opt in,
+     so the default run's budget is unchanged), compiled with `gnncc --target=cuda`
      (nvcc included), its wall time being the compile time; several at once
      (half the cores, said in the report); then per graph one gnnbench
      executable holding all of that graph's models (gnnbench.cu);
@@ -92,9 +94,14 @@ WIDTHS = {
               "gat": {"hidden": 16, "heads": 8}, "gin": {"hidden": 128}},
 }
 AGG_WIDTH = 128
-OPTS = ["O2", "O0"]
+# gnncc's configurations: the flags each compiles with (VN: cuBLAS as a
+# candidate, --vendor=cublas; a model's name ends in its configuration)
+OPTS = ["O2", "O0", "VN"]
+OPT_FLAGS = {"O2": ["-O2"], "O0": ["-O0"], "VN": ["-O2", "--vendor=cublas"]}
 PYG_MODES = ["eager", "compile-static", "compile-dynamic", "max-autotune"]
 SYSTEMS = ["gnncc-O2", "gnncc-O0"] + ["pyg-" + m for m in PYG_MODES] + ["agg"]
+# what --systems also takes: opt-in configurations
+MORE_SYSTEMS = ["gnncc-VN"]
 # per-model caps (seconds); the budget may cut them shorter
 TIMEOUT = {"gnncc": 90, "pyg-eager": 60, "pyg-compile-static": 120, "pyg-compile-dynamic": 120,
            "pyg-max-autotune": 150}
@@ -145,16 +152,19 @@ def cuda_libdir(nvcc):
     return os.path.join(os.path.dirname(os.path.dirname(real)), "lib64")
 
 
-def gnncc_flags(gnncc, emulate=False):
+def gnncc_flags(gnncc, emulate=False, vendor=False):
     """gnncc's compile and link flags for nvcc: -I, -L and -l as they are,
-    anything else (a sanitizer build's -fsanitize=...) for the host
-    compiler, which also links.  emulate: the emulated device's, as they
-    are, for the C++ compiler"""
+    -Wl, as -Xlinker, anything else (a sanitizer build's -fsanitize=...)
+    for the host compiler, which also links; with vendor, what objects
+    compiled with --vendor=cublas link too.  emulate: the emulated
+    device's, as they are, for the C++ compiler"""
     def nvcc_words(words):
         out = []
         for w in words:
             if w[:2] in ("-I", "-L", "-l"):
                 out.append(w)
+            elif w.startswith("-Wl,"):   # -Xlinker splits at commas as -Wl, does
+                out.append("-Xlinker=" + w[4:])
             else:   # -Xcompiler splits at commas: -fsanitize=a,b as -fsanitize=a -fsanitize=b
                 key, eq, vals = w.partition("=")
                 out += ["-Xcompiler=" + key + eq + v for v in vals.split(",")] if eq else [
@@ -163,8 +173,9 @@ def gnncc_flags(gnncc, emulate=False):
     emu = ["--target=cuda", "--emulate"] if emulate else []
     cflags = subprocess.run([gnncc, "--print-cflags", *emu], check=True, capture_output=True,
                             text=True).stdout.split()
-    libs = subprocess.run([gnncc, "--print-link-flags", "--target=cuda", *emu], check=True,
-                          capture_output=True, text=True).stdout.split()
+    libs = subprocess.run([gnncc, "--print-link-flags", "--target=cuda", *emu] +
+                          (["--vendor=cublas"] if vendor else []),
+                          check=True, capture_output=True, text=True).stdout.split()
     if emulate:
         return cflags, libs
     return nvcc_words(cflags), nvcc_words(libs)
@@ -200,10 +211,11 @@ def harness_compile_cmd(gnncc, names, obj, werror=False, emulate=False):
         f"-DGNNBENCH_MODELS={models}", os.path.join(HERE, "gnnbench.cu"), "-o", obj]
 
 
-def harness_link_cmd(gnncc, harness_obj, objects, exe, emulate=False):
+def harness_link_cmd(gnncc, harness_obj, objects, exe, emulate=False, vendor=False):
     """nvcc (or, emulated, the C++ compiler) command line linking the
-    compiled harness with the model objects"""
-    _, libs = gnncc_flags(gnncc, emulate)
+    compiled harness with the model objects (vendor: some were compiled
+    with --vendor=cublas)"""
+    _, libs = gnncc_flags(gnncc, emulate, vendor)
     cmd = (emu_cxx() if emulate else find_nvcc()) + [harness_obj] + list(objects)
     for w in [] if emulate else WRAPPED:
         cmd += ["-Xlinker", f"--wrap={w}"]
@@ -216,7 +228,8 @@ def build_harness(gnncc, exe, objects, werror=False, verbose=False, emulate=Fals
     hobj = exe + ".harness.o"
     out = ""
     for cmd in (harness_compile_cmd(gnncc, [n for n, _ in objects], hobj, werror, emulate),
-                harness_link_cmd(gnncc, hobj, [o for _, o in objects], exe, emulate)):
+                harness_link_cmd(gnncc, hobj, [o for _, o in objects], exe, emulate,
+                                 any(n.endswith("_VN") for n, _ in objects))):
         if verbose:
             print(shlex.join(cmd), file=sys.stderr)
         p = subprocess.run(cmd, capture_output=True, text=True)
@@ -490,7 +503,8 @@ class Bench:
 
         def one(job):
             g, kind, opt, name, src, obj = job
-            cmd = [self.gnncc, "--target=cuda", "-" + opt[:2]] + arch + [src, "-o", obj]
+            # a training object (O2T) compiles as -O2's
+            cmd = [self.gnncc, "--target=cuda"] + OPT_FLAGS[opt[:2]] + arch + [src, "-o", obj]
             t = time.time()
             p = subprocess.run(cmd, capture_output=True, text=True)
             return job, time.time() - t, p
@@ -783,7 +797,7 @@ def main(argv=None):
     r.add_argument("--quick", action="store_true", help="Cora only: a smoke test")
     r.add_argument("--graphs", type=csv_list([g["name"] for g in GRAPHS]))
     r.add_argument("--models", type=csv_list(MODELS), default=MODELS)
-    r.add_argument("--systems", type=csv_list(SYSTEMS), default=SYSTEMS)
+    r.add_argument("--systems", type=csv_list(SYSTEMS + MORE_SYSTEMS), default=SYSTEMS)
     r.add_argument("--tasks", type=csv_list(TASKS), default=TASKS,
                    help="inference rows, training rows (default both)")
     r.add_argument("--train-graphs", type=csv_list([g["name"] for g in GRAPHS]),

@@ -155,32 +155,38 @@ def header(meta):
     return lines
 
 
+# columns only where a run has them: gnncc with cuBLAS as a candidate
+# (bench.py run --systems ...,gnncc-VN)
+OPTIONAL = [("gnncc-VN", "gnncc -O2 --vendor=cublas")]
+
+
 def model_tables(idx, records, graphs, n):
     lines = []
+    systems = SYSTEMS[:2] + [o for o in OPTIONAL if any(r.get("system") == o[0] for r in records)] + SYSTEMS[2:]
     for model, title in MODELS:
         if not any(r.get("model") == model for r in records):
             continue
         lines += [f"## {title}", "", "Time (ms):", ""]
-        cols = ["graph", "N", "E"] + [t for _, t in SYSTEMS] + [
+        cols = ["graph", "N", "E"] + [t for _, t in systems] + [
             "-O2 / eager", "-O2 / best compile"]
         lines.append("| " + " | ".join(cols) + " |")
         lines.append("|" + "---|" * len(cols))
         for g in graphs:
             nn, ee = n.get(g, (None, None))
             row = [g, count(nn), count(ee)]
-            row += [cell(idx.get((s, model, g)), ms) for s, _ in SYSTEMS]
+            row += [cell(idx.get((s, model, g)), ms) for s, _ in systems]
             o2 = idx.get(("gnncc-O2", model, g))
             row.append(ratio(o2, idx.get(("pyg-eager", model, g))))
             row.append(ratio(o2, best_compiled(idx, model, g)))
             lines.append("| " + " | ".join(row) + " |")
         lines += ["", "Peak device memory (MiB) and compile time (s):", ""]
-        cols = ["graph"] + [f"MiB: {t}" for _, t in SYSTEMS] + [
+        cols = ["graph"] + [f"MiB: {t}" for _, t in systems] + [
             "s: gnncc -O2", "s: gnncc -O0", "s: compile (static)", "s: compile (dynamic)",
             "s: compile (max-autotune)"]
         lines.append("| " + " | ".join(cols) + " |")
         lines.append("|" + "---|" * len(cols))
         for g in graphs:
-            row = [g] + [cell(idx.get((s, model, g)), mib) for s, _ in SYSTEMS]
+            row = [g] + [cell(idx.get((s, model, g)), mib) for s, _ in systems]
             for s in ["gnncc-O2", "gnncc-O0"] + COMPILED:
                 r = idx.get((s, model, g))
                 # gnncc compiles whether or not the model could run

@@ -6,6 +6,7 @@
 #                   [ARCH sm_80 sm_90 ...]     # --arch (cuda); default sm_80,sm_90
 #                   [INCLUDE_DIRS <dir>...]    # -I, where imports are found
 #                   [OPENMP]                   # cpu: -fopenmp, links OpenMP::OpenMP_C
+#                   [VENDOR cublas cusparse]   # cuda: --vendor, links CUDA::cublas, CUDA::cusparse
 #                   [OPTIONS <flag>...])       # more gnncc flags (-O0, ...)
 #
 # <name> is a STATIC library holding the model's object.  Linking it gives
@@ -27,7 +28,7 @@
 cmake_policy(VERSION 3.16...3.28)
 
 function(gnncc_add_model name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "OPENMP" "SOURCE;TARGET" "ARCH;INCLUDE_DIRS;OPTIONS")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "OPENMP" "SOURCE;TARGET" "ARCH;INCLUDE_DIRS;OPTIONS;VENDOR")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "gnncc_add_model(${name}): unknown arguments ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -65,6 +66,16 @@ function(gnncc_add_model name)
   endforeach()
   if(arg_OPENMP AND arg_TARGET STREQUAL "cpu")
     list(APPEND flags -fopenmp)
+  endif()
+  # the vendor libraries the schedules may call (docs/vendor.md)
+  foreach(v IN LISTS arg_VENDOR)
+    if(NOT v MATCHES "^(cublas|cusparse)$")
+      message(FATAL_ERROR "gnncc_add_model(${name}): VENDOR takes cublas and cusparse, not '${v}'")
+    endif()
+  endforeach()
+  if(arg_VENDOR AND arg_TARGET STREQUAL "cuda")
+    list(JOIN arg_VENDOR "," vendor)
+    list(APPEND flags --vendor=${vendor})
   endif()
   list(APPEND flags ${arg_OPTIONS})
 
@@ -109,6 +120,10 @@ function(gnncc_add_model name)
   if(arg_TARGET STREQUAL "cuda")
     # the runtime's CUDA device layer, then CUDA's own runtime
     target_link_libraries(${name} INTERFACE gnncc::gnnrt_cuda CUDA::cudart_static)
+    # shared only since CUDA 13 (no _static targets to ask for)
+    foreach(v IN LISTS arg_VENDOR)
+      target_link_libraries(${name} INTERFACE CUDA::${v})
+    endforeach()
   elseif(arg_OPENMP)
     find_package(OpenMP REQUIRED COMPONENTS C)
     target_link_libraries(${name} INTERFACE OpenMP::OpenMP_C)

@@ -43,6 +43,7 @@ typedef struct CodegenOpts {
 	int target;              /* TargetCPU or TargetCUDA */
 	int cpu;                 /* Cpu*, for TargetCPU */
 	int gpumath;             /* GpuMath*, for TargetCUDA (--gpu-math) */
+	unsigned vendor;         /* Vendor* (ir.h) bits a cuda build may call (--vendor) */
 	const char *source;      /* the .gnn path, for the banner */
 	const char *header;      /* the header's file name as included ("gcn.h") */
 	/* a tuning build: per model, in module order, its candidates; every
@@ -80,6 +81,9 @@ typedef struct ReportOpts {
  * read or does not fit the model).
  */
 int report(FILE *f, Mod *m, const ReportOpts *o);
+/* vendor.c: --report=memory's line for the device memory fn's vendor
+ * calls hold outside the arena (cuBLAS's workspace), if it has any */
+void vendormemory(FILE *f, const Fn *fn);
 
 /* cost.c: --report=cost, the cuda target's cost model (docs/cost.md) */
 typedef struct CostGpu {

@@ -703,7 +703,7 @@ emitprogram(E *e)
 		if (phaseof(e, fn->ins[i].to) == PhaseForward && e->calls[i])
 			out(e, "%s\n", e->calls[i]);
 	e->w->ind--;
-	out(e, "}\nreturn gnn_prog_end(m, out);\n");
+	out(e, "}\nreturn %s;\n", vendorend(e, "gnn_prog_end(m, out)"));
 	wclose(e->w, "");
 	if (e->tc)
 		emitswitch(e, pf(e, "\nstatic void\n%s_launch(gnn_instance *m, int k)\n", nm), e->tc->nkernels, e->kstart);
@@ -725,6 +725,7 @@ emitprogram(E *e)
 	    nm, h->nin + fn->nret, nm);
 	out(e, "%s_inputs, %s_outputs, %s_params,\n", nm, nm, nm);
 	out(e, "%d, %s_kernel, %s_run, %s,\n", e->tc ? e->tc->nkernels : 0, nm, nm, e->tc ? pf(e, "%s_launch", nm) : "NULL");
+	out(e, "%s,\n", e->vendorused ? pf(e, "%s_vendor", nm) : "NULL");
 	e->w->ind--;
 	out(e, "};\n");
 }
@@ -1022,6 +1023,8 @@ emitprelude(E *e, const CodegenOpts *o)
 		       "#define GNN_DLAUNCH GNN_HLAUNCH\n#define GNN_DFN static inline\n#define GNN_WORK(n) ((void)0)\n");
 	if (e->cuda && o->gpumath == GpuMathTF32)
 		out(e, "%s", tf32prelude);
+	if (e->cuda && o->vendor)
+		emitvendorprelude(e);
 	if (e->cuda)
 		out(e, "#define GNN_EXPF expf\n#define GNN_EXPM1F expm1f\n");
 	else
@@ -1049,9 +1052,12 @@ emitsource(FILE *f, Mod *m, const CodegenOpts *o)
 		out(&e, "\n/* ---- model %s ---- */\n", fn->name);
 		hostlayout(&e, &host);
 		e.splitused = false;
+		e.vendorused = 0;
 		emitkernels(&e);
 		if (e.splitused)
 			emitsplitreduce(&e);
+		if (e.vendorused)
+			emitvendorhook(&e);
 		out(&e, "\n/* ---- model %s: host tables ---- */\n", fn->name);
 		emittables(&e);
 		emitprogram(&e);

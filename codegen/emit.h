@@ -64,6 +64,7 @@ typedef struct E {
 	size_t npool, capool;
 	struct Host *host;   /* the host half's layout (emit.c) */
 	bool splitused;      /* a kernel splits its walks: the reduce kernel is needed */
+	unsigned vendorused; /* Vendor* bits the model's kernels call (vendor.c) */
 } E;
 
 /* formatted text into the current writer */
@@ -183,6 +184,17 @@ const char *concatsrc(E *e, const char *n, const char *inner);
 void emitgemmcuda(E *e, int i, Args *a, Str *call);
 /* spgemmcuda.c: the same under a sparse-input schedule (e->sched.sparse) */
 void emitspgemmcuda(E *e, int i, Args *a, Str *call);
+/*
+ * vendor.c: a dense transform under vendor=1 as cuBLAS's SGEMM (its
+ * operands into a, the call into call); the prelude's includes for the
+ * build's --vendor; and the model's vendor hook (NAME_vendor: handles at
+ * create, on the model's stream) and forward's check of the calls' status
+ */
+void emitvendorgemm(E *e, int i, Args *a, Str *call);
+void emitvendorprelude(E *e);
+void emitvendorhook(E *e);
+/* forward's return: gnn_prog_end's status, or the first vendor call's failure */
+const char *vendorend(E *e, const char *status);
 
 /* rowkernel.c: the kernel of fusion group grp under e->sched, named
  * KNAME, its parameters into a, and the statement that runs it (a launch

@@ -624,6 +624,10 @@ emitkernel(E *e, int i, Args *a, Str *call)
 		break;
 	}
 	case Omatmul: {
+		if (e->sched.vendor) {
+			emitvendorgemm(e, i, a, call);
+			return;
+		}
 		if (e->sched.bm) {
 			emitgemmcuda(e, i, a, call);
 			return;

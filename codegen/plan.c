@@ -144,9 +144,9 @@ planfree(Plan *p)
 
 /* every schedule (sched = "..." in IR text) starts a kernel and is legal for it */
 static int
-checkscheds(Fn *fn, int target)
+checkscheds(Fn *fn, int target, unsigned vendor)
 {
-	SchedTarget st = {.target = target};
+	SchedTarget st = {.target = target, .vendor = vendor};
 	Kernel *ks;
 	int i, nk = listkernels(fn, &ks), nerr = 0, k;
 	char err[256], text[128];
@@ -191,7 +191,7 @@ codegencheck(Mod *m, const CodegenOpts *o)
 			errorat(where, "%s", err);
 			nerr++;
 		} else
-			nerr += checkscheds(fn, o->target);
+			nerr += checkscheds(fn, o->target, o->vendor);
 	}
 	if (!m->fn) {
 		errorat((Loc){0}, "no model to compile");

@@ -413,6 +413,8 @@ reportmemory(R *r)
 	printsum(r, "device copies of bind-time values", &copies, "buffer");
 	printsum(r, "segment plans", &plans, "buffer");
 	printsum(r, "forward_host staging", &stage, "buffer");
+	if (r->cuda)
+		vendormemory(r->f, fn);
 	if (r->symval) {
 		fprintf(r->f, "  with %s (", r->o->graph);
 		for (i = 0, k = 0; i < r->m->nsym; i++)

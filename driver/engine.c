@@ -41,9 +41,9 @@ writesources(Mod *m, const CodegenOpts *o, const char *src, const char *hdr)
 }
 
 int
-engineload(Engine *en, Mod *m, Fn *fn, int target, int cpu, int gpumath, int emu, const char *source)
+engineload(Engine *en, Mod *m, Fn *fn, int target, int cpu, int gpumath, int emu, unsigned vendor, const char *source)
 {
-	CodegenOpts o = {.target = target, .cpu = cpu, .gpumath = gpumath, .source = source, .header = "model.h"};
+	CodegenOpts o = {.target = target, .cpu = cpu, .gpumath = gpumath, .vendor = vendor, .source = source, .header = "model.h"};
 	char *sym;
 
 	if (enginebuild(en, m, &o, false, emu, "gnnrun") < 0)
@@ -107,8 +107,13 @@ cachedobject(const Cmd *c, const Layout *l, const char *src, const char *hdr, co
 		return NULL;
 	/* the words, but not the temporary paths, which differ every run */
 	for (i = 0; i < c->argc; i++)
-		if (strcmp(c->argv[i], src) != 0 && strcmp(c->argv[i], so) != 0)
+		if (strcmp(c->argv[i], src) != 0 && strcmp(c->argv[i], so) != 0) {
+			size_t n = strlen(c->argv[i]);
 			h = hashstr(h, c->argv[i]);
+			/* the libraries linked in (gnnrt_cuda, the emulated vendor libraries) */
+			if (n > 2 && strcmp(c->argv[i] + n - 2, ".a") == 0)
+				h = hashfile(h, c->argv[i], false);
+		}
 	h = hashfile(h, src, true);
 	h = hashfile(h, hdr, true);
 	p = astrfmt(NULL, "%s/gnnrt.h", l->includedir);
@@ -160,6 +165,7 @@ enginebuild(Engine *en, Mod *m, const CodegenOpts *co, bool openmp, int emu, con
 		cmdadd(&c, src);
 		cmdadd(&c, "-x");
 		cmdadd(&c, "none");
+		vendorlink(&c, co->vendor, emu, l.libdir, NULL);
 		cmdadd(&c, emulib);
 		cmdadd(&c, "-o");
 		cmdadd(&c, so);
@@ -199,6 +205,11 @@ enginebuild(Engine *en, Mod *m, const CodegenOpts *co, bool openmp, int emu, con
 		cudalib = emalloc(strlen(l.libdir) + sizeof "/libgnnrt_cuda.a");
 		sprintf(cudalib, "%s/libgnnrt_cuda.a", l.libdir);
 		cmdadd(&c, cudalib);
+		if (co->vendor) {
+			char *dir = cudalibdir(c.argv[0]);
+			vendorlink(&c, co->vendor, 0, l.libdir, dir);
+			free(dir);
+		}
 	}
 	cmdadd(&c, "-o");
 	cmdadd(&c, so);

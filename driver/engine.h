@@ -24,7 +24,7 @@ typedef struct Engine {
  * into a shared object in a temporary directory and load the
  * descriptor of model fn.  Prints the problem and returns -1 on failure.
  */
-int engineload(Engine *en, Mod *m, Fn *fn, int target, int cpu, int gpumath, int emu, const char *source);
+int engineload(Engine *en, Mod *m, Fn *fn, int target, int cpu, int gpumath, int emu, unsigned vendor, const char *source);
 /* The same for the whole module under codegen options co (a tuning
  * build, say), for the program who; find symbols with dlsym(en->handle). */
 int enginebuild(Engine *en, Mod *m, const CodegenOpts *co, bool openmp, int emu, const char *who);

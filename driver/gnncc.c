@@ -75,6 +75,7 @@ typedef struct Opts {
 	bool keeptemps, verbose, openmp, syntaxonly;
 	int cpu;                    /* --cpu: codegen.h's Cpu* */
 	int gpumath;                /* --gpu-math: codegen.h's GpuMath* */
+	unsigned vendor;            /* --vendor: Vendor* (ir.h) bits */
 	int print;
 	PassOpts po;
 	ReportOpts report;          /* --report: what == 0 when not asked */
@@ -260,6 +261,7 @@ parseargs(Opts *o, int argc, char **argv)
 		case OptNoOpenmp: o->openmp = false; break;
 		case OptCpu: o->cpu = p.choice; break;
 		case OptGpuMath: o->gpumath = p.choice; break;
+		case OptVendor: o->vendor = vendorbits(v); break;
 		case OptPrintLinkFlags: o->print = PrintLinkFlags; break;
 		case OptPrintCflags: o->print = PrintCflags; break;
 		case OptSyntaxOnly: o->syntaxonly = true; break;
@@ -415,6 +417,8 @@ checkopts(Opts *o)
 		optwarn("'--cpu=%s' has no effect with --target=cuda", optcpus[o->cpu]);
 	if (o->gpumath != GpuMathFP32 && o->target == TargetCPU)
 		optwarn("'--gpu-math=%s' has no effect with --target=cpu", optgpumaths[o->gpumath]);
+	if (o->vendor && o->target == TargetCPU)
+		optwarn("'--vendor=%s' has no effect with --target=cpu", vendorname(o->vendor));
 	/* breaks and the report depend on where forward runs */
 	o->po.hostforward = o->target == TargetCPU;
 	o->report.target = o->target;
@@ -800,7 +804,10 @@ printflags(const Opts *o)
 	}
 	printf("-L%s -lgnnrt", l.libdir);
 	if (o->target == TargetCUDA && o->emu) {
-		/* the emulated device instead of the CUDA runtime */
+		/* the emulated device instead of the CUDA runtime (and its
+		 * vendor libraries instead of cuBLAS's and cuSPARSE's) */
+		if (o->vendor)
+			printf(" -lgnnemu_vendor");
 		printf(" -lgnnemu");
 		if (*emulinkflags(o->emu))
 			printf(" %s", emulinkflags(o->emu));
@@ -812,7 +819,13 @@ printflags(const Opts *o)
 		cmdfree(&c);
 		/* the runtime's CUDA device layer, then CUDA's runtime;
 		 * nvcc's host code needs no C++ runtime (static guards off) */
-		printf(" -lgnnrt_cuda -lcudart_static -ldl -lpthread -lrt");
+		printf(" -lgnnrt_cuda");
+		/* CUDA 13 ships cuBLAS and cuSPARSE as shared libraries only:
+		 * found at run time where they were at link time */
+		if (o->vendor)
+			printf("%s%s%s%s", cuda ? " -Wl,-rpath," : "", cuda ? cuda : "", o->vendor & VendorCublas ? " -lcublas" : "",
+			       o->vendor & VendorCusparse ? " -lcusparse" : "");
+		printf(" -lcudart_static -ldl -lpthread -lrt");
 		free(cuda);
 	} else if (o->openmp)
 		printf(" -fopenmp");
@@ -873,6 +886,7 @@ main(int argc, char **argv)
 	o.so.openmp = o.openmp;
 	o.so.cpu = o.cpu;
 	o.so.gpumath = o.gpumath;
+	o.so.vendor = o.target == TargetCUDA ? o.vendor : 0;
 	o.so.olevel = o.po.olevel;
 	o.so.arch = o.arch;
 	o.so.source = name;
@@ -899,6 +913,7 @@ main(int argc, char **argv)
 		co.target = o.target;
 		co.cpu = o.cpu;
 		co.gpumath = o.gpumath;
+		co.vendor = o.target == TargetCUDA ? o.vendor : 0;
 		co.source = name;
 		header = withsuffix(hname, ".h");
 		co.header = basename_(header);

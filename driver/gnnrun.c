@@ -54,6 +54,7 @@ typedef struct Opts {
 	int target;              /* of the compiled engines */
 	int cpu;                 /* --cpu: codegen.h's Cpu* */
 	int gpumath;             /* --gpu-math: codegen.h's GpuMath* */
+	unsigned vendor;         /* --vendor: Vendor* (ir.h) bits */
 	int emu;                 /* cuda-emu: the emulated device's mode */
 	int olevel;
 	const char *specialize;  /* --specialize N=...,E=...: sizes fixed at compile time */
@@ -327,7 +328,7 @@ runcompiled(const Opts *o, Mod *m, Fn *fn, const IValue *args, IValue *outs)
 	bool ok = false;
 	int i, k;
 
-	if (engineload(&en, m, fn, o->target, o->cpu, o->gpumath, o->emu, o->model) < 0)
+	if (engineload(&en, m, fn, o->target, o->cpu, o->gpumath, o->emu, o->vendor, o->model) < 0)
 		return false;   /* it said why */
 	d = en.desc;
 	for (i = 0, k = 0; i < fn->narg; i++) {
@@ -510,6 +511,7 @@ parseargs(int argc, char **argv, Opts *o)
 		case OptEngine: o->engine = v; break;
 		case OptCpu: o->cpu = p.choice; break;
 		case OptGpuMath: o->gpumath = p.choice; break;
+		case OptVendor: o->vendor = vendorbits(v); break;
 		case OptEmuCheck: o->emucheck = v; break;
 		case OptEmuOrder:
 			if (strcmp(v, "forward") != 0 && strcmp(v, "reverse") != 0 && strcmp(v, "random") != 0 &&
@@ -915,7 +917,8 @@ main(int argc, char **argv)
 	if (strcmp(o.engine, "interp") != 0) {
 		/* schedules as gnncc chooses them */
 		SchedOpts so = {.who = "gnnrun", .target = o.target, .emu = o.emu, .cpu = o.cpu, .gpumath = o.gpumath,
-		                .olevel = o.olevel, .force = o.force, .nforce = o.nforce, .nodes = -1, .cache = o.cache,
+		                .vendor = o.target == TargetCUDA ? o.vendor : 0, .olevel = o.olevel, .force = o.force,
+		                .nforce = o.nforce, .nodes = -1, .cache = o.cache,
 		                .source = o.model};
 		Choices cs;
 		if (pickschedules(m, &so, &cs) < 0)

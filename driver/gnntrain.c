@@ -451,7 +451,7 @@ traincompiled(TrainJob *j, IValue *outs)
 	int i, nin = 0, rc = -1, maskin = -1;
 	const IGraph *ig = NULL;
 
-	if (engineload(&en, j->m, j->model, j->target, j->cpu, j->gpumath, j->emu, j->source) < 0)
+	if (engineload(&en, j->m, j->model, j->target, j->cpu, j->gpumath, j->emu, 0, j->source) < 0)
 		return -1;
 	d = en.desc;
 	if (!(tp = d->train)) {

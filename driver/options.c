@@ -96,6 +96,11 @@ static const OptSpec table[] = {
 	 "fp32 (default) or tf32: tensor cores, operands rounded\n"
 	 "to 10-bit mantissas, FP32 sums (sm_80 and later;\n"
 	 "about 1e-3 relative, docs/cli.md)"},
+	{OptVendor, CC | RUN, "--vendor", NULL, ArgRequired, "LIST", NULL, NULL,
+	 "cuda: vendor libraries the schedules may call: none\n"
+	 "(default), cublas, cusparse, or cublas,cusparse; the\n"
+	 "program then links them (--print-link-flags with the\n"
+	 "same --vendor; docs/vendor.md)"},
 	{OptEngine, RUN, "--engine", NULL, ArgRequired, "ENGINE", engines, "engine",
 	 "interp: the reference interpreter (float64; the default);\n"
 	 "cpu: the model compiled for the cpu target (cc);\n"

@@ -46,7 +46,7 @@ typedef enum Opt {
 	/* gnncc and gnnrun */
 	OptInclude, OptLevel, OptSpecialize, OptSchedule, OptTuneCache, OptNoTuneCache,
 	/* gnncc */
-	OptLang, OptTarget, OptEmulate, OptArch, OptOpenmp, OptNoOpenmp, OptCpu, OptGpuMath,
+	OptLang, OptTarget, OptEmulate, OptArch, OptOpenmp, OptNoOpenmp, OptCpu, OptGpuMath, OptVendor,
 	OptPasses, OptVerifyEach, OptNoGraphBreaks,
 	OptTune, OptTuneGraph, OptTuneNodes, OptTuneSynthetic, OptTuneBudget,
 	OptTuneRepeats, OptTuneCandidates,

@@ -88,6 +88,10 @@ archkey(const SchedOpts *o, char *buf, size_t n)
 	k = strlen(buf);
 	if (o->target != TargetCPU && k && o->gpumath != GpuMathFP32)
 		snprintf(buf + k, n - k, "/%s", optgpumaths[o->gpumath]);
+	k = strlen(buf);
+	/* a cached vendor call must not reach a build that cannot link it */
+	if (o->target != TargetCPU && k && o->vendor)
+		snprintf(buf + k, n - k, "/%s", vendorname(o->vendor));
 }
 
 static void
@@ -189,7 +193,7 @@ addline(char *text, int *n, const char *model, const char *why)
 int
 pickschedules(Mod *m, const SchedOpts *o, Choices *cs)
 {
-	SchedTarget st = {.target = o->target, .openmp = o->openmp};
+	SchedTarget st = {.target = o->target, .openmp = o->openmp, .vendor = o->vendor};
 	const char *tname = o->target == TargetCUDA ? "cuda" : "cpu";
 	char *cpath = NULL, err[256];
 	Cache *cache = NULL;

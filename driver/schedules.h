@@ -35,6 +35,7 @@ typedef struct SchedOpts {
 	bool openmp;
 	int cpu;                 /* --cpu (codegen.h's Cpu*): cpu timings differ by it */
 	int gpumath;             /* --gpu-math (codegen.h's GpuMath*): the tuning build's */
+	unsigned vendor;         /* --vendor: Vendor* (ir.h) bits the schedules may call */
 	int olevel;              /* 0: reference schedules unless forced */
 	SchedForce *force;
 	int nforce;

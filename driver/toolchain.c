@@ -716,3 +716,65 @@ emuruntime(int mode)
 	default: return NULL;
 	}
 }
+
+/* ------------------------------------------------------ vendor libraries */
+
+static const char *const vendornames[] = {"cublas", "cusparse"};
+
+unsigned
+vendorbits(const char *list)
+{
+	unsigned bits = 0;
+	const char *p = list;
+	size_t n, i;
+
+	if (strcmp(list, "none") == 0)
+		return 0;
+	for (;;) {
+		n = strcspn(p, ",");
+		for (i = 0; i < 2 && (strlen(vendornames[i]) != n || strncmp(p, vendornames[i], n) != 0); i++)
+			;
+		if (i == 2)
+			optfatal("--vendor takes none, cublas, cusparse or cublas,cusparse, not '%s'", list);
+		bits |= 1u << i;
+		if (!p[n])
+			return bits;
+		p += n + 1;
+	}
+}
+
+const char *
+vendorname(unsigned bits)
+{
+	switch (bits & (VendorCublas | VendorCusparse)) {
+	case VendorCublas: return "cublas";
+	case VendorCusparse: return "cusparse";
+	case VendorCublas | VendorCusparse: return "cublas,cusparse";
+	default: return "none";
+	}
+}
+
+void
+vendorlink(Cmd *c, unsigned bits, int emu, const char *libdir, const char *cudalib)
+{
+	char *w;
+
+	if (!bits)
+		return;
+	if (emu) {
+		cmdadd(c, w = astrfmt(NULL, "%s/libgnnemu_vendor.a", libdir));
+		free(w);
+		return;
+	}
+	if (cudalib) {
+		cmdadd(c, w = astrfmt(NULL, "-L%s", cudalib));
+		free(w);
+		cmdadd(c, "-Xlinker");      /* nvcc's spelling of -Wl, */
+		cmdadd(c, w = astrfmt(NULL, "-rpath,%s", cudalib));
+		free(w);
+	}
+	if (bits & VendorCublas)
+		cmdadd(c, "-lcublas");
+	if (bits & VendorCusparse)
+		cmdadd(c, "-lcusparse");
+}

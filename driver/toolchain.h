@@ -150,4 +150,18 @@ const char *emulinkflags(int mode);
 /* The sanitizer runtime library ("libtsan.so") for mode, or NULL. */
 const char *emuruntime(int mode);
 
+/* ------------------------------------------------------ vendor libraries */
+
+/* --vendor's value as Vendor* bits (ir.h): none, or a comma-separated
+ * list of cublas and cusparse; anything else is the user's error (exit 1) */
+unsigned vendorbits(const char *list);
+/* the bits as --vendor spells them ("cublas,cusparse"; "none" for 0) */
+const char *vendorname(unsigned bits);
+/* The link words a program needs for bits: with emu the emulated
+ * libraries (libgnnemu_vendor.a, before libgnnemu.a), else, for nvcc,
+ * cuBLAS's and cuSPARSE's shared libraries, from cudalib (CUDA's library
+ * directory, or NULL: the system's) and found there at run time too.
+ * Added to c. */
+void vendorlink(Cmd *c, unsigned bits, int emu, const char *libdir, const char *cudalib);
+
 #endif

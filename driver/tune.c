@@ -239,8 +239,8 @@ agrees(const gnn_model_desc *d, void **out, void **ref, const size_t *outn, doub
 int
 tune(Mod *m, const SchedOpts *o, Choices *cs, gnn_graph *g)
 {
-	SchedTarget st = {.target = o->target, .openmp = o->openmp};
-	CodegenOpts co = {.target = o->target, .cpu = o->cpu, .gpumath = o->gpumath, .source = o->source, .header = "model.h"};
+	SchedTarget st = {.target = o->target, .openmp = o->openmp, .vendor = o->vendor};
+	CodegenOpts co = {.target = o->target, .cpu = o->cpu, .gpumath = o->gpumath, .vendor = o->vendor, .source = o->source, .header = "model.h"};
 	Mod *tm;
 	TuneCands *tc;
 	Engine en = {0};

@@ -239,7 +239,10 @@ typedef struct Sched {
 	int bm, bn, bk, tm, tn;          /* cuda's tiled GEMM (sched.c) */
 	int ksplit;                      /* its K split into at most this many parts */
 	int sparse;                      /* cuda's sparse-input GEMM: warps a block */
+	int vendor;                      /* a vendor library's call instead (sched.c) */
 } Sched;
+/* the vendor libraries a cuda build may call (gnncc --vendor), as bits */
+enum { VendorCublas = 1, VendorCusparse = 2 };
 
 typedef struct Ins {
 	uint16_t op;

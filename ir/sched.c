@@ -48,6 +48,9 @@
  *          chunk of at least this many edges are walked in chunks by
  *          kernels of their own and combined in a fixed tree
  *          (runtime/split.c); 0: every row walked by its own lanes
+ *   vendor a dense transform as a vendor library's call (cuda, gnncc
+ *          --vendor): 1 is cuBLAS's SGEMM (codegen/vendor.c); 0: our
+ *          own kernels.  Alone: it takes no other GEMM field
  */
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +77,7 @@ static const struct {
 	{"split", offsetof(Sched, split), 0, 0, 1 << 20},
 	{"ksplit", offsetof(Sched, ksplit), 0, 0, 64},
 	{"sparse", offsetof(Sched, sparse), 0, 0, 32},
+	{"vendor", offsetof(Sched, vendor), 0, 0, 1},
 };
 enum { NField = sizeof fields / sizeof fields[0] };
 
@@ -225,8 +229,12 @@ schedvalid(const Sched *s, char *err, size_t errlen)
 		snprintf(err, errlen, "schedule: ksplit needs the tiled GEMM's bm, bn, bk, tm and tn");
 		return -1;
 	}
-	if (s->sparse && (s->tile != 1 || s->axpy || s->gemm || s->kc || s->bm || s->ksplit)) {
-		snprintf(err, errlen, "schedule: sparse takes neither tile, axpy, gemm, kc nor the tiled GEMM's fields");
+	if (s->sparse && (s->tile != 1 || s->axpy || s->gemm || s->kc || s->bm || s->ksplit || s->vendor)) {
+		snprintf(err, errlen, "schedule: sparse takes neither tile, axpy, gemm, kc, vendor nor the tiled GEMM's fields");
+		return -1;
+	}
+	if (s->vendor && (s->bm || s->gemm || s->tile != 1 || s->axpy)) {
+		snprintf(err, errlen, "schedule: vendor takes no tile, axpy, gemm or tiled GEMM fields");
 		return -1;
 	}
 	if (s->lanes & (s->lanes - 1)) {

@@ -127,6 +127,7 @@ enum Target { TargetCPU, TargetCUDA };
 typedef struct SchedTarget {
 	int target;              /* TargetCPU or TargetCUDA */
 	bool openmp;             /* cpu: compiled with OpenMP */
+	unsigned vendor;         /* cuda: Vendor* bits the build may call (--vendor) */
 } SchedTarget;
 /* What the cost model knows of the graph (defaultstats: a typical one). */
 typedef struct GraphStats {

@@ -328,6 +328,11 @@ schedlegal(const Kernel *k, const SchedTarget *st, const Sched *s, char *err, si
 		         (long long)k->width, SparseMaxP);
 		return SchedIllegal;
 	}
+	if (s->vendor && (st->target != TargetCUDA || k->kind != KernelDense || !(st->vendor & VendorCublas))) {
+		snprintf(err, errlen, "kernel %s (%s): vendor=1 is cuBLAS for cuda's dense transforms, with --vendor=cublas",
+		         k->name, k->what);
+		return SchedNotFor;
+	}
 	if (s->split && (st->target != TargetCUDA || k->kind != KernelRow || !k->walks)) {
 		snprintf(err, errlen, "kernel %s (%s): split applies to the edge walks of cuda row kernels", k->name, k->what);
 		return SchedNotFor;
@@ -406,6 +411,13 @@ gemmspace(const Kernel *k, const SchedTarget *st, Sched *out, int n, int max)
 			if (schedvalid(&g, err, sizeof err) == 0)
 				n = add(out, n, max, k, st, g);
 		}
+	/* cuBLAS's SGEMM, where the build may call it (add checks) */
+	{
+		Sched v;
+		scheddefault(&v);
+		v.vendor = 1;
+		n = add(out, n, max, k, st, v);
+	}
 	return n;
 }
 
@@ -536,6 +548,11 @@ schedcost(const Kernel *k, const SchedTarget *st, const GraphStats *gs, const Sc
 			/* dot walks B by columns (a cache line per multiply once B
 			 * outgrows L1); axpy streams rows of B, reused tile times */
 			return N * K * P * (s->axpy ? 1.0 + 1.0 / t : (K * P * 4 > 32768 ? 4.0 : 2.0) + 0.5 / t);
+		if (s->vendor)
+			/* cuBLAS's SGEMM: the FP32 peak at 80% (it splits K and
+			 * picks its tiles itself, so no idle SMs), or A, B and C
+			 * once from DRAM at 9 multiply-adds a byte, as gemmcost */
+			return fmax(N * K * P / 0.8, 9 * 4 * (N * K + K * P + N * P));
 		if (s->bm)
 			return gemmcost(k, gs, s);
 		if (s->sparse) {

@@ -478,6 +478,10 @@ typedef struct gnn_instance {
 	 * host copies and the load-time values were made */
 	struct gnn_trainer *train;
 	int stale;
+	/* the vendor libraries' handles (gnncc --vendor): the generated
+	 * program's vendor hook makes them at create, on the model's
+	 * stream, and frees them at destroy; NULL without */
+	void *vendor;
 } gnn_instance;
 
 struct gnn_program {
@@ -501,6 +505,10 @@ struct gnn_program {
 	void (*kernel)(gnn_instance *m, int step);   /* a bind- or load-time kernel */
 	gnn_status (*run)(void *m, const void *const *in, void *const *out);
 	void (*launch)(gnn_instance *m, int kernel); /* tuning: forward kernel k alone */
+	/* a build that calls vendor libraries (gnncc --vendor): open 1 makes
+	 * m->vendor's handles after the stream, open 0 frees what there is;
+	 * NULL for the rest */
+	gnn_status (*vendor)(gnn_instance *m, int open);
 };
 
 gnn_status gnn_prog_create(const gnn_program *p, size_t size, gnn_instance **out);
@@ -515,6 +523,9 @@ gnn_status gnn_prog_begin(gnn_instance *m, const void *const *in, void *const *o
 ** at all when the forward's graph was replayed (program.c) */
 int gnn_prog_issue(gnn_instance *m);
 gnn_status gnn_prog_end(gnn_instance *m, void *const *out);
+/* forget forward's captured graph (a vendor call failed while it was
+** captured, so the graph lacks it): the next forward captures anew */
+void gnn_prog_graph_drop(gnn_instance *m);
 gnn_status gnn_prog_run_host(void *m, const void *const *in, void *const *out);
 gnn_status gnn_prog_sync(void *m);
 gnn_status gnn_prog_output_shape(void *m, int i, int64_t *shape);

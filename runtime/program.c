@@ -217,6 +217,8 @@ gnn_prog_destroy(void *mv)
 		gnn_free(m->h[i], m->nb[i]);
 	}
 	arenafree(m);
+	if (p->vendor)
+		p->vendor(m, 0);
 	p->dev->stream_destroy(m->stream);
 	gnn_free(m->sym, arraybytes(p));
 	gnn_free(m, m->size_);
@@ -259,6 +261,11 @@ gnn_prog_create(const gnn_program *p, size_t size, gnn_instance **out)
 		gnn_prog_destroy(m);
 		return gnn_error(GNN_ERR_CUDA, "%s_create: no %s device or stream: %s", p->name, p->dev->name,
 		                 p->dev->errstr(err));
+	}
+	/* the vendor libraries' handles, bound to that stream */
+	if (p->vendor && (s = p->vendor(m, 1)) != GNN_OK) {
+		gnn_prog_destroy(m);
+		return s;
 	}
 	/* parameters (their sizes are constant) and load-time values */
 	for (i = 0; i < p->nbuf; i++) {
@@ -1065,6 +1072,12 @@ graphdrop(gnn_instance *m)
 		m->prog->dev->fwd->graph_destroy(f->exec);
 		f->exec = NULL;
 	}
+}
+
+void
+gnn_prog_graph_drop(gnn_instance *m)
+{
+	graphdrop(m);
 }
 
 /* a capture failed: no graphs from now on, and its error is not forward's */

@@ -13,7 +13,8 @@
 #                         checked; docs/emulator.md)
 #   make GNNCC=/path/to/gnncc     another compiler (an installed one)
 #   make GNNCCFLAGS=--arch=native more gnncc flags (-fopenmp for cpu needs
-#                                 LDFLAGS=-fopenmp too)
+#                                 LDFLAGS=-fopenmp too; --vendor=cublas links
+#                                 cuBLAS, or its emulation for cuda-emu)
 #
 # Design: everything a target builds goes to build-$(TARGET)/, so the cpu
 # and cuda builds never mix and switching TARGET rebuilds nothing.  The
@@ -43,7 +44,7 @@ BIN = $(OUT)/$(MODEL)
 
 # recursive: gnncc runs only when a recipe needs these
 GNNRT_CFLAGS = $(shell $(GNNCC) --print-cflags)
-GNNRT_LIBS = $(shell $(GNNCC) --print-link-flags $(GNNCC_TARGET))
+GNNRT_LIBS = $(shell $(GNNCC) --print-link-flags $(GNNCC_TARGET) $(filter --vendor=%,$(GNNCCFLAGS)))
 ALL_CFLAGS = -std=c11 $(CFLAGS) -I$(OUT) -I$(COMMON) $(GNNRT_CFLAGS)
 
 .PHONY: all run clean

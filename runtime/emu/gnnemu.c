@@ -65,6 +65,7 @@ extern void __tsan_acquire(void *addr) __attribute__((weak));
 extern void __tsan_release(void *addr) __attribute__((weak));
 extern void __asan_poison_memory_region(void const volatile *addr, size_t size) __attribute__((weak));
 extern void __asan_unpoison_memory_region(void const volatile *addr, size_t size) __attribute__((weak));
+extern void *__asan_region_is_poisoned(void *beg, size_t size) __attribute__((weak));
 extern void __sanitizer_start_switch_fiber(void **save, const void *bottom, size_t size) __attribute__((weak));
 extern void __sanitizer_finish_switch_fiber(void *save, const void **bottom, size_t *size) __attribute__((weak));
 extern void __sanitizer_symbolize_pc(void *pc, const char *fmt, char *out, size_t n) __attribute__((weak));
@@ -571,6 +572,33 @@ gnnemu_is_device_pointer(const void *p)
 {
 	API_LOCK();
 	return live_rec(p) != NULL;
+}
+
+static const char *describe_ptr(const void *p, char *buf, size_t n);
+
+void
+gnnemu_check_range(const char *call, const char *what, const void *p, size_t n)
+{
+	API_LOCK();
+	struct rec *r;
+	char buf[160];
+	size_t off;
+	void *bad;
+
+	if (n == 0)
+		return;
+	if (!(r = live_rec(p))) {
+		if (in_heap(p))
+			host_fatal("%s: %s points to %s", call, what, describe_ptr(p, buf, sizeof buf));
+		host_fatal("%s: %s is not device memory (%p)", call, what, p);
+	}
+	off = (size_t)((const unsigned char *)p - H.base) - r->off;
+	if (n > r->size - off)
+		host_fatal("%s: %s's %zu bytes from offset %zu overrun its %zu-byte allocation", call, what, n, off, r->size);
+	/* a redzone between the arena's buffers (the runtime's gnnemu_redzone) */
+	if (have_asan && __asan_region_is_poisoned && (bad = __asan_region_is_poisoned((void *)p, n)))
+		host_fatal("%s: %s's %zu bytes from offset %zu reach a redzone at offset %zu", call, what, n, off,
+			   off + (size_t)((unsigned char *)bad - (const unsigned char *)p));
 }
 
 size_t

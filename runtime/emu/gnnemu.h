@@ -144,6 +144,12 @@ void gnnemu_fail_malloc(unsigned long long k);
 void gnnemu_reset_peak(void);
 /* is p inside a live cudaMalloc allocation (or one past its end)? */
 int gnnemu_is_device_pointer(const void *p);
+/* The emulated vendor libraries' memcheck (vendor.cc): call's argument
+ * what, n bytes at p, must lie inside one live allocation and (under
+ * ASan) touch no redzone of the runtime's arena; else the error names
+ * them and the process ends, as for a kernel's bad access.  n == 0 is
+ * always fine. */
+void gnnemu_check_range(const char *call, const char *what, const void *p, size_t n);
 
 /* ---- stream capture and graphs (CUDA Graphs) ----
  * While a stream captures (cudaStreamBeginCapture), its launches and

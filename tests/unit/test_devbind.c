@@ -67,7 +67,7 @@ run(void *m, const void *const *in, void *const *out)
 static gnn_program prog = {
 	"D", &gnn_device_cpu, 5, poly, NBUF, bufs, NG, NSEG, segdev, 0, 0, steps, NULL,
 	{0, 1, -1}, {-1, -1, -1}, 0, 0, 0, io, io, io, io,
-	NULL, NULL, NULL, 0, NULL, run, NULL,
+	NULL, NULL, NULL, 0, NULL, run, NULL, NULL,
 };
 
 static void

@@ -99,7 +99,7 @@ launch(gnn_instance *m, int k)
 static gnn_program prog = {
 	"T", &gnn_device_cpu, 2, poly, 6, bufs, 1, 1, segdev, 2, 1, bindsteps, loadsteps,
 	{0, 1, -1}, {-1, -1, -1}, 1, 1, 1, io, io + 1, io + 2, outshape,
-	inputs, outputs, params, 1, kernel, run, launch,
+	inputs, outputs, params, 1, kernel, run, launch, NULL,
 };
 
 static gnn_graph *graph;
