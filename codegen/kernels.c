@@ -24,6 +24,10 @@
 
 #include "emit.h"
 
+/* elements per task of the cpu target's dropout (gnn_dropout_rows): a few
+ * microseconds of work, so a task's call costs nothing next to it */
+#define DROPCHUNK 4096
+
 /* ---- kernel parameters */
 
 static void
@@ -779,6 +783,19 @@ emitkernel(E *e, int i, Args *a, Str *call)
 		O = ptrarg(e, a, NULL, in->to, true, dev);
 		X = ptrarg(e, a, NULL, in->arg[0], false, dev);
 		Y = ptrarg(e, a, NULL, in->arg[1], false, dev);
+		if (!e->cuda && o.dtype == DF32) {
+			/* the runtime's vectorized draw (dropout.c, the same
+			 * bits), a task per DROPCHUNK elements */
+			arg(a, "int64_t n_", "%s", T);
+			kernelhead(e, i, device, a);
+			out(e, "const int64_t e0_ = t_ * %d, e1_ = n_ - e0_ < %d ? n_ : e0_ + %d;\n\n", DROPCHUNK,
+			    DROPCHUNK, DROPCHUNK);
+			out(e, "gnn_dropout_rows(e0_, e1_, (uint64_t)%s[0], (uint64_t)%s[1], %lldu, (float)%.17g, (float)%.17g, %s, %s);\n",
+			    Y, Y, (long long)attrint(in, "stream", 0), (double)(float)p, 1 / (1 - p), X, O);
+			kerneltail(e);
+			T = pf(e, "((%s) + %d) / %d", T, DROPCHUNK - 1, DROPCHUNK);
+			break;
+		}
 		kernelhead(e, i, device, a);
 		out(e, "const uint64_t seed_ = (uint64_t)%s[0], step_ = (uint64_t)%s[1];\n\n", Y, Y);
 		out(e, "%s[t_] = gnn_dropout_keep(seed_, step_, %lldu, (uint64_t)t_, (float)%.17g) ? %s[t_] * (%s)%.17g : (%s)0;\n", O,

@@ -38,7 +38,7 @@
 #include <string.h>
 #include <math.h>
 
-#include "gnnrt.h"
+#include "internal.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define GEMM_X86 1
@@ -489,9 +489,9 @@ pick_level(void)
 /* Computed on first use by whichever thread gets there; racing threads
 ** compute and store the same value, through an atomic, so it is no data
 ** race. The environment is read once: GNN_CPU_ISA must be set before the
-** process's first gnn_sgemm_* call. */
-static const struct gemmisa *
-isa(void)
+** process's first gnn_sgemm_* (or gnn_dropout_rows) call. */
+int
+gnn_cpu_level_(void)
 {
 	static atomic_int level = -1;
 	int l = atomic_load_explicit(&level, memory_order_relaxed);
@@ -500,7 +500,13 @@ isa(void)
 		l = pick_level();
 		atomic_store_explicit(&level, l, memory_order_relaxed);
 	}
-	return isas[l];
+	return l;
+}
+
+static const struct gemmisa *
+isa(void)
+{
+	return isas[gnn_cpu_level_()];
 }
 
 const char *

@@ -1,6 +1,6 @@
 /*
-** test_gemm.c: gnn_sgemm_* (runtime/gemm.c) on every instruction-set path
-** this CPU has.
+** test_gemm.c: gnn_sgemm_* (runtime/gemm.c) and gnn_dropout_rows
+** (runtime/dropout.c) on every instruction-set path this CPU has.
 **
 ** The path is chosen once per process, so the test runs itself again for
 ** each of generic, avx2 and avx512 that the CPU supports, with
@@ -9,7 +9,8 @@
 ** A child compares against a double-precision reference (tolerance K
 ** units in the last place of sum |a||b|), checks the bitwise contract
 ** (every kc, every row split, sparse == dense on finite B, GNN_SGEMM_ACC)
-** and keeps canaries around every buffer and in C's row padding.
+** and keeps canaries around every buffer and in C's row padding; the
+** dropout must give philox.h's scalar mask bit for bit (test_dropout).
 ** Usage: test_gemm [shared-dir] (the folder is not used)
 */
 #include "rtcheck.h"
@@ -17,6 +18,8 @@
 #include <math.h>
 #include <stdint.h>
 #include <sys/wait.h>
+
+#include "../../runtime/philox.h"
 
 #define GUARD 64           /* canary floats on each side of a buffer */
 #define CANARY 12345.678f
@@ -265,6 +268,49 @@ shape(int64_t M, int64_t K, int64_t N, double density, int wlayout, const int64_
 	freeprob(&p);
 }
 
+/* gnn_dropout_rows against the scalar expression of philox.h, bit for
+** bit: ranges that start and end off the vector width, counters that
+** carry into their high word, runs of +0.0 (skipped) and of -0.0, NaN
+** and infinities (not skipped), in place, and canaries around out */
+static void
+test_dropout(void)
+{
+	static const struct { int64_t t0, n; uint64_t seed, step; uint32_t stream; float p; } cs[] = {
+		{0, 1000, 0, 0, 0, 0.5f},
+		{3, 37, 7, 11, 2, 0.6f},
+		{((int64_t)1 << 32) - 21, 53, 0x123456789abcdefull, 5, 1, 0.1f},
+		{5, 300, 42, 0x1ffffffffull, 0x7fffffff, 0.0f},
+		{17, 0, 1, 1, 1, 0.5f},
+	};
+	int bad = 0;
+
+	for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
+		int64_t n = cs[c].n, t0 = cs[c].t0;
+		float scale = 1.0f / (1.0f - cs[c].p);
+		float *xb = galloc(n), *ob = galloc(n), *x = xb - t0, *o = ob - t0;
+
+		for (int64_t i = 0; i < n; i++) {
+			uint64_t r = rt_next() % 16;
+			/* mostly zeros in runs, as bag-of-words rows are */
+			xb[i] = (i / 24) % 3 == 0 ? 0.0f : r == 0 ? -0.0f : r == 1 ? NAN : r == 2 ? -INFINITY : unif();
+		}
+		gnn_dropout_rows(t0, t0 + n, cs[c].seed, cs[c].step, cs[c].stream, cs[c].p, scale, x, o);
+		for (int64_t t = t0; t < t0 + n; t++) {
+			float want = gnn_dropout_keep(cs[c].seed, cs[c].step, cs[c].stream, (uint64_t)t, cs[c].p) ?
+				x[t] * scale : 0.0f;
+			if (memcmp(&want, &o[t], sizeof want) != 0 && bad++ < 5)
+				printf("  dropout case %zu element %lld: got %a, want %a\n", c, (long long)t, o[t], want);
+		}
+		CHECK(gintact(ob, n));
+		/* in place */
+		gnn_dropout_rows(t0, t0 + n, cs[c].seed, cs[c].step, cs[c].stream, cs[c].p, scale, x, x);
+		CHECK(memcmp(xb, ob, (size_t)n * sizeof *xb) == 0);
+		gfree(xb);
+		gfree(ob);
+	}
+	CHECK(bad == 0);
+}
+
 static void
 test_small(void)
 {
@@ -395,6 +441,7 @@ main(int argc, char **argv)
 	if (getenv("GNN_TEST_GEMM_PATHONLY"))
 		return summary();
 	test_misc();
+	test_dropout();
 	test_small();
 	test_tall();
 	return summary();
