@@ -390,6 +390,31 @@ stridedsrc(E *e, Args *a, const Type *o, int nsrc, const Type *src, const int *p
 	}
 }
 
+/* a broadcast operand that is one element (every dim 1) */
+static bool
+isscalar(const Type *s)
+{
+	for (int k = 0; k < s->rank; k++)
+		if (s->dim[k] != 1)
+			return false;
+	return true;
+}
+
+/* an operand of an elementwise op read without strides: the output's
+ * shape (element t_) or one element */
+static bool
+plainsrc(const Type *o, const Type *s)
+{
+	if (isscalar(s))
+		return true;
+	if (s->rank != o->rank)
+		return false;
+	for (int k = 0; k < s->rank; k++)
+		if (s->dim[k] != o->dim[k])
+			return false;
+	return true;
+}
+
 static void
 stridedbody(E *e, int r, int nsrc, const char *from)
 {
@@ -649,6 +674,27 @@ emitkernel(E *e, int i, Args *a, Str *call)
 			 * over k in order, as the dot does, whatever the tiling */
 			long long Mc = dimconstval(src[0].dim[0]), Pc = dimconstval(src[1].dim[1]);
 			long long PT = (1 << 18) / (Mc * (long long)dtypesize(o.dtype));
+			if (o.dtype == DF32) {
+				/* float: the runtime's gnn_sgemm_wgrad, the same
+				 * chains (skipping b's zeros where a sample of its
+				 * rows says that pays, else the blocked GEMM), on
+				 * column ranges of 16s, eight tasks or more when the
+				 * result is wide enough for two threads to share */
+				PT = ((Pc + 7) / 8 + 15) / 16 * 16;
+				O = ptrarg(e, a, NULL, in->to, true, dev);
+				X = ptrarg(e, a, NULL, in->arg[0], false, dev);
+				Y = ptrarg(e, a, NULL, in->arg[1], false, dev);
+				arg(a, "int64_t K_", "%s", cdim(e, src[0].dim[1]));
+				arg(a, "int sp_", "gnn_sgemm_sparse_pays(%s, %s, %lld, %lld)", a->val[a->n - 2],
+				    cdim(e, src[0].dim[1]), Pc, Pc);
+				kernelhead(e, i, device, a);
+				out(e, "const int64_t p0_ = t_ * %lld, p1_ = p0_ + %lld < %lld ? p0_ + %lld : %lld;\n\n", PT, PT,
+				    Pc, PT, Pc);
+				out(e, "gnn_sgemm_wgrad(p0_, p1_, %lld, K_, %s, K_, %s, %lld, %s, %lld, sp_);\n", Mc, X, Y, Pc, O, Pc);
+				kerneltail(e);
+				T = pf(e, "(int64_t)%lld", (Pc + PT - 1) / PT);
+				break;
+			}
 			if (PT > Pc)
 				PT = Pc;
 			O = ptrarg(e, a, NULL, in->to, true, dev);
@@ -827,6 +873,16 @@ emitkernel(E *e, int i, Args *a, Str *call)
 			O = ptrarg(e, a, NULL, in->to, true, dev);
 			X = ptrarg(e, a, NULL, in->arg[0], false, dev);
 			Y = ptrarg(e, a, NULL, in->arg[1], false, dev);
+			if (plainsrc(&o, &src[0]) && plainsrc(&o, &src[1])) {
+				/* each operand the output's shape or one element:
+				 * no per-element index arithmetic (a division per
+				 * dim, most of such a kernel's time otherwise) */
+				kernelhead(e, i, device, a);
+				elembody(e, in, pf(e, "%s[%s]", X, isscalar(&src[0]) ? "0" : "t_"),
+				    pf(e, "%s[%s]", Y, isscalar(&src[1]) ? "0" : "t_"), pf(e, "%s[t_]", O));
+				kerneltail(e);
+				break;
+			}
 			stridedsrc(e, a, &o, 2, src, NULL);
 			kernelhead(e, i, device, a);
 			stridedbody(e, r, 2, "t_");

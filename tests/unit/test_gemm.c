@@ -10,7 +10,8 @@
 ** units in the last place of sum |a||b|), checks the bitwise contract
 ** (every kc, every row split, sparse == dense on finite B, GNN_SGEMM_ACC)
 ** and keeps canaries around every buffer and in C's row padding; the
-** dropout must give philox.h's scalar mask bit for bit (test_dropout).
+** dropout must give philox.h's scalar mask bit for bit (test_dropout),
+** the weight gradient's product gnn_sgemm's (test_wgrad).
 ** Usage: test_gemm [shared-dir] (the folder is not used)
 */
 #include "rtcheck.h"
@@ -311,6 +312,61 @@ test_dropout(void)
 	CHECK(bad == 0);
 }
 
+/* gnn_sgemm_wgrad: C = A @ B reducing over K, on random column splits,
+** sparse (B's zeros skipped, -0.0 among them) and dense, both giving
+** gnn_sgemm's bits and near a double reference; M past the sparse
+** form's limit (4096) takes the dense one; canaries around C */
+static void
+test_wgrad(void)
+{
+	static const int64_t Ms[] = {1, 7, 16, 33, 256, 4100}, Ks[] = {1, 50, 300}, Ps[] = {1, 16, 17, 200};
+	int bad = 0;
+
+	for (size_t a = 0; a < sizeof Ms / sizeof *Ms; a++)
+		for (size_t b = 0; b < sizeof Ks / sizeof *Ks; b++)
+			for (size_t c = 0; c < sizeof Ps / sizeof *Ps; c++) {
+				int64_t M = Ms[a], K = Ks[b], P = Ps[c], lda = K + 1, ldc = P + 2;
+				if (M * K * P > 10000000)
+					continue;   /* the reference's time, not news */
+				float *A = galloc(M * lda), *B = galloc(K * P), *C0 = galloc(M * ldc), *C = galloc(M * ldc);
+
+				for (int64_t i = 0; i < M * lda; i++)
+					A[i] = unif();
+				for (int64_t i = 0; i < K * P; i++) {
+					uint64_t r = rt_next() % 100;
+					B[i] = r < 3 ? unif() : r < 5 ? -0.0f : 0.0f;
+				}
+				gnn_sgemm(0, M, K, P, A, lda, B, P, C0, ldc, 0, 0);
+				for (int sparse = 0; sparse < 2; sparse++) {
+					for (int64_t p0 = 0, p1; p0 < P; p0 = p1) {
+						p1 = p0 + 1 + (int64_t)(rt_next() % 40);
+						if (p1 > P)
+							p1 = P;
+						gnn_sgemm_wgrad(p0, p1, M, K, A, lda, B, P, C, ldc, sparse);
+					}
+					for (int64_t m = 0; m < M; m++)
+						for (int64_t p = 0; p < P; p++) {
+							double want = 0, bound = 0;
+							for (int64_t k = 0; k < K; k++) {
+								want += (double)A[m * lda + k] * B[k * P + p];
+								bound += fabs((double)A[m * lda + k] * B[k * P + p]);
+							}
+							if ((memcmp(&C[m * ldc + p], &C0[m * ldc + p], sizeof(float)) ||
+							     !(fabs(C[m * ldc + p] - want) <= (K + 2) * bound / 16777216.0)) && bad++ < 5)
+								printf("  wgrad M %lld K %lld P %lld sparse %d: C[%lld][%lld] = %a, gemm %a, want %.9g\n",
+								       (long long)M, (long long)K, (long long)P, sparse, (long long)m,
+								       (long long)p, C[m * ldc + p], C0[m * ldc + p], want);
+						}
+					for (int64_t m = 0; m < M; m++)
+						for (int64_t p = P; p < ldc; p++)
+							bad += C[m * ldc + p] != CANARY;
+					CHECK(gintact(C, M * ldc));
+				}
+				gfree(A), gfree(B), gfree(C0), gfree(C);
+			}
+	CHECK(bad == 0);
+}
+
 static void
 test_small(void)
 {
@@ -442,6 +498,7 @@ main(int argc, char **argv)
 		return summary();
 	test_misc();
 	test_dropout();
+	test_wgrad();
 	test_small();
 	test_tall();
 	return summary();
