@@ -390,29 +390,66 @@ stridedsrc(E *e, Args *a, const Type *o, int nsrc, const Type *src, const int *p
 	}
 }
 
-/* a broadcast operand that is one element (every dim 1) */
-static bool
-isscalar(const Type *s)
+/*
+ * How an elementwise op's operand is read without per-dim strides, if it
+ * can be: the output's shape (element t_), one element ([0]), the
+ * output's leading dims with 1s after them (a value per row: [t_ /
+ * inner]) or its trailing dims, right-aligned, with 1s or nothing before
+ * (a bias: [t_ % inner]), inner being the product of the output's dims
+ * from the split on.  Returns the op ('=', '0', '/', '%') and sets *from
+ * to the split; 0: the strided form.
+ */
+static int
+plainform(const Type *o, const Type *s, int *from)
 {
-	for (int k = 0; k < s->rank; k++)
-		if (s->dim[k] != 1)
-			return false;
-	return true;
+	int r = o->rank, off = r - s->rank, k, lead, trail;
+
+	if (off < 0)
+		return 0;
+	for (lead = 0; off == 0 && lead < r && s->dim[lead] == o->dim[lead]; lead++)
+		;
+	for (trail = 0; trail < s->rank && s->dim[s->rank - 1 - trail] == o->dim[r - 1 - trail]; trail++)
+		;
+	for (k = 0; k < s->rank && s->dim[k] == 1; k++)
+		;
+	if (k == s->rank)
+		return '0';
+	if (lead == r)
+		return '=';
+	for (k = lead; k < r && s->dim[k] == 1; k++)
+		;
+	if (off == 0 && k == r) {
+		*from = lead;
+		return '/';
+	}
+	for (k = 0; k < s->rank - trail && s->dim[k] == 1; k++)
+		;
+	if (k == s->rank - trail) {
+		*from = r - trail;
+		return '%';
+	}
+	return 0;
 }
 
-/* an operand of an elementwise op read without strides: the output's
- * shape (element t_) or one element */
-static bool
-plainsrc(const Type *o, const Type *s)
+/* operand j's index in plainform's form f: inner a literal when the dims
+ * are constants (the division becomes a multiply), else a parameter */
+static const char *
+plainindex(E *e, Args *a, const Type *o, int f, int from, int j)
 {
-	if (isscalar(s))
-		return true;
-	if (s->rank != o->rank)
-		return false;
-	for (int k = 0; k < s->rank; k++)
-		if (s->dim[k] != o->dim[k])
-			return false;
-	return true;
+	const char *inner;
+	bool ok = true;
+
+	if (f == '0')
+		return "0";
+	if (f == '=')
+		return "t_";
+	if (dimisconst(dimprod(e->m, o->dim + from, o->rank - from, &ok)) && ok)
+		inner = cprod(e, o, from, o->rank);
+	else {
+		arg(a, pf(e, "int64_t inner%d_", j), "%s", cprod(e, o, from, o->rank));
+		inner = pf(e, "inner%d_", j);
+	}
+	return pf(e, f == '/' ? "t_ / %s" : "t_ %% %s", inner);
 }
 
 static void
@@ -436,6 +473,28 @@ stridedbody(E *e, int r, int nsrc, const char *from)
 	out(e, "(void)r_;\n");
 }
 
+/* A size parameter that kernels divide by (row_, inner_, D_, n_, dK_)
+ * whose value is a constant, "(int64_t)64": on the cpu target the kernel
+ * declares it as a constant of its own instead, so that the divisions
+ * and remainders by it (a task's row and column) are multiplies and
+ * shifts; the launch does not pass it */
+static bool
+litarg(E *e, const Args *a, int k)
+{
+	const char *v = a->val[k], *d = a->decl[k];
+
+	if (e->cuda || strncmp(v, "(int64_t)", 9) != 0 || !v[9])
+		return false;
+	/* the sizes kernels divide by */
+	if (strcmp(d, "int64_t row_") && strcmp(d, "int64_t inner_") && strcmp(d, "int64_t D_") &&
+	    strcmp(d, "int64_t n_") && !(strncmp(d, "int64_t d", 9) == 0 && d[9] >= '0' && d[9] <= '9'))
+		return false;
+	for (v += 9; *v; v++)
+		if (*v < '0' || *v > '9')
+			return false;
+	return true;
+}
+
 static void
 kernelhead(E *e, int i, bool device, const Args *a)
 {
@@ -447,9 +506,13 @@ kernelhead(E *e, int i, bool device, const Args *a)
 		out(e, " (%s:%d)", in->loc.file, in->loc.line);
 	out(e, " */\n%s(" KNAME ")(%s int64_t T_", device ? "GNN_DKERNEL" : "GNN_HKERNEL", device ? "GNN_DRANGE" : "GNN_HRANGE");
 	for (k = 0; k < a->n; k++)
-		out(e, ", %s", a->decl[k]);
+		if (!litarg(e, a, k))
+			out(e, ", %s", a->decl[k]);
 	out(e, ")\n");
 	blockopen(e->w);
+	for (k = 0; k < a->n; k++)
+		if (litarg(e, a, k))
+			out(e, "const %s = %s;\n", a->decl[k], a->val[k]);
 	wopen(e->w, "%s(t_, T_)", device ? "GNN_DLOOP" : "GNN_HLOOP");
 }
 
@@ -873,13 +936,13 @@ emitkernel(E *e, int i, Args *a, Str *call)
 			O = ptrarg(e, a, NULL, in->to, true, dev);
 			X = ptrarg(e, a, NULL, in->arg[0], false, dev);
 			Y = ptrarg(e, a, NULL, in->arg[1], false, dev);
-			if (plainsrc(&o, &src[0]) && plainsrc(&o, &src[1])) {
-				/* each operand the output's shape or one element:
-				 * no per-element index arithmetic (a division per
-				 * dim, most of such a kernel's time otherwise) */
+			int fx, fy, sx = 0, sy = 0;
+			if ((fx = plainform(&o, &src[0], &sx)) && (fy = plainform(&o, &src[1], &sy))) {
+				/* no division per dim (most of a strided
+				 * kernel's time) */
+				const char *ix = plainindex(e, a, &o, fx, sx, 0), *iy = plainindex(e, a, &o, fy, sy, 1);
 				kernelhead(e, i, device, a);
-				elembody(e, in, pf(e, "%s[%s]", X, isscalar(&src[0]) ? "0" : "t_"),
-				    pf(e, "%s[%s]", Y, isscalar(&src[1]) ? "0" : "t_"), pf(e, "%s[t_]", O));
+				elembody(e, in, pf(e, "%s[%s]", X, ix), pf(e, "%s[%s]", Y, iy), pf(e, "%s[t_]", O));
 				kerneltail(e);
 				break;
 			}
@@ -902,7 +965,8 @@ emitkernel(E *e, int i, Args *a, Str *call)
 	}
 	sput(call, "%s(" KNAME ", %s, %s", device ? "GNN_DLAUNCH" : "GNN_HLAUNCH", launchlit(e, KNAME), T);
 	for (k = 0; k < a->n; k++)
-		sput(call, ", %s", a->val[k]);
+		if (!litarg(e, a, k))
+			sput(call, ", %s", a->val[k]);
 	sput(call, ");");
 }
 
