@@ -24,6 +24,10 @@
 
 #include "emit.h"
 
+/* elements per task of the cpu target's dropout (gnn_dropout_rows): a few
+ * microseconds of work, so a task's call costs nothing next to it */
+#define DROPCHUNK 4096
+
 /* ---- kernel parameters */
 
 static void
@@ -386,6 +390,68 @@ stridedsrc(E *e, Args *a, const Type *o, int nsrc, const Type *src, const int *p
 	}
 }
 
+/*
+ * How an elementwise op's operand is read without per-dim strides, if it
+ * can be: the output's shape (element t_), one element ([0]), the
+ * output's leading dims with 1s after them (a value per row: [t_ /
+ * inner]) or its trailing dims, right-aligned, with 1s or nothing before
+ * (a bias: [t_ % inner]), inner being the product of the output's dims
+ * from the split on.  Returns the op ('=', '0', '/', '%') and sets *from
+ * to the split; 0: the strided form.
+ */
+static int
+plainform(const Type *o, const Type *s, int *from)
+{
+	int r = o->rank, off = r - s->rank, k, lead, trail;
+
+	if (off < 0)
+		return 0;
+	for (lead = 0; off == 0 && lead < r && s->dim[lead] == o->dim[lead]; lead++)
+		;
+	for (trail = 0; trail < s->rank && s->dim[s->rank - 1 - trail] == o->dim[r - 1 - trail]; trail++)
+		;
+	for (k = 0; k < s->rank && s->dim[k] == 1; k++)
+		;
+	if (k == s->rank)
+		return '0';
+	if (lead == r)
+		return '=';
+	for (k = lead; k < r && s->dim[k] == 1; k++)
+		;
+	if (off == 0 && k == r) {
+		*from = lead;
+		return '/';
+	}
+	for (k = 0; k < s->rank - trail && s->dim[k] == 1; k++)
+		;
+	if (k == s->rank - trail) {
+		*from = r - trail;
+		return '%';
+	}
+	return 0;
+}
+
+/* operand j's index in plainform's form f: inner a literal when the dims
+ * are constants (the division becomes a multiply), else a parameter */
+static const char *
+plainindex(E *e, Args *a, const Type *o, int f, int from, int j)
+{
+	const char *inner;
+	bool ok = true;
+
+	if (f == '0')
+		return "0";
+	if (f == '=')
+		return "t_";
+	if (dimisconst(dimprod(e->m, o->dim + from, o->rank - from, &ok)) && ok)
+		inner = cprod(e, o, from, o->rank);
+	else {
+		arg(a, pf(e, "int64_t inner%d_", j), "%s", cprod(e, o, from, o->rank));
+		inner = pf(e, "inner%d_", j);
+	}
+	return pf(e, f == '/' ? "t_ / %s" : "t_ %% %s", inner);
+}
+
 static void
 stridedbody(E *e, int r, int nsrc, const char *from)
 {
@@ -407,6 +473,28 @@ stridedbody(E *e, int r, int nsrc, const char *from)
 	out(e, "(void)r_;\n");
 }
 
+/* A size parameter that kernels divide by (row_, inner_, D_, n_, dK_)
+ * whose value is a constant, "(int64_t)64": on the cpu target the kernel
+ * declares it as a constant of its own instead, so that the divisions
+ * and remainders by it (a task's row and column) are multiplies and
+ * shifts; the launch does not pass it */
+static bool
+litarg(E *e, const Args *a, int k)
+{
+	const char *v = a->val[k], *d = a->decl[k];
+
+	if (e->cuda || strncmp(v, "(int64_t)", 9) != 0 || !v[9])
+		return false;
+	/* the sizes kernels divide by */
+	if (strcmp(d, "int64_t row_") && strcmp(d, "int64_t inner_") && strcmp(d, "int64_t D_") &&
+	    strcmp(d, "int64_t n_") && !(strncmp(d, "int64_t d", 9) == 0 && d[9] >= '0' && d[9] <= '9'))
+		return false;
+	for (v += 9; *v; v++)
+		if (*v < '0' || *v > '9')
+			return false;
+	return true;
+}
+
 static void
 kernelhead(E *e, int i, bool device, const Args *a)
 {
@@ -418,9 +506,13 @@ kernelhead(E *e, int i, bool device, const Args *a)
 		out(e, " (%s:%d)", in->loc.file, in->loc.line);
 	out(e, " */\n%s(" KNAME ")(%s int64_t T_", device ? "GNN_DKERNEL" : "GNN_HKERNEL", device ? "GNN_DRANGE" : "GNN_HRANGE");
 	for (k = 0; k < a->n; k++)
-		out(e, ", %s", a->decl[k]);
+		if (!litarg(e, a, k))
+			out(e, ", %s", a->decl[k]);
 	out(e, ")\n");
 	blockopen(e->w);
+	for (k = 0; k < a->n; k++)
+		if (litarg(e, a, k))
+			out(e, "const %s = %s;\n", a->decl[k], a->val[k]);
 	wopen(e->w, "%s(t_, T_)", device ? "GNN_DLOOP" : "GNN_HLOOP");
 }
 
@@ -653,6 +745,27 @@ emitkernel(E *e, int i, Args *a, Str *call)
 			 * over k in order, as the dot does, whatever the tiling */
 			long long Mc = dimconstval(src[0].dim[0]), Pc = dimconstval(src[1].dim[1]);
 			long long PT = (1 << 18) / (Mc * (long long)dtypesize(o.dtype));
+			if (o.dtype == DF32) {
+				/* float: the runtime's gnn_sgemm_wgrad, the same
+				 * chains (skipping b's zeros where a sample of its
+				 * rows says that pays, else the blocked GEMM), on
+				 * column ranges of 16s, eight tasks or more when the
+				 * result is wide enough for two threads to share */
+				PT = ((Pc + 7) / 8 + 15) / 16 * 16;
+				O = ptrarg(e, a, NULL, in->to, true, dev);
+				X = ptrarg(e, a, NULL, in->arg[0], false, dev);
+				Y = ptrarg(e, a, NULL, in->arg[1], false, dev);
+				arg(a, "int64_t K_", "%s", cdim(e, src[0].dim[1]));
+				arg(a, "int sp_", "gnn_sgemm_sparse_pays(%s, %s, %lld, %lld)", a->val[a->n - 2],
+				    cdim(e, src[0].dim[1]), Pc, Pc);
+				kernelhead(e, i, device, a);
+				out(e, "const int64_t p0_ = t_ * %lld, p1_ = p0_ + %lld < %lld ? p0_ + %lld : %lld;\n\n", PT, PT,
+				    Pc, PT, Pc);
+				out(e, "gnn_sgemm_wgrad(p0_, p1_, %lld, K_, %s, K_, %s, %lld, %s, %lld, sp_);\n", Mc, X, Y, Pc, O, Pc);
+				kerneltail(e);
+				T = pf(e, "(int64_t)%lld", (Pc + PT - 1) / PT);
+				break;
+			}
 			if (PT > Pc)
 				PT = Pc;
 			O = ptrarg(e, a, NULL, in->to, true, dev);
@@ -787,6 +900,19 @@ emitkernel(E *e, int i, Args *a, Str *call)
 		O = ptrarg(e, a, NULL, in->to, true, dev);
 		X = ptrarg(e, a, NULL, in->arg[0], false, dev);
 		Y = ptrarg(e, a, NULL, in->arg[1], false, dev);
+		if (!e->cuda && o.dtype == DF32) {
+			/* the runtime's vectorized draw (dropout.c, the same
+			 * bits), a task per DROPCHUNK elements */
+			arg(a, "int64_t n_", "%s", T);
+			kernelhead(e, i, device, a);
+			out(e, "const int64_t e0_ = t_ * %d, e1_ = n_ - e0_ < %d ? n_ : e0_ + %d;\n\n", DROPCHUNK,
+			    DROPCHUNK, DROPCHUNK);
+			out(e, "gnn_dropout_rows(e0_, e1_, (uint64_t)%s[0], (uint64_t)%s[1], %lldu, (float)%.17g, (float)%.17g, %s, %s);\n",
+			    Y, Y, (long long)attrint(in, "stream", 0), (double)(float)p, 1 / (1 - p), X, O);
+			kerneltail(e);
+			T = pf(e, "((%s) + %d) / %d", T, DROPCHUNK - 1, DROPCHUNK);
+			break;
+		}
 		kernelhead(e, i, device, a);
 		out(e, "const uint64_t seed_ = (uint64_t)%s[0], step_ = (uint64_t)%s[1];\n\n", Y, Y);
 		out(e, "%s[t_] = gnn_dropout_keep(seed_, step_, %lldu, (uint64_t)t_, (float)%.17g) ? %s[t_] * (%s)%.17g : (%s)0;\n", O,
@@ -818,6 +944,16 @@ emitkernel(E *e, int i, Args *a, Str *call)
 			O = ptrarg(e, a, NULL, in->to, true, dev);
 			X = ptrarg(e, a, NULL, in->arg[0], false, dev);
 			Y = ptrarg(e, a, NULL, in->arg[1], false, dev);
+			int fx, fy, sx = 0, sy = 0;
+			if ((fx = plainform(&o, &src[0], &sx)) && (fy = plainform(&o, &src[1], &sy))) {
+				/* no division per dim (most of a strided
+				 * kernel's time) */
+				const char *ix = plainindex(e, a, &o, fx, sx, 0), *iy = plainindex(e, a, &o, fy, sy, 1);
+				kernelhead(e, i, device, a);
+				elembody(e, in, pf(e, "%s[%s]", X, ix), pf(e, "%s[%s]", Y, iy), pf(e, "%s[t_]", O));
+				kerneltail(e);
+				break;
+			}
 			stridedsrc(e, a, &o, 2, src, NULL);
 			kernelhead(e, i, device, a);
 			stridedbody(e, r, 2, "t_");
@@ -837,7 +973,8 @@ emitkernel(E *e, int i, Args *a, Str *call)
 	}
 	sput(call, "%s(" KNAME ", %s, %s", device ? "GNN_DLAUNCH" : "GNN_HLAUNCH", launchlit(e, KNAME), T);
 	for (k = 0; k < a->n; k++)
-		sput(call, ", %s", a->val[k]);
+		if (!litarg(e, a, k))
+			sput(call, ", %s", a->val[k]);
 	sput(call, ");");
 }
 

@@ -38,7 +38,7 @@
 #include <string.h>
 #include <math.h>
 
-#include "gnnrt.h"
+#include "internal.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define GEMM_X86 1
@@ -73,6 +73,10 @@ typedef int64_t nzfn(const float *a, int64_t n, int64_t k0, int32_t *idx, float 
 typedef void spfn(int64_t nnz, const int32_t *idx, const float *val,
 	const float *B, int64_t bs, int64_t ps, int64_t N, float *c, int load);
 
+/* y[0..n) += a * x[0..n), each step one multiply-add (fused as the
+** path's kernels fuse) */
+typedef void axfn(int64_t n, float a, const float *x, float *y);
+
 struct gemmisa {
 	const char *name;
 	int np;          /* the most panels a dense tile spans */
@@ -80,6 +84,7 @@ struct gemmisa {
 	kernfn *kern;
 	nzfn *nz;
 	spfn *sp;
+	axfn *ax;
 };
 
 #define CASES4(X)  X(1) X(2) X(3) X(4)
@@ -170,7 +175,14 @@ gen_sp(int64_t nnz, const int32_t *idx, const float *val, const float *B,
 	}
 }
 
-static const struct gemmisa isa_generic = {"generic", 1, {0, 4}, gen_kern, gen_nz, gen_sp};
+static void
+gen_ax(int64_t n, float a, const float *x, float *y)
+{
+	for (int64_t j = 0; j < n; j++)
+		y[j] = madd(a, x[j], y[j]);
+}
+
+static const struct gemmisa isa_generic = {"generic", 1, {0, 4}, gen_kern, gen_nz, gen_sp, gen_ax};
 
 #ifdef GEMM_X86
 
@@ -278,7 +290,21 @@ avx2_sp(int64_t nnz, const int32_t *idx, const float *val, const float *B,
 	}
 }
 
-static const struct gemmisa isa_avx2 = {"avx2", 1, {0, 6}, avx2_kern, avx2_nz, avx2_sp};
+static T_AVX2 void
+avx2_ax(int64_t n, float a, const float *x, float *y)
+{
+	const __m256 av = _mm256_set1_ps(a);
+	int64_t j = 0;
+
+	for (; j + 8 <= n; j += 8)
+		_mm256_storeu_ps(y + j, _mm256_fmadd_ps(av, _mm256_loadu_ps(x + j), _mm256_loadu_ps(y + j)));
+	if (j < n) {
+		__m256i m = avx2_mask(n - j);
+		_mm256_maskstore_ps(y + j, m, _mm256_fmadd_ps(av, _mm256_maskload_ps(x + j, m), _mm256_maskload_ps(y + j, m)));
+	}
+}
+
+static const struct gemmisa isa_avx2 = {"avx2", 1, {0, 6}, avx2_kern, avx2_nz, avx2_sp, avx2_ax};
 
 /* AVX-512: a panel is one zmm; tiles of 12 rows x 2 panels (24 of the
 ** 32 registers accumulate) or 16 rows x 1 panel */
@@ -445,7 +471,21 @@ avx512_sp(int64_t nnz, const int32_t *idx, const float *val, const float *B,
 	}
 }
 
-static const struct gemmisa isa_avx512 = {"avx512", 4, {0, 16, 12, 8, 6}, avx512_kern, avx512_nz, avx512_sp};
+static T_AVX512 void
+avx512_ax(int64_t n, float a, const float *x, float *y)
+{
+	const __m512 av = _mm512_set1_ps(a);
+	int64_t j = 0;
+
+	for (; j + 16 <= n; j += 16)
+		_mm512_storeu_ps(y + j, _mm512_fmadd_ps(av, _mm512_loadu_ps(x + j), _mm512_loadu_ps(y + j)));
+	if (j < n) {
+		__mmask16 m = avx512_mask(n - j);
+		_mm512_mask_storeu_ps(y + j, m, _mm512_fmadd_ps(av, _mm512_maskz_loadu_ps(m, x + j), _mm512_maskz_loadu_ps(m, y + j)));
+	}
+}
+
+static const struct gemmisa isa_avx512 = {"avx512", 4, {0, 16, 12, 8, 6}, avx512_kern, avx512_nz, avx512_sp, avx512_ax};
 
 #endif /* GEMM_X86 */
 
@@ -489,9 +529,9 @@ pick_level(void)
 /* Computed on first use by whichever thread gets there; racing threads
 ** compute and store the same value, through an atomic, so it is no data
 ** race. The environment is read once: GNN_CPU_ISA must be set before the
-** process's first gnn_sgemm_* call. */
-static const struct gemmisa *
-isa(void)
+** process's first gnn_sgemm_* (or gnn_dropout_rows) call. */
+int
+gnn_cpu_level_(void)
 {
 	static atomic_int level = -1;
 	int l = atomic_load_explicit(&level, memory_order_relaxed);
@@ -500,7 +540,13 @@ isa(void)
 		l = pick_level();
 		atomic_store_explicit(&level, l, memory_order_relaxed);
 	}
-	return isas[l];
+	return l;
+}
+
+static const struct gemmisa *
+isa(void)
+{
+	return isas[gnn_cpu_level_()];
 }
 
 const char *
@@ -657,6 +703,58 @@ gnn_sgemm_sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, i
 /* The sparse form wins below this share of nonzeros in A (measured with
 ** bench/cpu/gemm_speed.c; see docs/codegen.md). */
 #define SPARSE_DENSITY 0.08
+
+/* weight gradients: C = A @ B with the reduction over K the node count */
+
+/* floats of the sparse form's accumulators (256 KiB of stack, as much
+** as generated kernels take; wide enough that a task's columns are one
+** pass over B for M up to 256) */
+#define WGACC 65536
+
+/* the columns [q0, q0 + n) of C, n * M <= WGACC: accumulated transposed,
+** acc[j*M + m], a column of A (ak) scaled by each nonzero of B's row k */
+static void
+wgrad_sparse(const struct gemmisa *t, int64_t q0, int64_t n, int64_t M, int64_t K, const float *A,
+	int64_t lda, const float *B, int64_t ldb, float *C, int64_t ldc)
+{
+	float acc[WGACC], ak[WGACC / NR], val[SPCHUNK + 16];
+	int32_t idx[SPCHUNK + 16];
+
+	memset(acc, 0, (size_t)(n * M) * sizeof *acc);
+	for (int64_t k = 0; k < K; k++) {
+		int64_t nnz = t->nz(B + k * ldb + q0, n, 0, idx, val);
+
+		if (nnz == 0)
+			continue;
+		for (int64_t m = 0; m < M; m++)
+			ak[m] = A[m * lda + k];
+		for (int64_t j = 0; j < nnz; j++)
+			t->ax(M, val[j], ak, acc + (int64_t)idx[j] * M);
+	}
+	for (int64_t m = 0; m < M; m++)
+		for (int64_t j = 0; j < n; j++)
+			C[m * ldc + q0 + j] = acc[j * M + m];
+}
+
+void
+gnn_sgemm_wgrad(int64_t p0, int64_t p1, int64_t M, int64_t K, const float *A, int64_t lda,
+	const float *B, int64_t ldb, float *C, int64_t ldc, int sparse)
+{
+	const struct gemmisa *t = isa();
+
+	if (p1 <= p0 || M <= 0)
+		return;
+	if (sparse && M <= WGACC / NR) {
+		int64_t w = WGACC / M / NR * NR;
+
+		if (w > SPCHUNK)
+			w = SPCHUNK;
+		for (int64_t q0 = p0; q0 < p1; q0 += w)
+			wgrad_sparse(t, q0, p1 - q0 < w ? p1 - q0 : w, M, K, A, lda, B, ldb, C, ldc);
+		return;
+	}
+	gnn_sgemm(0, M, K, p1 - p0, A, lda, B + p0, ldb, C + p0, ldc, 0, 0);
+}
 
 int
 gnn_sgemm_sparse_pays(const float *A, int64_t M, int64_t K, int64_t lda)

@@ -794,6 +794,26 @@ void gnn_sgemm(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int
 void gnn_sgemm_sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
                       const float *B, int64_t ldb, float *C, int64_t ldc, int flags);
 
+/* A weight's gradient, C = A @ B reducing over K (the node count, so M
+** and the columns are the layer's widths): C[m*ldc + p] = sum_k A[m*lda +
+** k] * B[k*ldb + p] for m < M and p0 <= p < p1, each one chain over k in
+** order from +0.0, as gnn_sgemm's. sparse (gnn_sgemm_sparse_pays of B;
+** used when M <= 4096): the steps whose B element is zero are left out
+** (B's rows scanned by the vector path, each nonzero adding its scaled
+** column of A to an accumulator row), which gives the dense form's bits
+** when A is finite. Dense: gnn_sgemm on columns p0..p1. Bits independent
+** of how columns are split across calls. Serial. */
+void gnn_sgemm_wgrad(int64_t p0, int64_t p1, int64_t M, int64_t K, const float *A, int64_t lda,
+                     const float *B, int64_t ldb, float *C, int64_t ldc, int sparse);
+
+/* Dropout for the cpu target's generated code (dropout.c): out[t] =
+** x[t] * scale where gnn_dropout_keep(seed, step, stream, t, p) (philox.h),
+** else 0, for t0 <= t < t1; the same bits as that scalar expression, on
+** every instruction-set path (gnn_sgemm_isa's, vectorized over 16 or 8
+** elements). Serial; out may be x. */
+void gnn_dropout_rows(int64_t t0, int64_t t1, uint64_t seed, uint64_t step, uint32_t stream, float p,
+                      float scale, const float *x, float *out);
+
 /* cuda's split-K tiled GEMM (gnncc's codegen/gemmcuda.c): how many parts
 ** K's full slabs are split into, for T output tiles, slabs full slabs, at
 ** most smax parts, an output of mp floats and cap floats of scratch for

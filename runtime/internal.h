@@ -23,6 +23,11 @@ gnn_status gnn_prog_loadtime_(gnn_instance *m);
 void gnn_trainer_free_(gnn_instance *m);
 gnn_status gnn_prog_refresh_(gnn_instance *m);
 
+/* gemm.c: the cpu kernels' instruction-set level, 0 generic, 1 avx2
+ * (with FMA), 2 avx512, picked once (GNN_CPU_ISA may lower it); the
+ * paths of gemm.c and dropout.c by that level */
+int gnn_cpu_level_(void);
+
 /* profile.c: GNN_PROFILE in the environment, read once (gnn_prog_create) */
 gnn_status gnn_prof_env_(void);
 

@@ -1,6 +1,6 @@
 /*
-** test_gemm.c: gnn_sgemm_* (runtime/gemm.c) on every instruction-set path
-** this CPU has.
+** test_gemm.c: gnn_sgemm_* (runtime/gemm.c) and gnn_dropout_rows
+** (runtime/dropout.c) on every instruction-set path this CPU has.
 **
 ** The path is chosen once per process, so the test runs itself again for
 ** each of generic, avx2 and avx512 that the CPU supports, with
@@ -9,7 +9,9 @@
 ** A child compares against a double-precision reference (tolerance K
 ** units in the last place of sum |a||b|), checks the bitwise contract
 ** (every kc, every row split, sparse == dense on finite B, GNN_SGEMM_ACC)
-** and keeps canaries around every buffer and in C's row padding.
+** and keeps canaries around every buffer and in C's row padding; the
+** dropout must give philox.h's scalar mask bit for bit (test_dropout),
+** the weight gradient's product gnn_sgemm's (test_wgrad).
 ** Usage: test_gemm [shared-dir] (the folder is not used)
 */
 #include "rtcheck.h"
@@ -17,6 +19,8 @@
 #include <math.h>
 #include <stdint.h>
 #include <sys/wait.h>
+
+#include "../../runtime/philox.h"
 
 #define GUARD 64           /* canary floats on each side of a buffer */
 #define CANARY 12345.678f
@@ -265,6 +269,104 @@ shape(int64_t M, int64_t K, int64_t N, double density, int wlayout, const int64_
 	freeprob(&p);
 }
 
+/* gnn_dropout_rows against the scalar expression of philox.h, bit for
+** bit: ranges that start and end off the vector width, counters that
+** carry into their high word, runs of +0.0 (skipped) and of -0.0, NaN
+** and infinities (not skipped), in place, and canaries around out */
+static void
+test_dropout(void)
+{
+	static const struct { int64_t t0, n; uint64_t seed, step; uint32_t stream; float p; } cs[] = {
+		{0, 1000, 0, 0, 0, 0.5f},
+		{3, 37, 7, 11, 2, 0.6f},
+		{((int64_t)1 << 32) - 21, 53, 0x123456789abcdefull, 5, 1, 0.1f},
+		{5, 300, 42, 0x1ffffffffull, 0x7fffffff, 0.0f},
+		{17, 0, 1, 1, 1, 0.5f},
+	};
+	int bad = 0;
+
+	for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
+		int64_t n = cs[c].n, t0 = cs[c].t0;
+		float scale = 1.0f / (1.0f - cs[c].p);
+		float *xb = galloc(n), *ob = galloc(n), *x = xb - t0, *o = ob - t0;
+
+		for (int64_t i = 0; i < n; i++) {
+			uint64_t r = rt_next() % 16;
+			/* mostly zeros in runs, as bag-of-words rows are */
+			xb[i] = (i / 24) % 3 == 0 ? 0.0f : r == 0 ? -0.0f : r == 1 ? NAN : r == 2 ? -INFINITY : unif();
+		}
+		gnn_dropout_rows(t0, t0 + n, cs[c].seed, cs[c].step, cs[c].stream, cs[c].p, scale, x, o);
+		for (int64_t t = t0; t < t0 + n; t++) {
+			float want = gnn_dropout_keep(cs[c].seed, cs[c].step, cs[c].stream, (uint64_t)t, cs[c].p) ?
+				x[t] * scale : 0.0f;
+			if (memcmp(&want, &o[t], sizeof want) != 0 && bad++ < 5)
+				printf("  dropout case %zu element %lld: got %a, want %a\n", c, (long long)t, o[t], want);
+		}
+		CHECK(gintact(ob, n));
+		/* in place */
+		gnn_dropout_rows(t0, t0 + n, cs[c].seed, cs[c].step, cs[c].stream, cs[c].p, scale, x, x);
+		CHECK(memcmp(xb, ob, (size_t)n * sizeof *xb) == 0);
+		gfree(xb);
+		gfree(ob);
+	}
+	CHECK(bad == 0);
+}
+
+/* gnn_sgemm_wgrad: C = A @ B reducing over K, on random column splits,
+** sparse (B's zeros skipped, -0.0 among them) and dense, both giving
+** gnn_sgemm's bits and near a double reference; M past the sparse
+** form's limit (4096) takes the dense one; canaries around C */
+static void
+test_wgrad(void)
+{
+	static const int64_t Ms[] = {1, 7, 16, 33, 256, 4100}, Ks[] = {1, 50, 300}, Ps[] = {1, 16, 17, 200};
+	int bad = 0;
+
+	for (size_t a = 0; a < sizeof Ms / sizeof *Ms; a++)
+		for (size_t b = 0; b < sizeof Ks / sizeof *Ks; b++)
+			for (size_t c = 0; c < sizeof Ps / sizeof *Ps; c++) {
+				int64_t M = Ms[a], K = Ks[b], P = Ps[c], lda = K + 1, ldc = P + 2;
+				if (M * K * P > 10000000)
+					continue;   /* the reference's time, not news */
+				float *A = galloc(M * lda), *B = galloc(K * P), *C0 = galloc(M * ldc), *C = galloc(M * ldc);
+
+				for (int64_t i = 0; i < M * lda; i++)
+					A[i] = unif();
+				for (int64_t i = 0; i < K * P; i++) {
+					uint64_t r = rt_next() % 100;
+					B[i] = r < 3 ? unif() : r < 5 ? -0.0f : 0.0f;
+				}
+				gnn_sgemm(0, M, K, P, A, lda, B, P, C0, ldc, 0, 0);
+				for (int sparse = 0; sparse < 2; sparse++) {
+					for (int64_t p0 = 0, p1; p0 < P; p0 = p1) {
+						p1 = p0 + 1 + (int64_t)(rt_next() % 40);
+						if (p1 > P)
+							p1 = P;
+						gnn_sgemm_wgrad(p0, p1, M, K, A, lda, B, P, C, ldc, sparse);
+					}
+					for (int64_t m = 0; m < M; m++)
+						for (int64_t p = 0; p < P; p++) {
+							double want = 0, bound = 0;
+							for (int64_t k = 0; k < K; k++) {
+								want += (double)A[m * lda + k] * B[k * P + p];
+								bound += fabs((double)A[m * lda + k] * B[k * P + p]);
+							}
+							if ((memcmp(&C[m * ldc + p], &C0[m * ldc + p], sizeof(float)) ||
+							     !(fabs(C[m * ldc + p] - want) <= (K + 2) * bound / 16777216.0)) && bad++ < 5)
+								printf("  wgrad M %lld K %lld P %lld sparse %d: C[%lld][%lld] = %a, gemm %a, want %.9g\n",
+								       (long long)M, (long long)K, (long long)P, sparse, (long long)m,
+								       (long long)p, C[m * ldc + p], C0[m * ldc + p], want);
+						}
+					for (int64_t m = 0; m < M; m++)
+						for (int64_t p = P; p < ldc; p++)
+							bad += C[m * ldc + p] != CANARY;
+					CHECK(gintact(C, M * ldc));
+				}
+				gfree(A), gfree(B), gfree(C0), gfree(C);
+			}
+	CHECK(bad == 0);
+}
+
 static void
 test_small(void)
 {
@@ -395,6 +497,8 @@ main(int argc, char **argv)
 	if (getenv("GNN_TEST_GEMM_PATHONLY"))
 		return summary();
 	test_misc();
+	test_dropout();
+	test_wgrad();
 	test_small();
 	test_tall();
 	return summary();
