@@ -212,6 +212,7 @@ typedef struct Walk {
 	double emin;             /* least bytes per edge: int32 index, edge tensors */
 	int ng;                  /* gathered tables: their bytes and row bytes */
 	double gtb[8], grb[8];
+	int Q;                   /* its edge slices under the kernel's schedule (rowslices) */
 } Walk;
 
 /* one launch of forward */
@@ -239,6 +240,7 @@ typedef struct C {
 	int nseg;
 	Line *line;
 	int nline;
+	bool prof;               /* --report-timing=profiler: each launch alone, cold, at base clock */
 } C;
 
 static double
@@ -608,7 +610,7 @@ typedef struct RowCtx {
 static double
 walkunits(const Walk *w, int L, int l, int64_t d, bool loaded)
 {
-	int64_t Q = rowslices(w->op, w->w, L);
+	int64_t Q = w->Q;
 
 	if (Q > 1) {
 		int64_t q = l / (w->what == WStats ? w->w : L / Q);
@@ -799,7 +801,7 @@ rowflops(C *c, const Kernel *k)
 static double
 stepwf(const Walk *w, int L)
 {
-	int Q = w->what == WScatter ? rowslices(w->op, w->w, L) : 1;
+	int Q = w->what == WScatter ? w->Q : 1;
 
 	return 1.0 / Q + 1 + ceil((double)w->w / (L / Q));
 }
@@ -807,12 +809,12 @@ stepwf(const Walk *w, int L)
 /* a split kernel's plans: C lane steps of its walk of fewest slices
  * (rowkernel.c's splitc0) */
 static int64_t
-splitc0(const Walk *ws, int nw, int L, int64_t split)
+splitc0(const Walk *ws, int nw, int64_t split)
 {
 	int q = 0;
 
 	for (int w = 0; w < nw; w++) {
-		int s = rowslices(ws[w].op, ws[w].w, L);
+		int s = ws[w].Q;
 		q = !q || s < q ? s : q;
 	}
 	return split * (q ? q : 1);
@@ -826,11 +828,14 @@ rowkernel(C *c, const Kernel *k, const Sched *s)
 	bool dl = L == 1 && R == 1, split = s->split > 0 && nw > 0;
 	const int64_t **lix = emalloc((nw + 1) * sizeof *lix);
 	RowCtx x = {.c = c, .w = ws, .nw = nw, .L = L, .lix = lix};
-	int64_t c0 = splitc0(ws, nw, L, s->split);
+	int64_t c0;
 	double minb, rowb, lat = 0, T, most = 0;
 	char sc[48], nm[32];
 	Line *ln;
 
+	for (int w = 0; w < nw; w++)
+		ws[w].Q = rowslices(ws[w].op, ws[w].w, L, ws[w].what == WScatter ? s->slices : 0);
+	c0 = splitc0(ws, nw, s->split);
 	schedprint(sc, sizeof sc, s);
 	groupbytes(c, k, ws, nw, &minb, &rowb);
 	T = nw ? (double)c->seg[ws[0].seg].t : (double)evaldim(c, c->fn->val[c->fn->ins[k->last].to].type.dim[0]);
@@ -1229,6 +1234,7 @@ reportcost(FILE *f, Mod *m, Fn *fn, const ReportOpts *o)
 		return -1;
 	}
 	c = cnew(f, m, fn, o->gpu);
+	c->prof = o->profiler;
 	nk = listkernels(fn, &ks);
 	if (!readgraph(o, &c->dg[garg]) || !bindgraphs(c, o->graph)) {
 		rc = -1;

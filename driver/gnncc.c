@@ -212,6 +212,7 @@ parseargs(Opts *o, int argc, char **argv)
 		case OptReportGraph: o->report.graph = v; break;
 		case OptReportNodes: o->report.nodes = optint("--report-nodes", v, 0, INT64_MAX, NULL); break;
 		case OptGpu: o->report.gpu = p.choice; break;
+		case OptReportTiming: o->report.profiler = p.choice == 1; break;
 		case OptDumpIr:
 			if (v && !*v)
 				optfatal("'--dump-ir=' needs 'all' or a pass name");

@@ -238,6 +238,7 @@ typedef struct Sched {
 	int lanes, rows, tile, axpy, chunk, gemm, kc, split;
 	int bm, bn, bk, tm, tn;          /* cuda's tiled GEMM (sched.c) */
 	int ksplit;                      /* its K split into at most this many parts */
+	int slices;                      /* the most edge slices of a sum's walk (cuda lanes) */
 } Sched;
 
 typedef struct Ins {

@@ -41,6 +41,10 @@
  *          chunk of at least this many edges are walked in chunks by
  *          kernels of their own and combined in a fixed tree
  *          (runtime/split.c); 0: every row walked by its own lanes
+ *   slices the most edge slices a narrow sum's or mean's walk takes
+ *          (cuda lanes, codegen/rowkernel.c's rowslices); 1: the lanes
+ *          share the columns and walk the row's edges together; 0: as
+ *          many as rowslices' rule gives
  */
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +70,7 @@ static const struct {
 	{"tn", offsetof(Sched, tn), 0, 0, 16},
 	{"split", offsetof(Sched, split), 0, 0, 1 << 20},
 	{"ksplit", offsetof(Sched, ksplit), 0, 0, 64},
+	{"slices", offsetof(Sched, slices), 0, 0, 32},
 };
 enum { NField = sizeof fields / sizeof fields[0] };
 
