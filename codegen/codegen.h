@@ -92,6 +92,8 @@ typedef struct CostGpu {
 	double launch, gap, kmin;   /* us: host launch, GPU gap between kernels, least kernel */
 	double l2ns, dramns;     /* a dependent load's latency */
 	int warps;               /* resident warps an SM */
+	int smemkb;              /* shared memory an SM (KB) */
+	double prof;             /* a profiler's replay of one launch: its latencies times this */
 } CostGpu;
 extern const CostGpu costgpus[];   /* optgpus' order */
 /* gemmcuda.c: a tiled GEMM's split-K scratch (floats) for [., K] @ [K, P]
