@@ -94,6 +94,7 @@ typedef struct CostGpu {
 	int warps;               /* resident warps an SM */
 	int smemkb;              /* shared memory an SM (KB) */
 	double prof;             /* a profiler's replay of one launch: its latencies times this */
+	double loaded;           /* a dependent load's latency when every resident warp waits on one */
 } CostGpu;
 extern const CostGpu costgpus[];   /* optgpus' order */
 /* gemmcuda.c: a tiled GEMM's split-K scratch (floats) for [., K] @ [K, P]

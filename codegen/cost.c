@@ -49,12 +49,37 @@
  * (docs/cost.md, "Fitted to the record").
  */
 const CostGpu costgpus[] = {
-	{"h100", "H100 SXM5", 132, 1.755, 59.3e12, 495e12, 2.8e12, 2.4e12, 5.5e12, 50e6, 2.5, 1.0, 2.5, 97, 450, 64, 228, 1.6},
-	{"a100", "A100 SXM4 80GB", 108, 1.410, 19.5e12, 156e12, 1.7e12, 1.45e12, 4.0e12, 40e6, 2.5, 1.0, 2.5, 200, 500, 64, 164, 1.6},
+	{"h100", "H100 SXM5", 132, 1.755, 59.3e12, 495e12, 2.8e12, 2.4e12, 5.5e12, 50e6, 2.5, 1.0, 2.5, 97, 450, 64, 228, 1.6, 2},
+	{"a100", "A100 SXM4 80GB", 108, 1.410, 19.5e12, 156e12, 1.7e12, 1.45e12, 4.0e12, 40e6, 2.5, 1.0, 2.5, 200, 500, 64, 164, 1.6, 1},
 };
 _Static_assert(sizeof costgpus / sizeof costgpus[0] + 1 == sizeof optgpus / sizeof optgpus[0], "a gpu without its name");
 
 enum { Threads = 256, MaxBlocks = 1 << 20 };
+
+/*
+ * Fitted to bench/results/h100-kernels.json (docs/cost.md, "Fitted to the
+ * record"):
+ *   ColdShare  after a profiler's cache flush, the share of a walk's L2
+ *              hits that are first touches (ncu: Cora's unsliced chunk
+ *              kernel of lanes=8, 33 edges of 3 dependent loads, 29.2 us:
+ *              0.3 us a load, halfway between L2's and DRAM's)
+ *   InFlight   edges a lane keeps in flight where a walk's column loop
+ *              has no lane leaving it (w a multiple of the lanes on a
+ *              row or slice: nvcc unrolls the edge loop and ptxas
+ *              overlaps their loads); 1 where some lane breaks out each
+ *              edge (ncu: the same chunks at lanes=16, width 16, 14.2 us)
+ *   Unroll     a row's matmul k loop as nvcc unrolls it: this many loads
+ *              of the row in flight
+ *   FmaIssue   clocks a warp's FMA of a GEMM's register tile takes to
+ *              issue (the outer product's operands collide in the
+ *              register banks: ncu's 168 us for SAGE's 1433 -> 256 GEMM
+ *              under bm=64,bn=128,bk=32,tm=4,tn=4, 16 warps an SM)
+ *   loaded     (the device's) a dependent load's latency over its idle
+ *              figure when every resident warp waits on one: the
+ *              queues of a full GPU (arxiv's forwards)
+ */
+#define ColdShare 0.5
+enum { InFlight = 2, Unroll = 16, FmaClocks = 4, SharedClocks = 30, FmaIssue = 2 };
 
 /* ---- the graph: degrees only ---------------------------------------------------- */
 
@@ -216,6 +241,7 @@ typedef struct Walk {
 	int ng;                  /* gathered tables: their bytes and row bytes */
 	double gtb[8], grb[8];
 	int Q;                   /* its edge slices under the kernel's schedule (rowslices) */
+	int U;                   /* edges a lane keeps in flight (InFlight or 1) */
 } Walk;
 
 /* one launch of forward */
@@ -245,6 +271,7 @@ typedef struct C {
 	int nline;
 	bool prof;               /* --report-timing=profiler: each launch alone, cold, at base clock */
 	CostGpu pg;              /* then the device as the profiler runs it */
+	double cold;             /* the share of L2 hits a profiler's flush turns into misses */
 } C;
 
 static double
@@ -253,9 +280,14 @@ sect(double bytes)
 	return ceil(bytes / 32) * 32;
 }
 
+/* a dependent load's latency (s) at L2 hit rate hit; after a profiler's
+ * flush a share c->cold of those hits are first touches, DRAM's */
 static double
-mix(const CostGpu *g, double hit)
+mix(const C *c, double hit)
 {
+	const CostGpu *g = c->gpu;
+
+	hit *= 1 - c->cold;
 	return (hit * g->l2ns + (1 - hit) * g->dramns) * 1e-9;
 }
 
@@ -419,8 +451,8 @@ edgecost(C *c, int grp, Ref v, char *seen, Walk *w)
 		w->emin += rb;
 		w->l2 += sect(rb);
 		w->dram += sect(rb) * (1 - h);
-		if (mix(c->gpu, h) > w->lat)
-			w->lat = mix(c->gpu, h);
+		if (mix(c, h) > w->lat)
+			w->lat = mix(c, h);
 		return;
 	}
 	in = &c->fn->ins[c->fn->val[v].def];
@@ -436,8 +468,8 @@ edgecost(C *c, int grp, Ref v, char *seen, Walk *w)
 		}
 		w->l2 += 32 + sect(rb);
 		w->dram += 32 * (1 - hi) + sect(rb) * (1 - h);
-		if (mix(c->gpu, hi) + mix(c->gpu, h) > w->lat)
-			w->lat = mix(c->gpu, hi) + mix(c->gpu, h);
+		if (mix(c, hi) + mix(c, h) > w->lat)
+			w->lat = mix(c, hi) + mix(c, h);
 		return;
 	}
 	if (c->kind[v] != RowEdge && in->op != Oedge_softmax)
@@ -481,7 +513,7 @@ mkwalk(C *c, int grp, int i, int what)
 	 * an H100: the walks keep no second edge in flight) */
 	w.l2 += 8;
 	w.dram += 8;
-	w.lat = c->gpu->l2ns * 1e-9 + w.lat;
+	w.lat = mix(c, 1) + w.lat;
 	free(seen);
 	return w;
 }
@@ -604,6 +636,8 @@ typedef struct RowCtx {
 	const int64_t *rwin;     /* split row kernel: the row windows' first rows */
 	int64_t n0;
 	int walk;
+	bool timed;              /* units as seconds of a lane's chain: */
+	double base, rlat;       /* a row's bounds and its matmuls' chain */
 } RowCtx;
 
 /* lane l's work in a walk of d edges, or of a long row's combined value
@@ -629,12 +663,13 @@ static double
 rowunit(void *p, int64_t r, int lane)
 {
 	RowCtx *x = p;
-	double u = 1;
+	double u = x->timed ? x->base + x->rlat : 1;
 
 	for (int k = 0; k < x->nw; k++) {
 		const Seg *s = &x->c->seg[x->w[k].seg];
 		int64_t d = r < s->t ? s->rowptr[r + 1] - s->rowptr[r] : 0;
-		u += walkunits(&x->w[k], x->L, lane, d, x->lix[k] && x->lix[k][r] >= 0);
+		double n = walkunits(&x->w[k], x->L, lane, d, x->lix[k] && x->lix[k][r] >= 0);
+		u += x->timed ? n * x->w[k].lat / x->w[k].U : n;
 	}
 	return u;
 }
@@ -676,6 +711,17 @@ reduceunit(void *p, int64_t t, int lane)
 
 /* ---- time ----------------------------------------------------------------------- */
 
+/* a dependent load's latency over its idle figure with par warps
+ * resident: the GPU's queues fill as its warps do (g->loaded when every
+ * resident warp waits on a load) */
+static double
+loadedlat(const CostGpu *g, double par)
+{
+	double f = par / ((double)g->sms * g->warps);
+
+	return 1 + (g->loaded - 1) * (f < 1 ? f : 1);
+}
+
 /* the line's time and its bound, given its latency per unit of work
  * and whether its DRAM traffic is gathers */
 static void
@@ -696,7 +742,7 @@ timeline(C *c, Line *ln, double unitlat, bool gather)
 		{ln->flops / g->fp32, "fp32"},
 		{ln->wf / ((double)g->sms * g->ghz * 1e9), "l1"},
 		{ln->busiest * unitlat, "busiest warp"},
-		{par > 0 ? ln->total * unitlat / par : 0, "latency"},
+		{par > 0 ? ln->total * unitlat * loadedlat(g, par) / par : 0, "latency"},
 		{g->kmin * 1e-6, "launch"},
 	};
 
@@ -797,6 +843,31 @@ rowflops(C *c, const Kernel *k)
 	return f;
 }
 
+/* a row's matmuls as its lane runs them (rowkernel.c: lane l takes the
+ * outputs l, l + L, ...; each a k loop that nvcc unrolls by Unroll): K
+ * dependent FMAs, and per Unroll steps a round trip for the row's
+ * operand: shared memory where the kernel made it, else the row in
+ * global memory, which only this row's lanes read (an L2 hit in a
+ * forward, a first touch after a profiler's flush) */
+static double
+rowchain(C *c, const Kernel *k, int L)
+{
+	const CostGpu *g = c->gpu;
+	double t = 0;
+
+	for (int i = k->first; i <= k->last; i++) {
+		const Ins *in = &c->fn->ins[i];
+		double K, rt;
+		if (in->op != Omatmul || attrint(in, "group", -1) != k->group || c->kind[in->to] != RowNode)
+			continue;
+		K = (double)rowof(c, in->arg[0]);
+		rt = ingroup(c, unalias(c->fn, in->arg[0]), k->group) ? SharedClocks / (g->ghz * 1e9)
+		     : (c->prof ? g->dramns : g->l2ns) * 1e-9;
+		t += ceil((double)rowof(c, in->to) / L) * (K * FmaClocks / (g->ghz * 1e9) + ceil(K / Unroll) * rt);
+	}
+	return t;
+}
+
 /* L1 wavefronts of a walk's edge under L lanes: the permutation and
  * index, then ceil(w / L) loads a lane, each a wavefront per row of the
  * warp (a row's L floats are one).  A scatter of Q slices of P lanes:
@@ -833,20 +904,26 @@ rowkernel(C *c, const Kernel *k, const Sched *s)
 	const int64_t **lix = emalloc((nw + 1) * sizeof *lix);
 	RowCtx x = {.c = c, .w = ws, .nw = nw, .L = L, .lix = lix};
 	int64_t c0;
-	double minb, rowb, lat = 0, T, most = 0;
+	double minb, rowb, lat = 0, T, most = 0, rl;
 	char sc[48], nm[32];
-	Line *ln;
+	Line *ln, chain;
 
-	for (int w = 0; w < nw; w++)
+	for (int w = 0; w < nw; w++) {
+		/* lanes a row's (or slice's) columns are spread over: a lane
+		 * leaves the column loop early unless they divide the width */
+		int64_t P;
 		ws[w].Q = rowslices(ws[w].op, ws[w].w, L, ws[w].what == WScatter ? s->slices : 0);
+		P = ws[w].Q > 1 ? (ws[w].what == WStats ? ws[w].w : L / ws[w].Q) : L;
+		ws[w].U = P > 0 && ws[w].w % P == 0 ? InFlight : 1;
+	}
 	c0 = splitc0(ws, nw, s->split);
 	schedprint(sc, sizeof sc, s);
 	groupbytes(c, k, ws, nw, &minb, &rowb);
 	T = nw ? (double)c->seg[ws[0].seg].t : (double)evaldim(c, c->fn->val[c->fn->ins[k->last].to].type.dim[0]);
 	for (int w = 0; w < nw; w++) {
 		lix[w] = NULL;
-		if (ws[w].lat > lat)
-			lat = ws[w].lat;
+		if (ws[w].lat / ws[w].U > lat)
+			lat = ws[w].lat / ws[w].U;
 	}
 	if (!nw)
 		lat = c->gpu->l2ns * 1e-9;
@@ -872,7 +949,7 @@ rowkernel(C *c, const Kernel *k, const Sched *s)
 			ln->minb = walkmin(&ws[w], (double)edges) + (double)n0 * 4 * SW;
 			ln->flops = (double)edges * ws[w].flops;
 			ln->wf = (double)edges * stepwf(&ws[w], L);
-			timeline(c, ln, ws[w].lat, true);
+			timeline(c, ln, ws[w].lat / ws[w].U, true);
 		}
 		for (int l = 0; l < p[GNN_SPLIT_NLEV]; l++) {
 			const int64_t *hd = p + GNN_SPLIT_LEVEL + GNN_SPLIT_LEVELSLOTS * l;
@@ -892,9 +969,12 @@ rowkernel(C *c, const Kernel *k, const Sched *s)
 			 * index decides whether it continues (a load a step), after
 			 * its window's bounds (two more); a profiler's flushed
 			 * caches make each a DRAM round trip */
-			timeline(c, ln, (c->prof ? c->gpu->dramns : c->gpu->l2ns) * 1e-9, false);
-			if ((ln->busiest + 2) * (c->prof ? c->gpu->dramns : c->gpu->l2ns) * 1e-9 > ln->t) {
-				ln->t = (ln->busiest + 2) * (c->prof ? c->gpu->dramns : c->gpu->l2ns) * 1e-9;
+			/* the partials were just written: L2 hits, but first
+			 * touches after a profiler's flush */
+			rl = c->prof ? c->gpu->dramns * 1e-9 : mix(c, 1);
+			timeline(c, ln, rl, false);
+			if ((ln->busiest + 2) * rl > ln->t) {
+				ln->t = (ln->busiest + 2) * rl;
 				ln->bound = "busiest warp";
 			}
 		}
@@ -902,12 +982,19 @@ rowkernel(C *c, const Kernel *k, const Sched *s)
 	snprintf(nm, sizeof nm, "g%d", k->group);
 	ln = newline(c, "row", nm);
 	snprintf(ln->sched, sizeof ln->sched, "%s", sc);
-	if (split && splitof(c, ws[0].seg, c0)[GNN_SPLIT_NLONG] > 0) {
-		const int64_t *p = splitof(c, ws[0].seg, c0);
-		x.rwin = p + p[GNN_SPLIT_WINS];
-		launchwork(ln, p[GNN_SPLIT_NWIN], L, R, dl, winunit, &x);
-	} else   /* no long rows: a task a row (rowkernel.c: no windows) */
-		launchwork(ln, (int64_t)T, L, R, dl, rowunit, &x);
+	x.base = lat;
+	x.rlat = rowchain(c, k, L);
+	for (int pass = 0; pass < 2; pass++) {
+		/* the work units, then the same walk over lanes in seconds of
+		 * their chains (a row's matmuls are not edges) */
+		x.timed = pass;
+		if (split && splitof(c, ws[0].seg, c0)[GNN_SPLIT_NLONG] > 0) {
+			const int64_t *p = splitof(c, ws[0].seg, c0);
+			x.rwin = p + p[GNN_SPLIT_WINS];
+			launchwork(pass ? &chain : ln, p[GNN_SPLIT_NWIN], L, R, dl, winunit, &x);
+		} else   /* no long rows: a task a row (rowkernel.c: no windows) */
+			launchwork(pass ? &chain : ln, (int64_t)T, L, R, dl, rowunit, &x);
+	}
 	ln->minb = minb;
 	ln->dram = rowb;
 	ln->l2 = rowb;
@@ -930,7 +1017,18 @@ rowkernel(C *c, const Kernel *k, const Sched *s)
 			most = walkmin(&ws[w], edges);
 	}
 	ln->minb += most;
-	timeline(c, ln, lat, nw > 0);
+	timeline(c, ln, 0, nw > 0);
+	{
+		double resident = (double)c->gpu->sms * c->gpu->warps, par = ln->warps < resident ? (double)ln->warps : resident;
+		if (chain.busiest > ln->t) {
+			ln->t = chain.busiest;
+			ln->bound = "busiest warp";
+		}
+		if (par > 0 && chain.total * loadedlat(c->gpu, par) / par > ln->t) {
+			ln->t = chain.total * loadedlat(c->gpu, par) / par;
+			ln->bound = "latency";
+		}
+	}
 	free(lix);
 	free(ws);
 }
@@ -961,12 +1059,20 @@ rowkernel(C *c, const Kernel *k, const Sched *s)
 static double
 gemmslab(const C *c, const Sched *s, int64_t K, int64_t P, int d, double w)
 {
-	int nt = s->bm / s->tm * (s->bn / s->tn);
-	double la = ceil((double)s->bm * d / (K % 4 == 0 && s->bk % 4 == 0 ? 4 : 1) / nt);
-	double lb = ceil((double)d * s->bn / (P % 4 == 0 ? 4 : 1) / nt);
-	double issue = (double)d * (s->tm * s->tn + ceil(s->tm / 4.0) + ceil(s->tn / 4.0)) * (w > 4 ? w / 4 : 1);
+	int nt = s->bm / s->tm * (s->bn / s->tn), va = K % 4 == 0 && s->bk % 4 == 0 ? 4 : 1, vb = P % 4 == 0 ? 4 : 1;
+	int ntx = s->bn / s->tn, dty = ntx >= 32 ? 1 : 32 / ntx, dtx = ntx < 32 ? ntx : 32;
+	double la = ceil((double)s->bm * d / va / nt);
+	double lb = ceil((double)d * s->bn / vb / nt);
+	double issue = (double)d * (s->tm * s->tn * FmaIssue + ceil(s->tm / 4.0) + ceil(s->tn / 4.0)) * (w > 4 ? w / 4 : 1);
+	/* the SM's shared memory pipe, a 128-byte wavefront a clock: a
+	 * warp's k step reads its rows' A fragments (32 / (bn/tn) distinct
+	 * rows; one, broadcast, when a warp is one row of threads) and its
+	 * columns' B fragments, float4 by float4; the staging stores a
+	 * wavefront per 32 floats */
+	double wfk = ceil(s->tm / 4.0) * ceil(dty * 16 / 128.0) + ceil(s->tn / 4.0) * ceil(dtx * 16 / 128.0);
+	double smem = w * ((double)d * wfk + la * va + lb * vb);
 
-	return (la + lb) * c->gpu->l2ns * 1e-9 + issue / (c->gpu->ghz * 1e9);
+	return (la + lb) * c->gpu->l2ns * 1e-9 + fmax(issue, smem) / (c->gpu->ghz * 1e9);
 }
 
 static void
@@ -1249,8 +1355,8 @@ reportcost(FILE *f, Mod *m, Fn *fn, const ReportOpts *o)
 		 * flushed, so every dependent load waits longer */
 		c->pg = *c->gpu;
 		c->pg.l2ns *= c->pg.prof;
-		c->pg.dramns *= c->pg.prof;
 		c->gpu = &c->pg;
+		c->cold = ColdShare;
 	}
 	nk = listkernels(fn, &ks);
 	if (!readgraph(o, &c->dg[garg]) || !bindgraphs(c, o->graph)) {
