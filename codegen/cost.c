@@ -49,7 +49,7 @@
  * (docs/cost.md, "Fitted to the record").
  */
 const CostGpu costgpus[] = {
-	{"h100", "H100 SXM5", 132, 1.755, 59.3e12, 495e12, 2.8e12, 2.4e12, 5.5e12, 50e6, 2.5, 1.0, 2.5, 97, 450, 64, 228, 1.6, 2},
+	{"h100", "H100 SXM5", 132, 1.755, 59.3e12, 495e12, 2.8e12, 2.4e12, 5.5e12, 50e6, 2.5, 4.5, 2.5, 97, 450, 64, 228, 1.6, 2},
 	{"a100", "A100 SXM4 80GB", 108, 1.410, 19.5e12, 156e12, 1.7e12, 1.45e12, 4.0e12, 40e6, 2.5, 1.0, 2.5, 200, 500, 64, 164, 1.6, 1},
 };
 _Static_assert(sizeof costgpus / sizeof costgpus[0] + 1 == sizeof optgpus / sizeof optgpus[0], "a gpu without its name");
@@ -240,6 +240,8 @@ typedef struct Walk {
 	double emin;             /* least bytes per edge: int32 index, edge tensors */
 	int ng;                  /* gathered tables: their bytes and row bytes */
 	double gtb[8], grb[8];
+	int nrd;                 /* tensors read per edge (gathered rows, edge tensors): */
+	int64_t rdw[8];          /* their widths */
 	int Q;                   /* its edge slices under the kernel's schedule (rowslices) */
 	int U;                   /* edges a lane keeps in flight (InFlight or 1) */
 } Walk;
@@ -448,6 +450,8 @@ edgecost(C *c, int grp, Ref v, char *seen, Walk *w)
 			return;   /* node rows: read once per row, below */
 		rb = (double)rowof(c, v) * (double)dtypesize(c->fn->val[v].type.dtype);
 		h = indexhit(c, v);
+		if (w->nrd < 8)
+			w->rdw[w->nrd++] = rowof(c, v);
 		w->emin += rb;
 		w->l2 += sect(rb);
 		w->dram += sect(rb) * (1 - h);
@@ -461,6 +465,8 @@ edgecost(C *c, int grp, Ref v, char *seen, Walk *w)
 		double hi = indexhit(c, idx);
 		rb = (double)rowof(c, x) * (double)dtypesize(c->fn->val[x].type.dtype);
 		h = gatherhit(c, x, idx, rb);
+		if (w->nrd < 8)
+			w->rdw[w->nrd++] = rowof(c, x);
 		w->emin += 4;   /* the index, int32 */
 		if (w->ng < 8) {
 			w->gtb[w->ng] = bytesof(c, x);
@@ -740,7 +746,7 @@ timeline(C *c, Line *ln, double unitlat, bool gather)
 		{ln->dram / (gather ? g->gather : g->hbm), "dram"},
 		{ln->l2 / g->l2bw, "l2"},
 		{ln->flops / g->fp32, "fp32"},
-		{ln->wf / ((double)g->sms * g->ghz * 1e9), "l1"},
+		{ln->wf / ((double)(ln->blocks < g->sms ? ln->blocks : g->sms) * g->ghz * 1e9), "l1"},
 		{ln->busiest * unitlat, "busiest warp"},
 		{par > 0 ? ln->total * unitlat * loadedlat(g, par) / par : 0, "latency"},
 		{g->kmin * 1e-6, "launch"},
@@ -868,17 +874,41 @@ rowchain(C *c, const Kernel *k, int L)
 	return t;
 }
 
+/* a warp's matmuls' L1 wavefronts a row slot (rowkernel.c): per output a lane
+ * takes and k step, a load of the weights' row piece (the lanes'
+ * outputs side by side: one wavefront) and of the row's operand (every
+ * lane the same float: one) */
+static double
+rowmatwf(C *c, const Kernel *k, int L)
+{
+	double wf = 0;
+
+	for (int i = k->first; i <= k->last; i++) {
+		const Ins *in = &c->fn->ins[i];
+		if (in->op != Omatmul || attrint(in, "group", -1) != k->group || c->kind[in->to] != RowNode)
+			continue;
+		wf += ceil((double)rowof(c, in->to) / L) * (double)rowof(c, in->arg[0]) * 2;
+	}
+	return wf;
+}
+
 /* L1 wavefronts of a walk's edge under L lanes: the permutation and
- * index, then ceil(w / L) loads a lane, each a wavefront per row of the
- * warp (a row's L floats are one).  A scatter of Q slices of P lanes:
+ * index, then a lane's loads of what the edge reads (below), each a
+ * wavefront per row of the warp (a row's L floats are one).  A scatter of Q slices of P lanes:
  * a step's Q permutation entries are one wavefront, its Q indices and
  * each of the ceil(w / P) loads one per slice */
 static double
 stepwf(const Walk *w, int L)
 {
 	int Q = w->what == WScatter ? w->Q : 1;
+	double cols = ceil((double)w->w / (L / Q)), wf = 1.0 / Q + 1;
 
-	return 1.0 / Q + 1 + ceil((double)w->w / (L / Q));
+	/* each tensor the edge's value reads, element by element where a
+	 * column is read (rowkernel.c): a load a column a lane owns, or one
+	 * for a narrower row (a head's score, an edge's weight) */
+	for (int t = 0; t < w->nrd; t++)
+		wf += fmin(cols, (double)w->rdw[t]);
+	return w->nrd ? wf : wf + cols;
 }
 
 /* a split kernel's plans: C lane steps of its walk of fewest slices
@@ -999,6 +1029,7 @@ rowkernel(C *c, const Kernel *k, const Sched *s)
 	ln->dram = rowb;
 	ln->l2 = rowb;
 	ln->flops = T * rowflops(c, k);
+	ln->wf = T * L / 32.0 * rowmatwf(c, k, L);   /* a warp holds 32 / L rows */
 	/* the least: walks over the same edges read them once (the largest walk's) */
 	for (int w = 0; w < nw; w++) {
 		const Seg *sg = &c->seg[ws[w].seg];
