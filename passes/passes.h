@@ -151,10 +151,12 @@ typedef struct Kernel {
 	bool walks, splittable;
 	int nwalk;               /* edge walks: one per scatter and per edge_softmax */
 } Kernel;
-/* split=SplitDefault is the split the cost model offers (ir/sched.c);
+/* split=SplitDefault is the split the cost model offers (ir/sched.c):
+ * 64 lane steps, since a split costs its chunk and reduce launches (about
+ * 7 us each on an H100, docs/cost.md) and a row under 64 steps does not;
  * ResidentWarps: warps an H100 keeps resident (132 SMs x 64), the
  * parallelism the cost model sets a serial walk against */
-enum { SplitDefault = 32, ResidentWarps = 132 * 64 };
+enum { SplitDefault = 64, ResidentWarps = 132 * 64 };
 /* forward's kernels in launch order (free *out) */
 int listkernels(Fn *fn, Kernel **out);
 int64_t rowsharedbytes(const Fn *fn, int group);
