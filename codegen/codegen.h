@@ -72,6 +72,7 @@ typedef struct ReportOpts {
 	int64_t nodes;           /* --report-nodes; -1: the largest index + 1 */
 	int gpu;                 /* --gpu: cost.c's device table (optgpus' order) */
 	const char *density;     /* --input-density's list, or NULL */
+	bool profiler;           /* --report-timing=profiler: each launch alone, cold, at base clock */
 } ReportOpts;
 /*
  * Print what each model of m (optimized) will do: the kernels of one
@@ -96,6 +97,9 @@ typedef struct CostGpu {
 	double launch, gap, kmin;   /* us: host launch, GPU gap between kernels, least kernel */
 	double l2ns, dramns;     /* a dependent load's latency */
 	int warps;               /* resident warps an SM */
+	int smemkb;              /* shared memory an SM (KB) */
+	double prof;             /* a profiler's replay of one launch: its latencies times this */
+	double loaded;           /* a dependent load's latency when every resident warp waits on one */
 } CostGpu;
 extern const CostGpu costgpus[];   /* optgpus' order */
 /* gemmcuda.c: a tiled GEMM's split-K scratch (floats) for [., K] @ [K, P]
@@ -106,8 +110,9 @@ int gemmparts(const Sched *s, int64_t M, int64_t K, int64_t P);
  * edges the L lanes of a cuda row kernel walk side by side (slice q takes
  * edges q, q + Q, ...) in a walk of op (Oedge_softmax: its statistics;
  * a scatter) over w columns; 1: the lanes share the columns only.  A
- * split kernel's plans cut rows at C times the least slices of its walks. */
-int rowslices(int op, int64_t w, int L);
+ * scatter takes at most `most` slices (the schedule's slices; 0: no cap).
+ * A split kernel's plans cut rows at C times the least slices of its walks. */
+int rowslices(int op, int64_t w, int L, int most);
 /* fn's forward on o->gpu for the graph o->graph: 0, or -1 after a message */
 int reportcost(FILE *f, Mod *m, Fn *fn, const ReportOpts *o);
 /* The same model for choosing schedules (the cuda target's, when the

@@ -43,15 +43,43 @@
  * datasheets' peaks, streaming at about 85% of peak HBM and gathers of
  * >= 128-byte rows at 85% of that, L2 and latency figures from public
  * microbenchmarks (docs/cost.md says which).  Latencies are per
- * dependent load.
+ * dependent load; the H100's L2 latency (97 ns in a forward) and the
+ * profiler's factor on latencies (1.6: ncu replays a launch alone, caches
+ * flushed, clocks at base) are fitted to bench/results/h100-kernels.json
+ * (docs/cost.md, "Fitted to the record").
  */
 const CostGpu costgpus[] = {
-	{"h100", "H100 SXM5", 132, 1.755, 59.3e12, 495e12, 2.8e12, 2.4e12, 5.5e12, 50e6, 2.5, 1.0, 2.5, 150, 450, 64},
-	{"a100", "A100 SXM4 80GB", 108, 1.410, 19.5e12, 156e12, 1.7e12, 1.45e12, 4.0e12, 40e6, 2.5, 1.0, 2.5, 200, 500, 64},
+	{"h100", "H100 SXM5", 132, 1.755, 59.3e12, 495e12, 2.8e12, 2.4e12, 5.5e12, 50e6, 2.5, 4.5, 2.5, 97, 450, 64, 228, 1.6, 2},
+	{"a100", "A100 SXM4 80GB", 108, 1.410, 19.5e12, 156e12, 1.7e12, 1.45e12, 4.0e12, 40e6, 2.5, 1.0, 2.5, 200, 500, 64, 164, 1.6, 1},
 };
 _Static_assert(sizeof costgpus / sizeof costgpus[0] + 1 == sizeof optgpus / sizeof optgpus[0], "a gpu without its name");
 
 enum { Threads = 256, MaxBlocks = 1 << 20 };
+
+/*
+ * Fitted to bench/results/h100-kernels.json (docs/cost.md, "Fitted to the
+ * record"):
+ *   ColdShare  after a profiler's cache flush, the share of a walk's L2
+ *              hits that are first touches (ncu: Cora's unsliced chunk
+ *              kernel of lanes=8, 33 edges of 3 dependent loads, 29.2 us:
+ *              0.3 us a load, halfway between L2's and DRAM's)
+ *   InFlight   edges a lane keeps in flight where a walk's column loop
+ *              has no lane leaving it (w a multiple of the lanes on a
+ *              row or slice: nvcc unrolls the edge loop and ptxas
+ *              overlaps their loads); 1 where some lane breaks out each
+ *              edge (ncu: the same chunks at lanes=16, width 16, 14.2 us)
+ *   Unroll     a row's matmul k loop as nvcc unrolls it: this many loads
+ *              of the row in flight
+ *   FmaIssue   clocks a warp's FMA of a GEMM's register tile takes to
+ *              issue (the outer product's operands collide in the
+ *              register banks: ncu's 168 us for SAGE's 1433 -> 256 GEMM
+ *              under bm=64,bn=128,bk=32,tm=4,tn=4, 16 warps an SM)
+ *   loaded     (the device's) a dependent load's latency over its idle
+ *              figure when every resident warp waits on one: the
+ *              queues of a full GPU (arxiv's forwards)
+ */
+#define ColdShare 0.5
+enum { InFlight = 2, Unroll = 16, FmaClocks = 4, SharedClocks = 30, FmaIssue = 2 };
 
 /* ---- the graph: degrees only ---------------------------------------------------- */
 
@@ -212,6 +240,10 @@ typedef struct Walk {
 	double emin;             /* least bytes per edge: int32 index, edge tensors */
 	int ng;                  /* gathered tables: their bytes and row bytes */
 	double gtb[8], grb[8];
+	int nrd;                 /* tensors read per edge (gathered rows, edge tensors): */
+	int64_t rdw[8];          /* their widths */
+	int Q;                   /* its edge slices under the kernel's schedule (rowslices) */
+	int U;                   /* edges a lane keeps in flight (InFlight or 1) */
 } Walk;
 
 /* one launch of forward */
@@ -239,6 +271,9 @@ typedef struct C {
 	int nseg;
 	Line *line;
 	int nline;
+	bool prof;               /* --report-timing=profiler: each launch alone, cold, at base clock */
+	CostGpu pg;              /* then the device as the profiler runs it */
+	double cold;             /* the share of L2 hits a profiler's flush turns into misses */
 } C;
 
 static double
@@ -247,9 +282,14 @@ sect(double bytes)
 	return ceil(bytes / 32) * 32;
 }
 
+/* a dependent load's latency (s) at L2 hit rate hit; after a profiler's
+ * flush a share c->cold of those hits are first touches, DRAM's */
 static double
-mix(const CostGpu *g, double hit)
+mix(const C *c, double hit)
 {
+	const CostGpu *g = c->gpu;
+
+	hit *= 1 - c->cold;
 	return (hit * g->l2ns + (1 - hit) * g->dramns) * 1e-9;
 }
 
@@ -410,11 +450,13 @@ edgecost(C *c, int grp, Ref v, char *seen, Walk *w)
 			return;   /* node rows: read once per row, below */
 		rb = (double)rowof(c, v) * (double)dtypesize(c->fn->val[v].type.dtype);
 		h = indexhit(c, v);
+		if (w->nrd < 8)
+			w->rdw[w->nrd++] = rowof(c, v);
 		w->emin += rb;
 		w->l2 += sect(rb);
 		w->dram += sect(rb) * (1 - h);
-		if (mix(c->gpu, h) > w->lat)
-			w->lat = mix(c->gpu, h);
+		if (mix(c, h) > w->lat)
+			w->lat = mix(c, h);
 		return;
 	}
 	in = &c->fn->ins[c->fn->val[v].def];
@@ -423,6 +465,8 @@ edgecost(C *c, int grp, Ref v, char *seen, Walk *w)
 		double hi = indexhit(c, idx);
 		rb = (double)rowof(c, x) * (double)dtypesize(c->fn->val[x].type.dtype);
 		h = gatherhit(c, x, idx, rb);
+		if (w->nrd < 8)
+			w->rdw[w->nrd++] = rowof(c, x);
 		w->emin += 4;   /* the index, int32 */
 		if (w->ng < 8) {
 			w->gtb[w->ng] = bytesof(c, x);
@@ -430,8 +474,8 @@ edgecost(C *c, int grp, Ref v, char *seen, Walk *w)
 		}
 		w->l2 += 32 + sect(rb);
 		w->dram += 32 * (1 - hi) + sect(rb) * (1 - h);
-		if (mix(c->gpu, hi) + mix(c->gpu, h) > w->lat)
-			w->lat = mix(c->gpu, hi) + mix(c->gpu, h);
+		if (mix(c, hi) + mix(c, h) > w->lat)
+			w->lat = mix(c, hi) + mix(c, h);
 		return;
 	}
 	if (c->kind[v] != RowEdge && in->op != Oedge_softmax)
@@ -475,7 +519,7 @@ mkwalk(C *c, int grp, int i, int what)
 	 * an H100: the walks keep no second edge in flight) */
 	w.l2 += 8;
 	w.dram += 8;
-	w.lat = c->gpu->l2ns * 1e-9 + w.lat;
+	w.lat = mix(c, 1) + w.lat;
 	free(seen);
 	return w;
 }
@@ -598,6 +642,8 @@ typedef struct RowCtx {
 	const int64_t *rwin;     /* split row kernel: the row windows' first rows */
 	int64_t n0;
 	int walk;
+	bool timed;              /* units as seconds of a lane's chain: */
+	double base, rlat;       /* a row's bounds and its matmuls' chain */
 } RowCtx;
 
 /* lane l's work in a walk of d edges, or of a long row's combined value
@@ -608,7 +654,7 @@ typedef struct RowCtx {
 static double
 walkunits(const Walk *w, int L, int l, int64_t d, bool loaded)
 {
-	int64_t Q = rowslices(w->op, w->w, L);
+	int64_t Q = w->Q;
 
 	if (Q > 1) {
 		int64_t q = l / (w->what == WStats ? w->w : L / Q);
@@ -623,12 +669,13 @@ static double
 rowunit(void *p, int64_t r, int lane)
 {
 	RowCtx *x = p;
-	double u = 1;
+	double u = x->timed ? x->base + x->rlat : 1;
 
 	for (int k = 0; k < x->nw; k++) {
 		const Seg *s = &x->c->seg[x->w[k].seg];
 		int64_t d = r < s->t ? s->rowptr[r + 1] - s->rowptr[r] : 0;
-		u += walkunits(&x->w[k], x->L, lane, d, x->lix[k] && x->lix[k][r] >= 0);
+		double n = walkunits(&x->w[k], x->L, lane, d, x->lix[k] && x->lix[k][r] >= 0);
+		u += x->timed ? n * x->w[k].lat / x->w[k].U : n;
 	}
 	return u;
 }
@@ -670,6 +717,17 @@ reduceunit(void *p, int64_t t, int lane)
 
 /* ---- time ----------------------------------------------------------------------- */
 
+/* a dependent load's latency over its idle figure with par warps
+ * resident: the GPU's queues fill as its warps do (g->loaded when every
+ * resident warp waits on a load) */
+static double
+loadedlat(const CostGpu *g, double par)
+{
+	double f = par / ((double)g->sms * g->warps);
+
+	return 1 + (g->loaded - 1) * (f < 1 ? f : 1);
+}
+
 /* the line's time and its bound, given its latency per unit of work
  * and whether its DRAM traffic is gathers */
 static void
@@ -688,9 +746,9 @@ timeline(C *c, Line *ln, double unitlat, bool gather)
 		{ln->dram / (gather ? g->gather : g->hbm), "dram"},
 		{ln->l2 / g->l2bw, "l2"},
 		{ln->flops / g->fp32, "fp32"},
-		{ln->wf / ((double)g->sms * g->ghz * 1e9), "l1"},
+		{ln->wf / ((double)(ln->blocks < g->sms ? ln->blocks : g->sms) * g->ghz * 1e9), "l1"},
 		{ln->busiest * unitlat, "busiest warp"},
-		{par > 0 ? ln->total * unitlat / par : 0, "latency"},
+		{par > 0 ? ln->total * unitlat * loadedlat(g, par) / par : 0, "latency"},
 		{g->kmin * 1e-6, "launch"},
 	};
 
@@ -791,28 +849,77 @@ rowflops(C *c, const Kernel *k)
 	return f;
 }
 
+/* a row's matmuls as its lane runs them (rowkernel.c: lane l takes the
+ * outputs l, l + L, ...; each a k loop that nvcc unrolls by Unroll): K
+ * dependent FMAs, and per Unroll steps a round trip for the row's
+ * operand: shared memory where the kernel made it, else the row in
+ * global memory, which only this row's lanes read (an L2 hit in a
+ * forward, a first touch after a profiler's flush) */
+static double
+rowchain(C *c, const Kernel *k, int L)
+{
+	const CostGpu *g = c->gpu;
+	double t = 0;
+
+	for (int i = k->first; i <= k->last; i++) {
+		const Ins *in = &c->fn->ins[i];
+		double K, rt;
+		if (in->op != Omatmul || attrint(in, "group", -1) != k->group || c->kind[in->to] != RowNode)
+			continue;
+		K = (double)rowof(c, in->arg[0]);
+		rt = ingroup(c, unalias(c->fn, in->arg[0]), k->group) ? SharedClocks / (g->ghz * 1e9)
+		     : (c->prof ? g->dramns : g->l2ns) * 1e-9;
+		t += ceil((double)rowof(c, in->to) / L) * (K * FmaClocks / (g->ghz * 1e9) + ceil(K / Unroll) * rt);
+	}
+	return t;
+}
+
+/* a warp's matmuls' L1 wavefronts a row slot (rowkernel.c): per output a lane
+ * takes and k step, a load of the weights' row piece (the lanes'
+ * outputs side by side: one wavefront) and of the row's operand (every
+ * lane the same float: one) */
+static double
+rowmatwf(C *c, const Kernel *k, int L)
+{
+	double wf = 0;
+
+	for (int i = k->first; i <= k->last; i++) {
+		const Ins *in = &c->fn->ins[i];
+		if (in->op != Omatmul || attrint(in, "group", -1) != k->group || c->kind[in->to] != RowNode)
+			continue;
+		wf += ceil((double)rowof(c, in->to) / L) * (double)rowof(c, in->arg[0]) * 2;
+	}
+	return wf;
+}
+
 /* L1 wavefronts of a walk's edge under L lanes: the permutation and
- * index, then ceil(w / L) loads a lane, each a wavefront per row of the
- * warp (a row's L floats are one).  A scatter of Q slices of P lanes:
+ * index, then a lane's loads of what the edge reads (below), each a
+ * wavefront per row of the warp (a row's L floats are one).  A scatter of Q slices of P lanes:
  * a step's Q permutation entries are one wavefront, its Q indices and
  * each of the ceil(w / P) loads one per slice */
 static double
 stepwf(const Walk *w, int L)
 {
-	int Q = w->what == WScatter ? rowslices(w->op, w->w, L) : 1;
+	int Q = w->what == WScatter ? w->Q : 1;
+	double cols = ceil((double)w->w / (L / Q)), wf = 1.0 / Q + 1;
 
-	return 1.0 / Q + 1 + ceil((double)w->w / (L / Q));
+	/* each tensor the edge's value reads, element by element where a
+	 * column is read (rowkernel.c): a load a column a lane owns, or one
+	 * for a narrower row (a head's score, an edge's weight) */
+	for (int t = 0; t < w->nrd; t++)
+		wf += fmin(cols, (double)w->rdw[t]);
+	return w->nrd ? wf : wf + cols;
 }
 
 /* a split kernel's plans: C lane steps of its walk of fewest slices
  * (rowkernel.c's splitc0) */
 static int64_t
-splitc0(const Walk *ws, int nw, int L, int64_t split)
+splitc0(const Walk *ws, int nw, int64_t split)
 {
 	int q = 0;
 
 	for (int w = 0; w < nw; w++) {
-		int s = rowslices(ws[w].op, ws[w].w, L);
+		int s = ws[w].Q;
 		q = !q || s < q ? s : q;
 	}
 	return split * (q ? q : 1);
@@ -826,18 +933,27 @@ rowkernel(C *c, const Kernel *k, const Sched *s)
 	bool dl = L == 1 && R == 1, split = s->split > 0 && nw > 0;
 	const int64_t **lix = emalloc((nw + 1) * sizeof *lix);
 	RowCtx x = {.c = c, .w = ws, .nw = nw, .L = L, .lix = lix};
-	int64_t c0 = splitc0(ws, nw, L, s->split);
-	double minb, rowb, lat = 0, T, most = 0;
+	int64_t c0;
+	double minb, rowb, lat = 0, T, most = 0, rl;
 	char sc[48], nm[32];
-	Line *ln;
+	Line *ln, chain;
 
+	for (int w = 0; w < nw; w++) {
+		/* lanes a row's (or slice's) columns are spread over: a lane
+		 * leaves the column loop early unless they divide the width */
+		int64_t P;
+		ws[w].Q = rowslices(ws[w].op, ws[w].w, L, ws[w].what == WScatter ? s->slices : 0);
+		P = ws[w].Q > 1 ? (ws[w].what == WStats ? ws[w].w : L / ws[w].Q) : L;
+		ws[w].U = P > 0 && ws[w].w % P == 0 ? InFlight : 1;
+	}
+	c0 = splitc0(ws, nw, s->split);
 	schedprint(sc, sizeof sc, s);
 	groupbytes(c, k, ws, nw, &minb, &rowb);
 	T = nw ? (double)c->seg[ws[0].seg].t : (double)evaldim(c, c->fn->val[c->fn->ins[k->last].to].type.dim[0]);
 	for (int w = 0; w < nw; w++) {
 		lix[w] = NULL;
-		if (ws[w].lat > lat)
-			lat = ws[w].lat;
+		if (ws[w].lat / ws[w].U > lat)
+			lat = ws[w].lat / ws[w].U;
 	}
 	if (!nw)
 		lat = c->gpu->l2ns * 1e-9;
@@ -863,7 +979,7 @@ rowkernel(C *c, const Kernel *k, const Sched *s)
 			ln->minb = walkmin(&ws[w], (double)edges) + (double)n0 * 4 * SW;
 			ln->flops = (double)edges * ws[w].flops;
 			ln->wf = (double)edges * stepwf(&ws[w], L);
-			timeline(c, ln, ws[w].lat, true);
+			timeline(c, ln, ws[w].lat / ws[w].U, true);
 		}
 		for (int l = 0; l < p[GNN_SPLIT_NLEV]; l++) {
 			const int64_t *hd = p + GNN_SPLIT_LEVEL + GNN_SPLIT_LEVELSLOTS * l;
@@ -879,22 +995,41 @@ rowkernel(C *c, const Kernel *k, const Sched *s)
 			ln->dram = ln->l2 = 4 * (double)SW * (double)(hd[0] + hd[1]) + 8 * (double)(hd[0] + 2 * hd[1]);
 			ln->minb = 4 * (double)SW * (double)(hd[0] + hd[1]);
 			ln->flops = (double)SW * (double)hd[0] * (SW > W ? 2 : 1);
-			timeline(c, ln, c->gpu->l2ns * 1e-9, false);
+			/* a thread's items one after another: the next item's row
+			 * index decides whether it continues (a load a step), after
+			 * its window's bounds (two more); a profiler's flushed
+			 * caches make each a DRAM round trip */
+			/* the partials were just written: L2 hits, but first
+			 * touches after a profiler's flush */
+			rl = c->prof ? c->gpu->dramns * 1e-9 : mix(c, 1);
+			timeline(c, ln, rl, false);
+			if ((ln->busiest + 2) * rl > ln->t) {
+				ln->t = (ln->busiest + 2) * rl;
+				ln->bound = "busiest warp";
+			}
 		}
 	}
 	snprintf(nm, sizeof nm, "g%d", k->group);
 	ln = newline(c, "row", nm);
 	snprintf(ln->sched, sizeof ln->sched, "%s", sc);
-	if (split && splitof(c, ws[0].seg, c0)[GNN_SPLIT_NLONG] > 0) {
-		const int64_t *p = splitof(c, ws[0].seg, c0);
-		x.rwin = p + p[GNN_SPLIT_WINS];
-		launchwork(ln, p[GNN_SPLIT_NWIN], L, R, dl, winunit, &x);
-	} else   /* no long rows: a task a row (rowkernel.c: no windows) */
-		launchwork(ln, (int64_t)T, L, R, dl, rowunit, &x);
+	x.base = lat;
+	x.rlat = rowchain(c, k, L);
+	for (int pass = 0; pass < 2; pass++) {
+		/* the work units, then the same walk over lanes in seconds of
+		 * their chains (a row's matmuls are not edges) */
+		x.timed = pass;
+		if (split && splitof(c, ws[0].seg, c0)[GNN_SPLIT_NLONG] > 0) {
+			const int64_t *p = splitof(c, ws[0].seg, c0);
+			x.rwin = p + p[GNN_SPLIT_WINS];
+			launchwork(pass ? &chain : ln, p[GNN_SPLIT_NWIN], L, R, dl, winunit, &x);
+		} else   /* no long rows: a task a row (rowkernel.c: no windows) */
+			launchwork(pass ? &chain : ln, (int64_t)T, L, R, dl, rowunit, &x);
+	}
 	ln->minb = minb;
 	ln->dram = rowb;
 	ln->l2 = rowb;
 	ln->flops = T * rowflops(c, k);
+	ln->wf = T * L / 32.0 * rowmatwf(c, k, L);   /* a warp holds 32 / L rows */
 	/* the least: walks over the same edges read them once (the largest walk's) */
 	for (int w = 0; w < nw; w++) {
 		const Seg *sg = &c->seg[ws[w].seg];
@@ -913,7 +1048,18 @@ rowkernel(C *c, const Kernel *k, const Sched *s)
 			most = walkmin(&ws[w], edges);
 	}
 	ln->minb += most;
-	timeline(c, ln, lat, nw > 0);
+	timeline(c, ln, 0, nw > 0);
+	{
+		double resident = (double)c->gpu->sms * c->gpu->warps, par = ln->warps < resident ? (double)ln->warps : resident;
+		if (chain.busiest > ln->t) {
+			ln->t = chain.busiest;
+			ln->bound = "busiest warp";
+		}
+		if (par > 0 && chain.total * loadedlat(c->gpu, par) / par > ln->t) {
+			ln->t = chain.total * loadedlat(c->gpu, par) / par;
+			ln->bound = "latency";
+		}
+	}
 	free(lix);
 	free(ws);
 }
@@ -938,20 +1084,26 @@ rowkernel(C *c, const Kernel *k, const Sched *s)
  * of B a slab, 4.95 us, plus 16 * 35 clocks: 89 full slabs and a short
  * one, 472 us.
  */
-static const int smemkb[] = {228, 164};
-_Static_assert(sizeof smemkb / sizeof smemkb[0] + 1 == sizeof optgpus / sizeof optgpus[0], "a gpu without its shared memory");
 
 /* a slab of depth d: the staging chain and the FMA issue, in seconds,
  * with w warps sharing the SM */
 static double
 gemmslab(const C *c, const Sched *s, int64_t K, int64_t P, int d, double w)
 {
-	int nt = s->bm / s->tm * (s->bn / s->tn);
-	double la = ceil((double)s->bm * d / (K % 4 == 0 && s->bk % 4 == 0 ? 4 : 1) / nt);
-	double lb = ceil((double)d * s->bn / (P % 4 == 0 ? 4 : 1) / nt);
-	double issue = (double)d * (s->tm * s->tn + ceil(s->tm / 4.0) + ceil(s->tn / 4.0)) * (w > 4 ? w / 4 : 1);
+	int nt = s->bm / s->tm * (s->bn / s->tn), va = K % 4 == 0 && s->bk % 4 == 0 ? 4 : 1, vb = P % 4 == 0 ? 4 : 1;
+	int ntx = s->bn / s->tn, dty = ntx >= 32 ? 1 : 32 / ntx, dtx = ntx < 32 ? ntx : 32;
+	double la = ceil((double)s->bm * d / va / nt);
+	double lb = ceil((double)d * s->bn / vb / nt);
+	double issue = (double)d * (s->tm * s->tn * FmaIssue + ceil(s->tm / 4.0) + ceil(s->tn / 4.0)) * (w > 4 ? w / 4 : 1);
+	/* the SM's shared memory pipe, a 128-byte wavefront a clock: a
+	 * warp's k step reads its rows' A fragments (32 / (bn/tn) distinct
+	 * rows; one, broadcast, when a warp is one row of threads) and its
+	 * columns' B fragments, float4 by float4; the staging stores a
+	 * wavefront per 32 floats */
+	double wfk = ceil(s->tm / 4.0) * ceil(dty * 16 / 128.0) + ceil(s->tn / 4.0) * ceil(dtx * 16 / 128.0);
+	double smem = w * ((double)d * wfk + la * va + lb * vb);
 
-	return (la + lb) * c->gpu->l2ns * 1e-9 + issue / (c->gpu->ghz * 1e9);
+	return (la + lb) * c->gpu->l2ns * 1e-9 + fmax(issue, smem) / (c->gpu->ghz * 1e9);
 }
 
 static void
@@ -970,7 +1122,7 @@ gemmkernel(C *c, Line *ln, const char *kname, const Sched *s, double N, double K
 		res = r;
 	if ((r = 65536 / (regs * nt)) < res)
 		res = r;
-	if ((r = smemkb[g - costgpus] * 1024 / (gemmsharedbytes(s) + 1024)) < res)
+	if ((r = g->smemkb * 1024 / (gemmsharedbytes(s) + 1024)) < res)
 		res = r;
 	if (res < 1)
 		res = 1;
@@ -1303,6 +1455,14 @@ reportcost(FILE *f, Mod *m, Fn *fn, const ReportOpts *o)
 		return -1;
 	}
 	c = cnew(f, m, fn, o->gpu);
+	if ((c->prof = o->profiler)) {
+		/* a profiler replays a launch alone: clocks at base, caches
+		 * flushed, so every dependent load waits longer */
+		c->pg = *c->gpu;
+		c->pg.l2ns *= c->pg.prof;
+		c->gpu = &c->pg;
+		c->cold = ColdShare;
+	}
 	nk = listkernels(fn, &ks);
 	setdensities(fn, ks, nk, o->density);
 	if (!readgraph(o, &c->dg[garg]) || !bindgraphs(c, o->graph)) {

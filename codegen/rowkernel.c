@@ -593,13 +593,13 @@ needstats(R *r, Ref v)
 	T = ctype(dt);
 	mx = statname(r, v, "max");
 	sm = statname(r, v, "sum");
-	if (r->lane && r->e->cuda && rowslices(Oedge_softmax, w, r->L) > 1) {
+	if (r->lane && r->e->cuda && rowslices(Oedge_softmax, w, r->L, 0) > 1) {
 		/* fewer columns (heads) than lanes: lane l takes column
 		 * h_ = l % w and the row's edges q_, q_ + Q, ... (q_ = l / w,
 		 * Q = L / w slices), so every lane walks; the slices' pairs
 		 * then combine in slice order through shuffles among the row's
 		 * lanes, which all end with the row's statistics */
-		int Q = rowslices(Oedge_softmax, w, r->L);
+		int Q = rowslices(Oedge_softmax, w, r->L, 0);
 		phaseopen(r);
 		out(r->e, "const int64_t h_ = lane_ %% %lld, q_ = lane_ / %lld;\n", (long long)w, (long long)w);
 		out(r->e, "%s mx_ = 0, sm_ = 0;\n", T);
@@ -707,7 +707,7 @@ alphaprep(R *r, Ref v, char *seen, bool *any)
 enum { SliceCols = 8, SliceWidest = 64 };
 
 int
-rowslices(int op, int64_t w, int L)
+rowslices(int op, int64_t w, int L, int most)
 {
 	int P = 1;
 
@@ -715,7 +715,7 @@ rowslices(int op, int64_t w, int L)
 		return L > 1 && w > 0 && w < L ? (int)(L / w) : 1;
 	if (L < 2 || (L & (L - 1)) || w <= 0 || w > SliceWidest || (op != Oscatter_sum && op != Oscatter_mean))
 		return 1;
-	while (P < L && (int64_t)P * SliceCols < w)
+	while (P < L && ((int64_t)P * SliceCols < w || (most > 0 && L / P > most)))
 		P *= 2;
 	return L / P;
 }
@@ -736,7 +736,7 @@ emitsliced(R *r, const Ins *in)
 {
 	Ref v = in->to, m = in->arg[0];
 	int64_t w = width(r, v);
-	int i = r->fn->val[v].def, Q = rowslices(in->op, w, r->L), P = r->L / Q;
+	int i = r->fn->val[v].def, Q = rowslices(in->op, w, r->L, r->e->sched.slices), P = r->L / Q;
 	long long J = (w + P - 1) / P;
 	const char *T = ctype(ty(r->e, v).dtype), *V = rowname(r, v), *seg = segname(r, i);
 
@@ -791,7 +791,7 @@ emitscatter(R *r, const Ins *in)
 		r->walkno++;
 		return;
 	}
-	if (r->lane && r->e->cuda && rowslices(in->op, w, r->L) > 1) {
+	if (r->lane && r->e->cuda && rowslices(in->op, w, r->L, r->e->sched.slices) > 1) {
 		emitsliced(r, in);
 		return;
 	}
@@ -1290,7 +1290,7 @@ splitc0(int split, int nwalk, const Walk *ws, R *r)
 
 	for (int k = 0; k < nwalk; k++) {
 		const Ins *in = &r->fn->ins[ws[k].ins];
-		int s = rowslices(in->op, width(r, in->to), r->e->cuda ? r->L : 1);
+		int s = rowslices(in->op, width(r, in->to), r->e->cuda ? r->L : 1, r->e->sched.slices);
 		q = !q || s < q ? s : q;
 	}
 	return split * (q ? q : 1);

@@ -220,6 +220,7 @@ parseargs(Opts *o, int argc, char **argv)
 			o->report.density = o->so.density = v;
 			break;
 		}
+		case OptReportTiming: o->report.profiler = p.choice == 1; break;
 		case OptDumpIr:
 			if (v && !*v)
 				optfatal("'--dump-ir=' needs 'all' or a pass name");

@@ -43,6 +43,7 @@ const OptPresetSize optpresetsizes[6] = {
 };
 /* --gpu: the devices the cost report knows (codegen/cost.c's table) */
 const char *const optgpus[3] = {"h100", "a100", NULL};
+const char *const opttimings[3] = {"forward", "profiler", NULL};
 const char *const optoptimizers[4] = {"sgd", "adam", "adamw", NULL};
 
 #define CC ForCc
@@ -180,6 +181,8 @@ static const OptSpec table[] = {
 	{OptInputDensity, CC, "--input-density", NULL, ArgRequired, "LIST", NULL, NULL,
 	 "inputs' shares of non-zeros for the cost models\n(--report=cost and -O's schedules): NAME=D, comma-\n"
 	 "separated, 0 < D <= 1 (default: dense)"},
+	{OptReportTiming, CC, "--report-timing", NULL, ArgRequired, NULL, opttimings, "timing",
+	 "what --report=cost's times are: forward (a forward's\nlaunches back to back, warm caches, sustained clock;\nthe default) or profiler (each launch alone as a\nprofiler replays it: caches flushed, base clock)"},
 
 	SECTION(CC | RUN, "Output:"),
 	{OptOut, CC, "-o", NULL, ArgRequired, "FILE", NULL, NULL,

@@ -50,7 +50,7 @@ typedef enum Opt {
 	OptPasses, OptVerifyEach, OptNoGraphBreaks,
 	OptTune, OptTuneGraph, OptTuneNodes, OptTuneSynthetic, OptTuneBudget,
 	OptTuneRepeats, OptTuneCandidates,
-	OptReport, OptReportGraph, OptReportNodes, OptGpu, OptInputDensity,
+	OptReport, OptReportGraph, OptReportNodes, OptGpu, OptInputDensity, OptReportTiming,
 	OptOut, OptEmit, OptKeepTemps, OptMD, OptMMD, OptMF, OptMT, OptMP, OptDumpIr,
 	OptSyntaxOnly, OptVerbose, OptPrintLinkFlags, OptPrintCflags,
 	OptNoCaret, OptCaret, OptMaxErrors,
@@ -86,6 +86,7 @@ typedef struct OptPresetSize {
 extern const OptPresetSize optpresetsizes[6];
 /* --gpu's choices (codegen/cost.c's device table, in its order) */
 extern const char *const optgpus[3];
+extern const char *const opttimings[3];
 /* gnnrun --optimizer: sgd, adam, adamw (GNN_OPTIM_* - 1) */
 extern const char *const optoptimizers[4];
 /* --cpu's choices, CpuPortable first (codegen.h's Cpu* order) */

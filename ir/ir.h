@@ -240,6 +240,7 @@ typedef struct Sched {
 	int ksplit;                      /* its K split into at most this many parts */
 	int sparse;                      /* cuda's sparse-input GEMM: warps a block */
 	int vendor;                      /* a vendor library's call instead (sched.c) */
+	int slices;                      /* the most edge slices of a sum's walk (cuda lanes) */
 } Sched;
 /* the vendor libraries a cuda build may call (gnncc --vendor), as bits */
 enum { VendorCublas = 1, VendorCusparse = 2 };

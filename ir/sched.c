@@ -51,6 +51,10 @@
  *   vendor a dense transform as a vendor library's call (cuda, gnncc
  *          --vendor): 1 is cuBLAS's SGEMM (codegen/vendor.c); 0: our
  *          own kernels.  Alone: it takes no other GEMM field
+ *   slices the most edge slices a narrow sum's or mean's walk takes
+ *          (cuda lanes, codegen/rowkernel.c's rowslices); 1: the lanes
+ *          share the columns and walk the row's edges together; 0: as
+ *          many as rowslices' rule gives
  */
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +82,7 @@ static const struct {
 	{"ksplit", offsetof(Sched, ksplit), 0, 0, 64},
 	{"sparse", offsetof(Sched, sparse), 0, 0, 32},
 	{"vendor", offsetof(Sched, vendor), 0, 0, 1},
+	{"slices", offsetof(Sched, slices), 0, 0, 32},
 };
 enum { NField = sizeof fields / sizeof fields[0] };
 

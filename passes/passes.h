@@ -155,10 +155,12 @@ typedef struct Kernel {
 	 * input A is (--input-density; 0: not stated, modeled as dense) */
 	double adensity;
 } Kernel;
-/* split=SplitDefault is the split the cost model offers (ir/sched.c);
+/* split=SplitDefault is the split the cost model offers (ir/sched.c):
+ * 64 lane steps, since a split costs its chunk and reduce launches (about
+ * 7 us each on an H100, docs/cost.md) and a row under 64 steps does not;
  * ResidentWarps: warps an H100 keeps resident (132 SMs x 64), the
  * parallelism the cost model sets a serial walk against */
-enum { SplitDefault = 32, ResidentWarps = 132 * 64 };
+enum { SplitDefault = 64, ResidentWarps = 132 * 64 };
 /* the widest output the sparse-input GEMM keeps in a warp's registers
  * (4 columns a lane) */
 enum { SparseMaxP = 128 };

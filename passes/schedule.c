@@ -337,6 +337,10 @@ schedlegal(const Kernel *k, const SchedTarget *st, const Sched *s, char *err, si
 		snprintf(err, errlen, "kernel %s (%s): split applies to the edge walks of cuda row kernels", k->name, k->what);
 		return SchedNotFor;
 	}
+	if (s->slices && (st->target != TargetCUDA || k->kind != KernelRow || !k->walks)) {
+		snprintf(err, errlen, "kernel %s (%s): slices applies to the edge walks of cuda row kernels", k->name, k->what);
+		return SchedNotFor;
+	}
 	if (s->split && !k->splittable) {
 		snprintf(err, errlen, "kernel %s (%s): its messages read rows the kernel makes, so a chunk of edges cannot be walked alone",
 		         k->name, k->what);
