@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 typedef struct BenchTrain {
 	double *t;          /* the timed steps' milliseconds (the caller frees) */
@@ -31,15 +30,6 @@ typedef struct BenchTrain {
 	const char *stage;  /* where it failed: "input", "to_device", "train_step", ... */
 	char msg[512];
 } BenchTrain;
-
-static double
-benchtrain_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int
 benchtrain_fail(BenchTrain *r, const char *stage, const char *msg)
@@ -100,12 +90,12 @@ benchtrain_run(void *m, const gnn_train_prog *tp, const void *xdev, int64_t n,
 	{
 		const void *in[3] = {xdev, dev[0], dev[1]};
 		for (r->warmup = 0; r->warmup < maxwarm; ) {
-			t0 = benchtrain_now();
+			t0 = now_s();
 			if (gnn_prog_train_step(m, tp, in, &loss) != GNN_OK) {
 				benchtrain_fail(r, "train_step", gnn_errmsg());
 				goto done;
 			}
-			last = benchtrain_now() - t0;
+			last = now_s() - t0;
 			if (r->warmup++ == 0) {
 				r->loss_first = loss;
 				r->first_ms = last * 1e3;
@@ -119,12 +109,12 @@ benchtrain_run(void *m, const gnn_train_prog *tp, const void *xdev, int64_t n,
 			goto done;
 		}
 		for (int i = 0; i < r->runs; i++) {
-			t0 = benchtrain_now();
+			t0 = now_s();
 			if (gnn_prog_train_step(m, tp, in, &loss) != GNN_OK) {
 				benchtrain_fail(r, "train_step", gnn_errmsg());
 				goto done;
 			}
-			r->t[i] = (benchtrain_now() - t0) * 1e3;
+			r->t[i] = (now_s() - t0) * 1e3;
 		}
 		r->loss_last = loss;
 	}

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 /* s as a JSON string: quotes, backslashes and control bytes escaped (a
 ** runtime message may hold a path or a quote) */
@@ -53,6 +54,16 @@ intopt(const char *prog, const char *arg, const char *name, int lo, int *v)
 	}
 	*v = (int)x;
 	return 0;
+}
+
+/* a monotonic clock, in seconds */
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* the median of v[0..n-1], n > 0 (sorts v) */

@@ -336,15 +336,6 @@ jerror(const Opts *o, const gnn_model_desc *d, const char *stage, const char *ms
 
 /* --- data ------------------------------------------------------------------ */
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* splitmix64: a fixed sequence per seed on every platform */
 static uint64_t
 mix(uint64_t *s)

@@ -186,15 +186,6 @@ parseopts(int argc, char **argv, Opts *o)
 	return 0;
 }
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static long
 maxrss_kb(void)
 {
