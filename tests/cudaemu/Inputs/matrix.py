@@ -2,19 +2,22 @@
 """The cuda target's matrix on the emulated device.
 
 usage: matrix.py --build DIR --work DIR MODEL... [--graphs cora,hubs]
-                 [--configs all|quick] [--no-racecheck] [--no-memcheck]
-                 [--sanitize-share all|even|odd]
+                 [--forced-graphs hubs] [--configs all|quick]
+                 [--no-racecheck] [--no-memcheck] [--share all|even|odd]
 
 Each MODEL is NAME=PATH.gnn (a bench template PATH.gnn.in is instantiated
 for 64 input features, 7 classes), or NAME=PATH.gnn@W: the model with
 its Cora width 1433 made W (the test suites' variants of the examples,
-which the examples cover at full width, are run at 64).  For every model, configuration (-O0,
--O2 with the cost model's schedules, and -O2 under forced schedules of
-every family: lanes 1/2/4/8/16/32 per row with rows per block, and dense
-tilings) and graph (Cora, and "hubs", a synthetic graph of 2000 nodes
-whose largest in-degree is above 2000 and where most nodes have no
-in-edges; --graphs may add citeseer), gnnrun --engine=cuda-emu runs the
-model:
+which the examples cover at full width, are run at 64).  The
+configurations are -O0, -O2 with the cost model's schedules, and -O2
+under forced schedules of every family (lanes 1/2/4/8/16/32 per row with
+rows per block, and dense tilings).  The graphs are Cora, and "hubs", a
+synthetic graph of 2000 nodes whose largest in-degree is above 2000 and
+where most nodes have no in-edges (--graphs may add citeseer).  -O0 and
+-O2 run on every graph; a forced schedule is a statement about the
+kernels, not the graph, so it runs on hubs, the graph that strains it
+most (--forced-graphs says otherwise).  gnnrun --engine=cuda-emu runs
+the model:
 
   * once, compared with the float64 interpreter (1e-5 of the largest
     output, tests/ref/compare.py);
@@ -25,22 +28,20 @@ model:
     run with stream work deferred to the host's synchronizations
     (--emu-defer: a missing one reads poison);
   * under memcheck (AddressSanitizer), clean and equal to the
-    interpreter: every configuration on hubs, -O0 and -O2 on Cora (and
-    CiteSeer when asked);
-  * with --tf32 NAME, that model again with its dense transforms on
-    tensor cores (--gpu-math=tf32), to 5e-3 of the largest output, with
-    the same perturbations and checks as the other configurations;
-  * under racecheck (ThreadSanitizer, whose fibers make it the slowest
-    check by far), clean and equal to the interpreter: every
+    interpreter: -O2 (and TF32) on every graph, -O0 on hubs, and every
     configuration on "hubs-small" (150 nodes and 700 edges of the same
     shape: several blocks, a row of 237 in-edges, a third of the rows
-    empty).
+    empty);
+  * with --tf32 NAME, that model again with its dense transforms on
+    tensor cores (--gpu-math=tf32), to 5e-3 of the largest output, with
+    the same perturbations and checks as -O2;
+  * under racecheck (ThreadSanitizer, whose fibers make it the slowest
+    check by far), clean and equal to the interpreter, on hubs-small.
 
---sanitize-share even|odd narrows the sanitizer runs on hubs and
-hubs-small to -O0, -O2, TF32 and half of the forced schedules (those at
+--share even|odd narrows the forced schedules to half of them (those at
 an even or odd place in CONFIGS); the matrix's tests give half their
-models each share, so every forced schedule is still run under memcheck
-and racecheck by several models, at 60% of the sanitizers' time.
+models each share, so every forced schedule is still run, under memcheck
+and racecheck too, by five or six models.
 
 Weights are random (PyG-like scales; BatchNorm variances positive) from
 the parameter table the model's generated code declares; inputs are
@@ -92,11 +93,10 @@ CONFIGS = [
 TF32 = ("tf32", ["--gpu-math=tf32"])
 RTOL_TF32 = 5e-3
 QUICK = ["O0", "O2", "lanes4-rows64", "gemm32-bk8-ksplit4"]
-RACE = [c[0] for c in CONFIGS] + ["tf32"]     # racecheck: every configuration
 
 
-def sanitized(cname, share):
-    """Does configuration cname get the sanitizer runs under share?"""
+def in_share(cname, share):
+    """Does configuration cname run under share?"""
     names = [c[0] for c in CONFIGS]
     if share == "all" or cname not in names[2:]:
         return True
@@ -235,10 +235,12 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--graphs", default="cora,hubs")
     ap.add_argument("--race-graph", default="hubs-small")
+    ap.add_argument("--forced-graphs", default="hubs",
+                    help="the graphs (of --graphs) that the forced schedules run on")
     ap.add_argument("--configs", default="all")
     ap.add_argument("--no-memcheck", action="store_true")
     ap.add_argument("--no-racecheck", action="store_true")
-    ap.add_argument("--sanitize-share", choices=["all", "even", "odd"], default="all")
+    ap.add_argument("--share", choices=["all", "even", "odd"], default="all")
     ap.add_argument("--tf32", default="", help="models (NAME,...) also run under --gpu-math=tf32")
     ap.add_argument("models", nargs="+")
     a = ap.parse_args()
@@ -248,8 +250,9 @@ def main():
     os.makedirs(env["GNNCC_ENGINE_CACHE"], exist_ok=True)
     gnnrun, gnncc = os.path.join(a.build, "gnnrun"), os.path.join(a.build, "gnncc")
     main_graphs = a.graphs.split(",")
+    forced_graphs = [g for g in a.forced_graphs.split(",") if g in main_graphs] or main_graphs
     gs = graphs(main_graphs + [a.race_graph], os.path.join(a.build, "gnngen"), a.work)
-    configs = [c for c in CONFIGS if a.configs == "all" or c[0] in QUICK]
+    configs = [c for c in CONFIGS if (a.configs == "all" or c[0] in QUICK) and in_share(c[0], a.share)]
     t0 = time.time()
     cases = runs = bad = tf32cases = 0
     checked = {"memcheck": 0, "racecheck": 0}
@@ -333,12 +336,12 @@ def main():
                 base = os.path.join(a.work, f"{name}-{cname}-{g}")
                 what = f"{name} {cname} {g}"
                 tools = []
-                share = sanitized(cname, a.sanitize_share)
-                if g == "hubs" and share or cname in ("O0", "O2") and g in main_graphs:
+                forced = cname not in ("O0", "O2", "tf32")
+                if g == a.race_graph or not forced and g in main_graphs and (cname != "O0" or g in forced_graphs):
                     tools.append("memcheck")
-                if g == a.race_graph and cname in RACE and share:
+                if g == a.race_graph:
                     tools.append("racecheck")
-                if g in main_graphs:
+                if g in main_graphs and (not forced or g in forced_graphs):
                     if cname == "tf32":
                         tf32cases += 1
                     else:
@@ -374,7 +377,8 @@ def main():
                     ok, msg = same(base + "-s", refs[g], rtol)
                     if not ok:
                         fail(f"{what} {tool} against the interpreter", msg)
-    print(f"matrix: {len(a.models)} models x {len(configs)} configurations x {len(main_graphs)} graphs = {cases} cases, "
+    print(f"matrix: {len(a.models)} models x {len(configs)} configurations on {','.join(main_graphs)} "
+          f"(forced schedules on {','.join(forced_graphs)}) = {cases} cases, "
           + (f"{tf32cases} under TF32, " if tf32cases else "") +
           f"{checked['memcheck']} under memcheck, {checked['racecheck']} under racecheck "
           f"({runs} runs, {time.time() - t0:.0f} s): {'all ok' if not bad else f'{bad} FAILED'}")
