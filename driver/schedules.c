@@ -114,8 +114,10 @@ archwhere(const SchedOpts *o, char *buf, size_t n)
 		for (k = 0; model[k]; k++)
 			if (model[k] == '"' || model[k] == '\\' || (unsigned char)model[k] < ' ')
 				model[k] = '_';
-		snprintf(buf, n, "%s/%s/%ld%s%s%s", uname(&u) == 0 ? u.machine : "?", model, sysconf(_SC_NPROCESSORS_ONLN),
-		         o->openmp ? "/omp" : "", o->cpu ? "/" : "", o->cpu ? optcpus[o->cpu] : "");
+		if (snprintf(buf, n, "%s/%s/%ld%s%s%s", uname(&u) == 0 ? u.machine : "?", model,
+		             sysconf(_SC_NPROCESSORS_ONLN), o->openmp ? "/omp" : "", o->cpu ? "/" : "",
+		             o->cpu ? optcpus[o->cpu] : "") >= (int)n)
+			buf[n - 1] = 0;   /* a cut key is still this machine's, and still terminated */
 		return;
 	}
 	/* the emulated device's timings are the CPU's: never a GPU's entries */

@@ -91,6 +91,15 @@ else:
     config.substitutions.append(
         ("%valgrind", "valgrind -q --error-exitcode=9 --leak-check=full"))
 
+# Compiled engines (gnnrun's, driver/engine.c) are kept for the whole
+# run, so that the many tests that run one model under one set of flags
+# compile it once.  The key is the generated source, the compiler's
+# command and the runtime's files, so a rebuilt runtime misses; a test
+# or script that names its own cache keeps it.
+engines = os.path.join(build, "lit", "engine-cache")
+os.makedirs(engines, exist_ok=True)
+config.environment.setdefault("GNNCC_ENGINE_CACHE", engines)
+
 # The emulated CUDA device (tests/emu): %cxx compiles CUDA C++ against
 # runtime/emu and links %libgnnemu; %emuflags are the sanitizer flags the
 # library was built with (it is instrumented in a sanitizer build).

@@ -452,7 +452,7 @@ test_oom(void)
 {
 	/* enough tensors and metadata to make the tables grow */
 	enum { N = 40 };
-	char names[N][8], json[8192];
+	char names[N][16], json[8192];
 	const char *np[N];
 	gnn_array a[N];
 	unsigned char d[N * 4] = {0};
