@@ -33,6 +33,28 @@ checkdtype(Fn *fn, Ref v, Loc loc)
 	return true;
 }
 
+/* A 16-bit store (passes/precision.c) is one the target makes: the cpu
+ * target rounds what a kernel writes to memory; a value a fused kernel
+ * keeps in registers is never written, so it cannot be stored rounded */
+static bool
+checkstore(Fn *fn, const unsigned char *phase, const Ins *in, int target)
+{
+	int sdt = storedtype(in);
+
+	if (sdt == DNone)
+		return true;
+	if (target == TargetCUDA) {
+		errorat(in->loc, "the cuda target has no 16-bit storage yet (store = \"%s\"); use --target=cpu",
+		        dtypename(sdt));
+		return false;
+	}
+	if (!needsstorage(fn, phase, in->to)) {
+		errorat(in->loc, "store = \"%s\" on a value no forward kernel writes to memory", dtypename(sdt));
+		return false;
+	}
+	return true;
+}
+
 /* Every symbol of d is known after bind: graph sizes or derived ones. */
 static bool
 dimbound(const Plan *p, Dim d)
@@ -119,6 +141,7 @@ plan(Plan *p, Fn *fn, int target)
 	for (i = 0; i < fn->nins; i++) {
 		in = &fn->ins[i];
 		nerr += !checkdtype(fn, in->to, in->loc);
+		nerr += !checkstore(fn, p->phase, in, target);
 		if (in->op == Oparam) {
 			p->nparam++;
 			continue;

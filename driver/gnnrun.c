@@ -55,6 +55,7 @@ typedef struct Opts {
 	int cpu;                 /* --cpu: codegen.h's Cpu* */
 	int gpumath;             /* --gpu-math: codegen.h's GpuMath* */
 	unsigned vendor;         /* --vendor: Vendor* (ir.h) bits */
+	int precision;           /* --precision: optprecisions' index */
 	int emu;                 /* cuda-emu: the emulated device's mode */
 	int olevel;
 	const char *specialize;  /* --specialize N=...,E=...: sizes fixed at compile time */
@@ -512,6 +513,7 @@ parseargs(int argc, char **argv, Opts *o)
 		case OptCpu: o->cpu = p.choice; break;
 		case OptGpuMath: o->gpumath = p.choice; break;
 		case OptVendor: o->vendor = vendorbits(v); break;
+		case OptPrecision: o->precision = p.choice; break;
 		case OptEmuCheck: o->emucheck = v; break;
 		case OptEmuOrder:
 			if (strcmp(v, "forward") != 0 && strcmp(v, "reverse") != 0 && strcmp(v, "random") != 0 &&
@@ -598,6 +600,12 @@ parseargs(int argc, char **argv, Opts *o)
 	else if (o->batchsize && !o->trainmask)
 		opterror("mini-batch training (--batch-size) needs --train-mask: its nodes are the batches' seeds");
 	o->target = strcmp(o->engine, "cpu") == 0 ? TargetCPU : TargetCUDA;
+	if (o->precision && o->train)
+		opterror("'--precision=%s' with --train: mixed-precision training is not supported yet",
+		         optprecisions[o->precision]);
+	else if (o->precision && strcmp(o->engine, "interp") != 0 && o->target == TargetCUDA)
+		opterror("'--precision=%s': the cuda target has no 16-bit storage yet; use --engine=cpu or interp "
+		         "(docs/precision.md)", optprecisions[o->precision]);
 	o->emu = strcmp(o->engine, "cuda-emu") != 0 ? EmuOff : emumode(o->emucheck ? o->emucheck : "run");
 	return optnerrors() == 0;
 }
@@ -912,6 +920,7 @@ main(int argc, char **argv)
 	}
 	po.olevel = o.olevel;
 	po.specialize = o.specialize;
+	po.precision = optprecisionpass[o.precision];
 	if (runpasses(m, &po) != 0)
 		goto out;
 	if (strcmp(o.engine, "interp") != 0) {

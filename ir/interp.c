@@ -1444,7 +1444,7 @@ step(R *r, const Ins *ins)
 	Fn *fn = r->fn;
 	IValue out;
 	unsigned fl;
-	int k, n, sym[4];
+	int k, n, sym[4], sdt;
 	char vn[80], ts[200];
 
 	r->ins = ins;
@@ -1479,6 +1479,12 @@ step(R *r, const Ins *ins)
 		goto fail;
 	if (out.kind == TTensor)
 		out.t.dtype = r->rty.dtype;  /* a parameter's may be DNone */
+	/* a value stored in 16 bits: rounded once, where it is written */
+	if (out.kind == TTensor && (sdt = storedtype(ins)) != DNone) {
+		int64_t e, ne = numel(out.t.rank, out.t.shape);
+		for (e = 0; e < ne; e++)
+			out.t.data[e] = round16(out.t.data[e], sdt);
+	}
 	if (checkresult(r, &out) < 0)
 		goto fail;
 	r->slot[ins->to] = (Slot){.v = out, .live = true, .owned = true};
