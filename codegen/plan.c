@@ -27,7 +27,8 @@ checkdtype(Fn *fn, Ref v, Loc loc)
 	Type t = fn->val[v].type;
 
 	if (t.kind == TTensor && (t.dtype == DF16 || t.dtype == DBF16)) {
-		errorat(loc, "code generation does not support %s tensors yet", dtypename(t.dtype));
+		errorat(loc, "code generation does not support %s tensors yet (f32 values with --precision=%s "
+		        "store them in 16 bits)", dtypename(t.dtype), t.dtype == DBF16 ? "bf16" : "fp16");
 		return false;
 	}
 	return true;

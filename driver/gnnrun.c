@@ -128,9 +128,13 @@ totensor(const gnn_array *a, int irdt, ITensor *t)
 	for (k = 0; k < a->rank; k++)
 		t->shape[k] = a->shape[k];
 	t->data = malloc((n ? n : 1) * sizeof(double));
-	if (!t->data)
+	if (!t->data || !arraydoubles(a, t->data))
 		return false;
-	return arraydoubles(a, t->data);
+	/* a 16-bit input of the model: the file's values stored so */
+	if (irdt == DBF16 || irdt == DF16)
+		for (int64_t e = 0; e < n; e++)
+			t->data[e] = round16(t->data[e], irdt);
+	return true;
 }
 
 /* a shape as "[2, 5]": a rank of at most GNN_MAX_RANK fits ShapeLen */
