@@ -19,6 +19,7 @@
  * The pass runs after fusion, since which values are written depends on
  * the kernels, and before memplan, which sizes the inputs' casts' slots.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "passes.h"
