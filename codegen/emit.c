@@ -940,6 +940,21 @@ usesphilox(const Mod *m)
 	return false;
 }
 
+/* whether a value of m is stored in dt (DNone: in any 16-bit dtype):
+ * then the file includes gnnhalf.h and has dt's rounding kernel */
+static bool
+usesstore(const Mod *m, int dt)
+{
+	const Fn *fn;
+	int i;
+
+	for (fn = m->fn; fn; fn = fn->link)
+		for (i = 0; i < fn->nins; i++)
+			if (storedtype(&fn->ins[i]) != DNone && (dt == DNone || storedtype(&fn->ins[i]) == dt))
+				return true;
+	return false;
+}
+
 static void
 emitprelude(E *e, const CodegenOpts *o)
 {
@@ -949,8 +964,8 @@ emitprelude(E *e, const CodegenOpts *o)
 	out(e, "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n%s\n", o->tune ? "#include <stdio.h>\n#include <time.h>\n" : "");
 	if (e->cuda)
 		out(e, "#include <cuda_runtime.h>\n\n");
-	out(e, "#include \"gnnrt.h\"\n%s#include \"%s\"\n\n", usesphilox(e->m) ? "#include \"philox.h\"\n" : "",
-	    o->header ? o->header : "model.h");
+	out(e, "#include \"gnnrt.h\"\n%s%s#include \"%s\"\n\n", usesphilox(e->m) ? "#include \"philox.h\"\n" : "",
+	    usesstore(e->m, DNone) ? "#include \"gnnhalf.h\"\n" : "", o->header ? o->header : "model.h");
 	out(e, "#ifdef _OPENMP\n#include <omp.h>\n#endif\n");
 	/* a host kernel runs tasks [t0_, t1_) of its T_; a launch gives each
 	 * thread one contiguous range (OpenMP's static schedule) or, with a
@@ -1029,6 +1044,15 @@ emitprelude(E *e, const CodegenOpts *o)
 		out(e, "#define GNN_EXPF expf\n#define GNN_EXPM1F expm1f\n");
 	else
 		out(e, "%s", cpuexpf);
+	/* a value stored in 16 bits is rounded where a kernel wrote it:
+	 * one more pass over it, split among the threads as kernels are
+	 * (the cpu target keeps 16-bit values in float containers) */
+	if (usesstore(e->m, DBF16))
+		out(e, "GNN_HKERNEL(gnn_store_bf16_)(GNN_HRANGE int64_t T_, float *restrict x_)\n{\n\t(void)T_;\n"
+		       "\tGNN_HLOOP(t_, T_)\n\t\tx_[t_] = gnn_round_bf16(x_[t_]);\n}\n");
+	if (usesstore(e->m, DF16))
+		out(e, "GNN_HKERNEL(gnn_store_f16_)(GNN_HRANGE int64_t T_, float *restrict x_)\n{\n\t(void)T_;\n"
+		       "\tGNN_HLOOP(t_, T_)\n\t\tx_[t_] = gnn_round_f16(x_[t_]);\n}\n");
 }
 
 void

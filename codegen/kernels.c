@@ -1157,6 +1157,28 @@ candidates(E *e, Kset *ks, int i, int kk)
 	return sw.s;
 }
 
+/* call, then the rounding of each value that the kernel starting at
+ * instruction i (group grp, or i alone) stores in 16 bits (gnn_store_*_,
+ * emit.c's prelude) */
+static char *
+roundstores(E *e, int i, int grp, char *call)
+{
+	Str b = {0};
+	int j, dt;
+	Ref v;
+
+	sput(&b, "%s", call);
+	for (j = i; j < e->fn->nins && (j == i || (grp >= 0 && attrint(&e->fn->ins[j], "group", -1) == grp)); j++) {
+		if ((dt = storedtype(&e->fn->ins[j])) == DNone)
+			continue;
+		v = e->fn->ins[j].to;
+		sput(&b, "\nGNN_HLAUNCH(gnn_store_%s_, \"%s\", \"\", %s, (float *)%s);", dtypename(dt),
+		     pf(e, "%s_store%d", e->nm, j), cnumel(e, v), storage(e, storageof(e->p, v), true));
+	}
+	free(call);
+	return b.s;
+}
+
 void
 emitkernels(E *e)
 {
@@ -1188,6 +1210,8 @@ emitkernels(E *e)
 			e->calls[i] = kernel(e, &ks, i, grp, pf(e, "%s_g%d", e->nm, grp));
 		else if (kern[i] < 0 ? needskernel(e, &e->fn->ins[i]) : first)
 			e->calls[i] = kernel(e, &ks, i, -1, pf(e, "%s_k%d", e->nm, i));
+		if (first && e->calls[i])
+			e->calls[i] = roundstores(e, i, grp, e->calls[i]);
 		if (kern[i] >= 0)
 			last = kern[i];
 	}

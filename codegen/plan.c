@@ -27,7 +27,30 @@ checkdtype(Fn *fn, Ref v, Loc loc)
 	Type t = fn->val[v].type;
 
 	if (t.kind == TTensor && (t.dtype == DF16 || t.dtype == DBF16)) {
-		errorat(loc, "code generation does not support %s tensors yet", dtypename(t.dtype));
+		errorat(loc, "code generation does not support %s tensors yet (f32 values with --precision=%s "
+		        "store them in 16 bits)", dtypename(t.dtype), t.dtype == DBF16 ? "bf16" : "fp16");
+		return false;
+	}
+	return true;
+}
+
+/* A 16-bit store (passes/precision.c) is one the target makes: the cpu
+ * target rounds what a kernel writes to memory; a value a fused kernel
+ * keeps in registers is never written, so it cannot be stored rounded */
+static bool
+checkstore(Fn *fn, const unsigned char *phase, const Ins *in, int target)
+{
+	int sdt = storedtype(in);
+
+	if (sdt == DNone)
+		return true;
+	if (target == TargetCUDA) {
+		errorat(in->loc, "the cuda target has no 16-bit storage yet (store = \"%s\"); use --target=cpu",
+		        dtypename(sdt));
+		return false;
+	}
+	if (!needsstorage(fn, phase, in->to)) {
+		errorat(in->loc, "store = \"%s\" on a value no forward kernel writes to memory", dtypename(sdt));
 		return false;
 	}
 	return true;
@@ -119,6 +142,7 @@ plan(Plan *p, Fn *fn, int target)
 	for (i = 0; i < fn->nins; i++) {
 		in = &fn->ins[i];
 		nerr += !checkdtype(fn, in->to, in->loc);
+		nerr += !checkstore(fn, p->phase, in, target);
 		if (in->op == Oparam) {
 			p->nparam++;
 			continue;

@@ -122,6 +122,9 @@ cachedobject(const Cmd *c, const Layout *l, const char *src, const char *hdr, co
 	p = astrfmt(NULL, "%s/philox.h", l->includedir);   /* dropout_train's generator */
 	h = hashfile(h, p, false);
 	free(p);
+	p = astrfmt(NULL, "%s/gnnhalf.h", l->includedir);  /* 16-bit stores' rounding */
+	h = hashfile(h, p, false);
+	free(p);
 	p = astrfmt(NULL, "%s/cuda_runtime.h", l->emuincludedir);
 	h = hashfile(h, p, false);
 	free(p);

@@ -76,6 +76,7 @@ typedef struct Opts {
 	int cpu;                    /* --cpu: codegen.h's Cpu* */
 	int gpumath;                /* --gpu-math: codegen.h's GpuMath* */
 	unsigned vendor;            /* --vendor: Vendor* (ir.h) bits */
+	int precision;              /* --precision: optprecisions' index */
 	int print;
 	PassOpts po;
 	ReportOpts report;          /* --report: what == 0 when not asked */
@@ -263,6 +264,7 @@ parseargs(Opts *o, int argc, char **argv)
 		case OptCpu: o->cpu = p.choice; break;
 		case OptGpuMath: o->gpumath = p.choice; break;
 		case OptVendor: o->vendor = vendorbits(v); break;
+		case OptPrecision: o->precision = p.choice; break;
 		case OptPrintLinkFlags: o->print = PrintLinkFlags; break;
 		case OptPrintCflags: o->print = PrintCflags; break;
 		case OptSyntaxOnly: o->syntaxonly = true; break;
@@ -420,6 +422,10 @@ checkopts(Opts *o)
 		optwarn("'--gpu-math=%s' has no effect with --target=cpu", optgpumaths[o->gpumath]);
 	if (o->vendor && o->target == TargetCPU)
 		optwarn("'--vendor=%s' has no effect with --target=cpu", vendorname(o->vendor));
+	if (o->precision && o->target == TargetCUDA)
+		optfatal("'--precision=%s': the cuda target has no 16-bit storage yet; use --target=cpu "
+		         "(docs/precision.md)", optprecisions[o->precision]);
+	o->po.precision = optprecisionpass[o->precision];
 	/* breaks and the report depend on where forward runs */
 	o->po.hostforward = o->target == TargetCPU;
 	o->report.target = o->target;
@@ -537,6 +543,22 @@ loadgnn(const Opts *o, const char *name, Deps *deps)
 		die("the frontend produced invalid IR");
 	}
 	return m;
+}
+
+/* --precision stores a forward's values in 16 bits; a training step
+ * would need master weights and loss scaling, which are not there yet */
+static bool
+refusetraining(Mod *m, const char *precision)
+{
+	Fn *fn;
+
+	for (fn = m->fn; fn; fn = fn->link)
+		if (fn->train) {
+			errorat(fn->loc, "'--precision=%s' with a train item: mixed-precision training is not supported yet",
+			        precision);
+			return true;
+		}
+	return false;
 }
 
 /* ---------------------------------------------------------------- outputs */
@@ -868,6 +890,10 @@ main(int argc, char **argv)
 			freemod(m);
 			return 1;
 		}
+	}
+	if (o.precision && refusetraining(m, optprecisions[o.precision])) {
+		freemod(m);
+		return 1;
 	}
 	o.po.dumpto = stdout;
 	if (o.dump == DumpAll) {

@@ -55,6 +55,7 @@ typedef struct Opts {
 	int cpu;                 /* --cpu: codegen.h's Cpu* */
 	int gpumath;             /* --gpu-math: codegen.h's GpuMath* */
 	unsigned vendor;         /* --vendor: Vendor* (ir.h) bits */
+	int precision;           /* --precision: optprecisions' index */
 	int emu;                 /* cuda-emu: the emulated device's mode */
 	int olevel;
 	const char *specialize;  /* --specialize N=...,E=...: sizes fixed at compile time */
@@ -127,9 +128,13 @@ totensor(const gnn_array *a, int irdt, ITensor *t)
 	for (k = 0; k < a->rank; k++)
 		t->shape[k] = a->shape[k];
 	t->data = malloc((n ? n : 1) * sizeof(double));
-	if (!t->data)
+	if (!t->data || !arraydoubles(a, t->data))
 		return false;
-	return arraydoubles(a, t->data);
+	/* a 16-bit input of the model: the file's values stored so */
+	if (irdt == DBF16 || irdt == DF16)
+		for (int64_t e = 0; e < n; e++)
+			t->data[e] = round16(t->data[e], irdt);
+	return true;
 }
 
 /* a shape as "[2, 5]": a rank of at most GNN_MAX_RANK fits ShapeLen */
@@ -512,6 +517,7 @@ parseargs(int argc, char **argv, Opts *o)
 		case OptCpu: o->cpu = p.choice; break;
 		case OptGpuMath: o->gpumath = p.choice; break;
 		case OptVendor: o->vendor = vendorbits(v); break;
+		case OptPrecision: o->precision = p.choice; break;
 		case OptEmuCheck: o->emucheck = v; break;
 		case OptEmuOrder:
 			if (strcmp(v, "forward") != 0 && strcmp(v, "reverse") != 0 && strcmp(v, "random") != 0 &&
@@ -598,6 +604,12 @@ parseargs(int argc, char **argv, Opts *o)
 	else if (o->batchsize && !o->trainmask)
 		opterror("mini-batch training (--batch-size) needs --train-mask: its nodes are the batches' seeds");
 	o->target = strcmp(o->engine, "cpu") == 0 ? TargetCPU : TargetCUDA;
+	if (o->precision && o->train)
+		opterror("'--precision=%s' with --train: mixed-precision training is not supported yet",
+		         optprecisions[o->precision]);
+	else if (o->precision && strcmp(o->engine, "interp") != 0 && o->target == TargetCUDA)
+		opterror("'--precision=%s': the cuda target has no 16-bit storage yet; use --engine=cpu or interp "
+		         "(docs/precision.md)", optprecisions[o->precision]);
 	o->emu = strcmp(o->engine, "cuda-emu") != 0 ? EmuOff : emumode(o->emucheck ? o->emucheck : "run");
 	return optnerrors() == 0;
 }
@@ -912,6 +924,7 @@ main(int argc, char **argv)
 	}
 	po.olevel = o.olevel;
 	po.specialize = o.specialize;
+	po.precision = optprecisionpass[o.precision];
 	if (runpasses(m, &po) != 0)
 		goto out;
 	if (strcmp(o.engine, "interp") != 0) {

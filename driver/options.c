@@ -28,6 +28,8 @@ static const char *const dtypes[] = {"f32", "f64", NULL};
 /* --cpu: the portable default first (clones dispatched at run time) */
 const char *const optcpus[6] = {"portable", "native", "x86-64-v2", "x86-64-v3", "x86-64-v4", NULL};
 const char *const optgpumaths[3] = {"fp32", "tf32", NULL};
+const char *const optprecisions[4] = {"fp32", "bf16", "fp16", NULL};
+const char *const optprecisionpass[3] = {NULL, "store-bf16", "store-f16"};
 static const char *const levels[] = {"0", "1", "2", "3", NULL};
 const char *const optpresets[7] = {"cora", "citeseer", "pubmed", "arxiv", "reddit", "products", NULL};
 /* the shapes of the usual benchmark datasets (PyG's Planetoid, OGB,
@@ -102,6 +104,11 @@ static const OptSpec table[] = {
 	 "(default), cublas, cusparse, or cublas,cusparse; the\n"
 	 "program then links them (--print-link-flags with the\n"
 	 "same --vendor; docs/vendor.md)"},
+	{OptPrecision, CC | RUN, "--precision", NULL, ArgRequired, NULL, optprecisions, "precision",
+	 "fp32 (default), or bf16 / fp16: features, activations\n"
+	 "and messages stored in 16 bits (rounded to nearest\n"
+	 "even), arithmetic and sums in f32, weights f32; cpu\n"
+	 "target and interpreter (docs/precision.md)"},
 	{OptEngine, RUN, "--engine", NULL, ArgRequired, "ENGINE", engines, "engine",
 	 "interp: the reference interpreter (float64; the default);\n"
 	 "cpu: the model compiled for the cpu target (cc);\n"

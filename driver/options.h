@@ -46,7 +46,7 @@ typedef enum Opt {
 	/* gnncc and gnnrun */
 	OptInclude, OptLevel, OptSpecialize, OptSchedule, OptTuneCache, OptNoTuneCache,
 	/* gnncc */
-	OptLang, OptTarget, OptEmulate, OptArch, OptOpenmp, OptNoOpenmp, OptCpu, OptGpuMath, OptVendor,
+	OptLang, OptTarget, OptEmulate, OptArch, OptOpenmp, OptNoOpenmp, OptCpu, OptGpuMath, OptVendor, OptPrecision,
 	OptPasses, OptVerifyEach, OptNoGraphBreaks,
 	OptTune, OptTuneGraph, OptTuneNodes, OptTuneSynthetic, OptTuneBudget,
 	OptTuneRepeats, OptTuneCandidates,
@@ -93,6 +93,9 @@ extern const char *const optoptimizers[4];
 extern const char *const optcpus[6];
 /* --gpu-math's choices (codegen.h's GpuMath* order) */
 extern const char *const optgpumaths[3];
+/* --precision's choices, and the pass each names (NULL: none) */
+extern const char *const optprecisions[4];
+extern const char *const optprecisionpass[3];
 
 typedef struct OptParser {
 	unsigned tool;

@@ -1444,7 +1444,7 @@ step(R *r, const Ins *ins)
 	Fn *fn = r->fn;
 	IValue out;
 	unsigned fl;
-	int k, n, sym[4];
+	int k, n, sym[4], sdt;
 	char vn[80], ts[200];
 
 	r->ins = ins;
@@ -1479,6 +1479,16 @@ step(R *r, const Ins *ins)
 		goto fail;
 	if (out.kind == TTensor)
 		out.t.dtype = r->rty.dtype;  /* a parameter's may be DNone */
+	/* a value stored in 16 bits (a pass's mark, or its type's dtype):
+	 * rounded once, where it is written */
+	sdt = storedtype(ins);
+	if (sdt == DNone && (r->rty.dtype == DBF16 || r->rty.dtype == DF16))
+		sdt = r->rty.dtype;
+	if (out.kind == TTensor && sdt != DNone) {
+		int64_t e, ne = numel(out.t.rank, out.t.shape);
+		for (e = 0; e < ne; e++)
+			out.t.data[e] = round16(out.t.data[e], sdt);
+	}
 	if (checkresult(r, &out) < 0)
 		goto fail;
 	r->slot[ins->to] = (Slot){.v = out, .live = true, .owned = true};
@@ -1556,6 +1566,15 @@ checkinput(R *r, int a)
 			            iv.t.dtype > DNone && iv.t.dtype < NDType ? dtypename(iv.t.dtype) : "?");
 		if (!iv.t.data && numel(t.rank, iv.t.shape) > 0)
 			return fail(r, "%s: no data", an);
+		/* a 16-bit input holds 16-bit values (whoever converted it
+		 * rounded them: gnnrun does) */
+		if (t.dtype == DBF16 || t.dtype == DF16) {
+			int64_t e, ne = numel(t.rank, iv.t.shape);
+			for (e = 0; e < ne; e++)
+				if (iv.t.data[e] == iv.t.data[e] && round16(iv.t.data[e], t.dtype) != iv.t.data[e])
+					return fail(r, "%s: element %lld, %.17g, is not a %s value", an, (long long)e,
+					            iv.t.data[e], dtypename(t.dtype));
+		}
 		iv.t.dtype = t.dtype;
 	}
 	r->slot[v] = (Slot){.v = iv, .live = true, .owned = false};

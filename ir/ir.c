@@ -210,6 +210,14 @@ attrstr(const Ins *i, const char *key)
 	return a && a->kind == AStr ? a->u.s : NULL;
 }
 
+int
+storedtype(const Ins *in)
+{
+	const char *s = attrstr(in, "store");
+
+	return s ? dtypefromname(s) : DNone;
+}
+
 uint64_t
 hashstr(uint64_t h, const char *s)
 {

@@ -90,6 +90,12 @@ int dtypefromname(const char *s);       /* DNone if unknown */
 size_t dtypesize(int dt);
 bool dtypeisfloat(int dt);
 bool dtypeisint(int dt);
+/* 16-bit storage (--precision, docs/precision.md): x rounded to the
+ * nearest value of dt (DBF16 or DF16), ties to even, as a double; NaN
+ * and Inf kept, a value beyond dt's largest finite one (after rounding)
+ * the infinity of its sign, subnormals of dt kept.  The interpreter's
+ * reference at every 16-bit store. */
+double round16(double x, int dt);
 
 /* dim.c ----------------------------------------------------------------- */
 
@@ -323,6 +329,11 @@ const Attr *findattr(const Ins *i, const char *key);
 int64_t attrint(const Ins *i, const char *key, int64_t dflt);
 double attrfloat(const Ins *i, const char *key, double dflt);
 const char *attrstr(const Ins *i, const char *key);
+/* The dtype in's value is stored in when a pass chose 16 bits for it
+ * (the attribute store = "bf16" or "f16": passes/precision.c), else
+ * DNone: its type's.  Arithmetic stays in the type's dtype; the value
+ * is rounded to the stored one where it is written. */
+int storedtype(const Ins *in);
 const Attr *attrfind(const Attr *a, int n, const char *key);
 bool attrgetdim(const Attr *a, Dim *d);              /* a may be NULL */
 int attrgetdims(const Attr *a, Dim *d, int max);     /* count or -1 */
@@ -366,7 +377,8 @@ bool typecheckop(Mod *m, int op, const Type *at, int n,
                  Type *out, char *err, size_t errlen);
 /* "group" (fusion group) and "slot" (memory slot): scheduling attributes
  * any op may carry; set by passes, read by codegen, ignored by the
- * interpreter.  (The schedule is a typed field, Ins.sched, not an
+ * interpreter.  ("store", the 16-bit storage of a float value, any op
+ * may carry too; the interpreter rounds to it: storedtype().)  (The schedule is a typed field, Ins.sched, not an
  * attribute.) */
 bool isschedattr(const char *key);
 /* NumPy broadcast of two shapes; false if incompatible. */

@@ -3,6 +3,7 @@
  * types are equal when every field is, which interning of dims makes an
  * integer comparison.
  */
+#include <math.h>
 #include <string.h>
 
 #include "ir.h"
@@ -163,4 +164,25 @@ dimstr(Arena *a, const Mod *m, Dim d)
 
 	snprintdim(s, n, m, d);
 	return s;
+}
+
+/* Scaling by powers of two is exact, and nearbyint rounds ties to even
+ * in the default rounding mode, so the quantum of x's binade (clamped to
+ * the subnormal one) gives the correctly rounded value in one step, with
+ * no double rounding through float. */
+double
+round16(double x, int dt)
+{
+	int mant = dt == DBF16 ? 7 : 10, emin = dt == DBF16 ? -126 : -14, e;
+	double max = dt == DBF16 ? ldexp(256 - 1, 127 - 7) : 65504, q;
+
+	if (dt != DBF16 && dt != DF16)
+		die("round16: %s is not a 16-bit float", dtypename(dt));
+	if (!isfinite(x) || x == 0)
+		return x;
+	e = ilogb(x);
+	if (e < emin)
+		e = emin;
+	q = ldexp(nearbyint(ldexp(x, mant - e)), e - mant);
+	return fabs(q) > max ? copysign(INFINITY, x) : q;
 }

@@ -195,6 +195,13 @@ checkkeys(Ctx *c, const char *allowed)
 				return fail(c, "%s: attribute '%s' must be a non-negative integer", opname(c->op), c->attr[i].key);
 			continue;
 		}
+		if (strcmp(c->attr[i].key, "store") == 0) {
+			if (c->attr[i].kind != AStr || (strcmp(c->attr[i].u.s, "bf16") != 0 && strcmp(c->attr[i].u.s, "f16") != 0))
+				return fail(c, "%s: attribute 'store' must be \"bf16\" or \"f16\"", opname(c->op));
+			if (attrfind(c->attr, i, "store"))
+				return fail(c, "%s: attribute 'store' given twice", opname(c->op));
+			continue;
+		}
 		n = strlen(c->attr[i].key);
 		for (p = allowed; (p = strstr(p, c->attr[i].key)); p += n)
 			if ((p == allowed || p[-1] == ' ') && (p[n] == ' ' || p[n] == 0))

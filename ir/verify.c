@@ -241,7 +241,8 @@ checkins(V *v, int idx, Types *tv)
 		snprinttype(b1, sizeof b1, v->m, fn->val[r].type);
 		snprinttype(b2, sizeof b2, v->m, out);
 		bad(v, r, "type mismatch: recorded %s, operands give %s", b1, b2);
-	}
+	} else if (storedtype(in) != DNone && (out.kind != TTensor || out.dtype != DF32))
+		bad(v, r, "store = \"%s\" on a value that is not f32", dtypename(storedtype(in)));
 done:
 	if (r != RNone)
 		v->defd[r] = true;

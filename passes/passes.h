@@ -36,6 +36,7 @@ typedef struct PassOpts {
 	const char *specialize;     /* --specialize "N=2708,E=10556"; NULL: none */
 	bool nographbreaks;         /* --no-graph-breaks: a graph break is an error */
 	bool hostforward;           /* forward runs on the host (cpu target): no breaks */
+	const char *precision;      /* --precision's pass (store-bf16, store-f16), or NULL */
 } PassOpts;
 
 /* The pipeline runpasses would run, as a comma list (for messages). */
@@ -99,6 +100,8 @@ void hoist(Fn *fn);             /* hoist.c: load-, bind- and forward-time work i
 void fuse(Fn *fn);              /* fuse.c: row kernels (SpMM, attention, epilogues) */
 void specialize(Fn *fn);        /* specialize.c: --specialize's sizes become constants */
 void memplan(Fn *fn);           /* memplan.c: arena slots by liveness */
+void storebf16(Fn *fn);         /* precision.c: forward's stored values in bfloat16 */
+void storef16(Fn *fn);          /* precision.c: ... in IEEE half */
 
 /* fuse.c: the analysis behind fusion groups, for codegen ------------------- */
 

@@ -29,6 +29,8 @@ const Pass passtab[] = {
 	{"hoist", hoist, "order work by when it runs: weights loaded, graph bound, forward"},
 	{"fuse", fuse, "fuse message passing and its epilogues into row kernels"},
 	{"memplan", memplan, "arena slots: forward values share memory when their lifetimes are disjoint"},
+	{"store-bf16", storebf16, "--precision=bf16: values forward writes are stored in bfloat16 (rounded), arithmetic f32"},
+	{"store-f16", storef16, "--precision=fp16: values forward writes are stored in IEEE half (rounded), arithmetic f32"},
 	{"specialize", specialize, "--specialize's graph sizes become constants (run first when given)"},
 	{NULL, NULL, NULL},
 };
@@ -137,6 +139,36 @@ pipelineof(const PassOpts *o)
 }
 
 /*
+ * --precision's pass goes before memplan (after fusion: which values
+ * are written depends on the kernels), or last when there is no memplan
+ * (-O0, a --passes list), unless the pipeline names it itself.
+ */
+static int
+addprecision(const char *name, const Pass ***out, int n)
+{
+	const Pass *p = findpass(name), **v;
+	int i, at = n;
+
+	if (!p)
+		die("no pass '%s'", name);
+	for (i = 0; i < n; i++) {
+		if ((*out)[i] == p)
+			return n;
+		if ((*out)[i]->run == memplan && at == n)
+			at = i;
+	}
+	v = emalloc((n + 1) * sizeof *v);
+	if (at)
+		memcpy(v, *out, at * sizeof *v);
+	v[at] = p;
+	if (n > at)
+		memcpy(v + at + 1, *out + at, (n - at) * sizeof *v);
+	free(*out);
+	*out = v;
+	return n + 1;
+}
+
+/*
  * The pipeline to run: --specialize puts specialize first (at every -O
  * level: it changes what the model accepts), unless the pipeline names
  * it itself.  Returns the count or -1, as parsepipeline.
@@ -147,7 +179,11 @@ passlist(const PassOpts *o, const Pass ***out)
 	const Pass **v;
 	int n, i;
 
-	if ((n = parsepipeline(pipelineof(o), out)) < 0 || !o->specialize)
+	if ((n = parsepipeline(pipelineof(o), out)) < 0)
+		return n;
+	if (o->precision && (n = addprecision(o->precision, out, n)) < 0)
+		return n;
+	if (!o->specialize)
 		return n;
 	if (checkspecialize(o->specialize) < 0) {
 		free(*out);

@@ -91,17 +91,21 @@ def _cachedir():
     return d
 
 
-def compile(path, target="cpu", opt=2, emulate=None, model=None, include=(), cache=True):
+def compile(path, target="cpu", opt=2, emulate=None, model=None, include=(), cache=True, precision="fp32"):
     """Compile the .gnn file at path for target "cpu" or "cuda" (emulate:
     None, or "run", "memcheck", "racecheck" for the emulated device) at
     -O{opt}, and load its model named model (default: the file's first).
-    include: directories searched for imports (gnncc -I)."""
+    include: directories searched for imports (gnncc -I).  precision:
+    "fp32", or "bf16" / "fp16": activations stored in 16 bits (gnncc
+    --precision; the cpu target)."""
     if target not in ("cpu", "cuda"):
         raise GnnccError("target must be 'cpu' or 'cuda', not %r" % (target,))
+    if precision not in ("fp32", "bf16", "fp16"):
+        raise GnnccError("precision must be 'fp32', 'bf16' or 'fp16', not %r" % (precision,))
     if emulate and target != "cuda":
         raise GnnccError("emulate runs the cuda target; it needs target='cuda'")
     exe = _gnncc()
-    flags = ["--target=" + target, "-O%d" % int(opt)]
+    flags = ["--target=" + target, "-O%d" % int(opt)] + ([] if precision == "fp32" else ["--precision=" + precision])
     if emulate:
         flags.append("--emulate=" + emulate)
     for d in include:

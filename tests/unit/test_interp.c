@@ -645,6 +645,44 @@ test_cast(void)
 	end();
 }
 
+/* 16-bit values: a value typed bf16 or f16, or marked store = "bf16" /
+ * "f16" (--precision), is rounded to nearest even where it is made;
+ * a 16-bit input must hold 16-bit values.  Worked by hand: 1 + 2^-8 is
+ * a bf16 tie (to 1, even), 1 + 3 * 2^-8 one (to 1 + 2^-6), 1 + 2^-11 a
+ * half tie (to 1); 65520 rounds past half's 65504 to inf; 2^-25 is half
+ * of half's least subnormal, a tie to +0. */
+static void
+test_sixteen(void)
+{
+	Ref x, y, h, s, v;
+	IValue args[2];
+	Attr st;
+
+	begin();
+	x = addarg(fn, "x", tt(DF32, 1, 4));
+	y = addarg(fn, "y", tt(DBF16, 1, 2));
+	h = ins(Ocast, tt(DF16, 1, 4), "h", ARGS(x), NOATTR);
+	st = mkattrstr(m->arena, "store", "bf16");
+	s = ins(Oneg, tt(DF32, 1, 4), "s", ARGS(x), 1, &st);
+	v = ins(Oneg, tt(DBF16, 1, 2), "v", ARGS(y), NOATTR);
+	addret(fn, h);
+	addret(fn, s);
+	addret(fn, v);
+	args[0] = tv(1, S(4), D(1 + 0x1p-8, 1 + 3 * 0x1p-8, 65520, 0x1p-25));
+	args[1] = tv(1, S(2), D(1, 0x1p-133));
+	if (go(args)) {
+		EXPECTT("cast f16", &run.outs[0], 1, S(4), D(1 + 0x1p-8, 1 + 3 * 0x1p-8, INFINITY, 0));
+		EXPECTT("store bf16", &run.outs[1], 1, S(4), D(-1, -(1 + 0x1p-6), -65536, -0x1p-25));
+		EXPECTT("neg bf16", &run.outs[2], 1, S(2), D(-1, -0x1p-133));
+	}
+	args[0] = tv(1, S(4), D(1 + 0x1p-11, 0, 0, 0));
+	if (go(args))
+		EXPECTT("cast f16 tie", &run.outs[0], 1, S(4), D(1, 0, 0, 0));
+	args[1] = tv(1, S(2), D(1, 1 + 0x1p-9));
+	GOERR(args, "input 'y': element 1, 1.001953125, is not a bf16 value");
+	end();
+}
+
 static void
 test_binary(void)
 {
@@ -1068,6 +1106,7 @@ main(void)
 	test_matmul();
 	test_shape_ops();
 	test_cast();
+	test_sixteen();
 	test_binary();
 	test_unary();
 	test_reduce_norm();

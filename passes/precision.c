@@ -1,0 +1,116 @@
+/*
+ * store-bf16, store-f16: which values are stored in 16 bits
+ * (--precision=bf16|fp16; docs/precision.md).
+ *
+ * Features, activations and messages are stored in 16 bits; arithmetic
+ * and accumulation stay f32.  Every f32 value that forward writes to
+ * memory (memplan's needsstorage: a kernel's output, not a value a fused
+ * kernel keeps in registers) gets store = "bf16" (or "f16"): it is
+ * rounded to nearest even where it is written.  Each f32 tensor input
+ * is read through a cast marked the same way, so the features are the
+ * 16-bit ones from the first kernel on.  What stays 32-bit: parameters
+ * and what is computed from them alone (weights, unless asked), bind-time
+ * values (degrees, gcn_norm), the outputs the caller receives, integer
+ * and bool values.  A training step is left alone: mixed-precision
+ * training is not supported (the drivers refuse it).
+ *
+ * The decision lives in the IR, so the interpreter (round16 at every
+ * marked value: the reference) and every target read the same marks.
+ * The pass runs after fusion, since which values are written depends on
+ * the kernels, and before memplan, which sizes the inputs' casts' slots.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes.h"
+
+/* the group around instruction i, [*a, *b), or [i, i + 1) */
+static void
+grouprange(const Fn *fn, int i, int *a, int *b)
+{
+	int64_t grp = attrint(&fn->ins[i], "group", -1);
+
+	*a = i;
+	*b = i + 1;
+	if (grp < 0)
+		return;
+	while (*a > 0 && attrint(&fn->ins[*a - 1], "group", -1) == grp)
+		--*a;
+	while (*b < fn->nins && attrint(&fn->ins[*b], "group", -1) == grp)
+		++*b;
+}
+
+/* x's uses by instructions read cast c instead, which is placed before
+ * the first of them (before its group: groups stay contiguous) */
+static void
+castinput(Fn *fn, Ref x, const char *store)
+{
+	Attr at = mkattrstr(fn->mod->arena, "store", store);
+	Type t = fn->val[x].type;
+	int i, k, first = -1, a, b, d;
+	Ref c;
+	Ins in;
+
+	for (i = 0; i < fn->nins && first < 0; i++)
+		for (k = 0; k < fn->ins[i].narg; k++)
+			if (fn->ins[i].arg[k] == x)
+				first = i;
+	if (first < 0)
+		return;
+	grouprange(fn, first, &a, &b);
+	c = emit(fn, Ocast, t, &x, 1, &at, 1, fn->val[x].name, fn->loc);
+	d = fn->val[c].def;
+	in = fn->ins[d];
+	memmove(&fn->ins[a + 1], &fn->ins[a], (d - a) * sizeof *fn->ins);
+	fn->ins[a] = in;
+	for (i = a + 1; i < fn->nins; i++)
+		for (k = 0; k < fn->ins[i].narg; k++)
+			if (fn->ins[i].arg[k] == x)
+				fn->ins[i].arg[k] = c;
+	filluse(fn);
+}
+
+static void
+precision(Fn *fn, const char *store)
+{
+	unsigned char *phase;
+	bool *out;
+	Ref v;
+	int i, n;
+
+	if (fn->train)
+		return;
+	phase = emalloc((fn->nval + 1) * sizeof *phase);
+	out = emalloc((fn->nval + 1) * sizeof *out);
+	memset(out, 0, (fn->nval + 1) * sizeof *out);
+	filluse(fn);
+	phases(fn, phase);
+	for (i = 0; i < fn->nret; i++)
+		out[storageroot(fn, fn->ret[i])] = true;
+	for (i = 0; i < fn->nins; i++) {
+		v = fn->ins[i].to;
+		if (v >= 0 && !out[v] && needsstorage(fn, phase, v) && fn->val[v].type.dtype == DF32)
+			putattr(fn, &fn->ins[i], mkattrstr(fn->mod->arena, "store", store));
+	}
+	/* castinput grows fn->val: the inputs first */
+	n = fn->narg;
+	for (i = 0; i < n; i++) {
+		v = fn->arg[i];
+		if (fn->val[v].type.kind == TTensor && fn->val[v].type.dtype == DF32)
+			castinput(fn, v, store);
+	}
+	free(phase);
+	free(out);
+}
+
+void
+storebf16(Fn *fn)
+{
+	precision(fn, "bf16");
+}
+
+void
+storef16(Fn *fn)
+{
+	precision(fn, "f16");
+}
