@@ -77,5 +77,8 @@ mkdir -p Testing
 rc=0
 ctest --output-on-failure -j"$(nproc)" | tee Testing/full.log || rc=$?
 python3 "$root/scripts/testtimes.py" . 10
+# the CPU the builds and tests took (user, system): unlike the wall
+# time, it does not grow with the machine's other load
+times > Testing/cpu.txt; echo "CPU time (user system): $(tail -n 1 Testing/cpu.txt)"
 grep -E '^(100|[0-9]+)% tests passed|^Total Test time' Testing/full.log || true
 exit $rc
