@@ -814,7 +814,7 @@ callinst(Ctx *c, Inst *in, Node *call)
 	Scope local = {.parent = &in->scope};
 	Ctx fc = {.sc = &local, .prefix = NULL, .self = in, .intensor = true};
 	CVal args[64], ret[8];
-	int i, k, nret = 0, npos;
+	int i, k, nret = 0, npos, nreq;
 	bool returned = false, given[64] = {0};
 	const char *what, *names[64];
 
@@ -826,10 +826,22 @@ callinst(Ctx *c, Inst *in, Node *call)
 		serror(fn->loc, "too many parameters");
 		return none;
 	}
-	for (k = 0; k < fn->params.n; k++)
+	/* formals with a default are optional and come last (PyG's
+	 * edge_attr=None): an omitted one is bound to its default, a
+	 * compile-time value that the body tests, and is not type-checked */
+	nreq = 0;
+	for (k = 0; k < fn->params.n; k++) {
 		names[k] = fn->params.v[k]->name;
+		if (!fn->params.v[k]->init && nreq < k) {
+			serror(fn->params.v[k]->loc, "forward argument '%s' without a default follows one with a default",
+			       names[k]);
+			return none;
+		}
+		if (!fn->params.v[k]->init)
+			nreq = k + 1;
+	}
 	what = astrfmt(S.arena, "%s (%s)", in->path, in->def->name);
-	if (!bindargs(c, call, what, names, fn->params.n, fn->params.n, args, given))
+	if (!bindargs(c, call, what, names, fn->params.n, nreq, args, given))
 		return none;
 	if (S.depth >= MaxDepth) {
 		serror(call->loc, "calls nested too deeply");
@@ -838,6 +850,12 @@ callinst(Ctx *c, Inst *in, Node *call)
 	fc.prefix = astrfmt(S.arena, "%s.", in->path);
 	for (k = 0; k < fn->params.n; k++) {
 		f = fn->params.v[k];
+		if (!given[k]) {
+			args[k] = eval(&fc, f->init);
+			if (args[k].kind == CNone)
+				return none;
+			continue;
+		}
 		if (args[k].kind == CNone)
 			return none;
 		if (args[k].kind != CTensor && args[k].kind != CGraph) {
@@ -853,7 +871,7 @@ callinst(Ctx *c, Inst *in, Node *call)
 		f = fn->params.v[k];
 		w = astrfmt(S.arena, "argument '%s' of %s", f->name, what);
 		npos = k < call->args.n ? k : 0;
-		if (!matchtype(&fc, f->type, vtype(args[k]), w, call->args.n ? call->args.v[npos]->loc : call->loc))
+		if (given[k] && !matchtype(&fc, f->type, vtype(args[k]), w, call->args.n ? call->args.v[npos]->loc : call->loc))
 			goto fail;
 		bind(&local, f->name, args[k], BLocal, f->loc);
 	}

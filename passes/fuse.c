@@ -98,14 +98,19 @@ kindof(const Rows *r, Ref v)
 	return KNone;
 }
 
-/* A bind-time edge array of graph g (gcn_norm(g), edge_weight(g)). */
+/* A stored edge array of graph g, read at each edge's id: bind-time
+ * (gcn_norm(g), edge_weight(g)), an input (edge features) or a forward
+ * value an earlier kernel stored (edge features' transform).  Values of
+ * groups (kind set) are not stored, and groups are contiguous, so a
+ * forward value of no group was computed before the group that reads it. */
 static bool
-bindedges(const Rows *r, Ref v, Ref g)
+edgearray(const Rows *r, Ref v, Ref g)
 {
 	const Type *t = &r->fn->val[v].type;
+	int ph = r->phase[v];
 
-	return r->phase[v] == PhaseBind && r->kind[v] == KNone && t->kind == TTensor &&
-	       t->rank >= 1 && t->dim[0] == edgesof(r, g) && constrow(t);
+	return (ph == PhaseBind || ph == PhaseInput || ph == PhaseForward) && r->kind[v] == KNone &&
+	       t->kind == TTensor && t->rank >= 1 && t->dim[0] == edgesof(r, g) && constrow(t);
 }
 
 /*
@@ -193,14 +198,14 @@ fusible(const Rows *r, const Ins *in, int grp, int *kind, Ref *eg)
 				return false;
 			continue;
 		}
-		if (ka == KNone && rowk == KEdge && bindedges(r, in->arg[k], g))
+		if (ka == KNone && rowk == KEdge && edgearray(r, in->arg[k], g))
 			continue;
 		if (ka == KNone) {
-			/* a bind-time edge array can also come first */
+			/* a stored edge array can also come first */
 			for (int j = k + 1; j < in->narg && g == RNone; j++)
 				if (r->kind[in->arg[j]] == KEdge)
 					g = r->egraph[in->arg[j]];
-			if (g != RNone && bindedges(r, in->arg[k], g)) {
+			if (g != RNone && edgearray(r, in->arg[k], g)) {
 				rowk = KEdge;
 				continue;
 			}

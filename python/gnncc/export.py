@@ -144,6 +144,16 @@ def _layer(node, m):
              "bias": True, "residual": False}
         out = m.heads * m.out_channels if m.concat else m.out_channels
         return "GATConv(%s)" % _args([m.in_channels, m.out_channels], kw, d), m.in_channels, out, "graph"
+    if isinstance(m, pyg.TransformerConv):
+        if not isinstance(m.in_channels, int) or m.in_channels < 0 or m.edge_dim is not None:
+            _fail(node, "TransformerConv with bipartite or lazy in_channels or edge features (edge_dim) "
+                        "cannot be exported (write it in the language: TransformerConv(..., edge_dim=D) "
+                        "called as conv(g, x, edge_attr))")
+        kw = {"heads": m.heads, "concat": m.concat, "beta": m.beta, "dropout": float(m.dropout),
+              "bias": m.lin_key.bias is not None, "root_weight": m.root_weight}
+        d = {"heads": 1, "concat": True, "beta": False, "dropout": 0.0, "bias": True, "root_weight": True}
+        out = m.heads * m.out_channels if m.concat else m.out_channels
+        return "TransformerConv(%s)" % _args([m.in_channels, m.out_channels], kw, d), m.in_channels, out, "graph"
     if isinstance(m, pyg.GINConv):
         if not isinstance(m.nn, pyg.MLP):
             _fail(node, "GINConv's nn is %s: the layer library's GINConv takes PyG's MLP" % type(m.nn).__name__)
@@ -171,7 +181,7 @@ def _layer(node, m):
         return "%s(%d%s)" % ("BatchNorm" if isinstance(m, pyg.BatchNorm) else "BatchNorm1d", bn.num_features,
                              ", " + rest if rest else ""), bn.num_features, bn.num_features, "dense"
     _fail(node, "unsupported layer %s (%s.%s): the layer library has GCNConv, SAGEConv, GATConv, GINConv, "
-                "MLP, Linear and BatchNorm" % (name, type(m).__module__, name))
+                "TransformerConv, MLP, Linear and BatchNorm" % (name, type(m).__module__, name))
 
 
 # elementwise modules and functions: the language's name, and how to read

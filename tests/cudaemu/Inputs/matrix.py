@@ -138,9 +138,13 @@ def tables(gnncc, model, inc):
         m = re.search(r"_%s\[\] = \{\n(.*?)\n\};" % kind, r.stdout, re.S)
         rows = []
         for line in (m.group(1).splitlines() if m else []):
-            f = re.match(r'\s*\{"([^"]+)", GNN_(\w+), (\d+), \{([^}]*)\}', line)
+            f = re.match(r'\s*\{"([^"]+)", GNN_(\w+), (\d+), \{([^}]*)\}, "([^"]*)"', line)
             if f:
                 dims = [int(d) for d in f.group(4).split(",") if d.strip()] if int(f.group(3)) else []
+                # a per-edge input's first dim (edge features): "E" for
+                # the graph's edge count, the others' "-1" the node count
+                if f.group(5).startswith("[E,") or f.group(5) == "[E]":
+                    dims[0] = "E"
                 rows.append((f.group(1), f.group(2), dims))
         found[kind] = rows
     return found
@@ -316,7 +320,8 @@ def main():
                     continue
                 p = os.path.join(a.work, f"{name}-{g}-{iname}.npy")
                 rng = np.random.default_rng(1000 + k)
-                np.save(p, rng.uniform(-1, 1, size=[n] + dims[1:]).astype(np.float32))
+                rows = np.load(ei, mmap_mode="r").shape[1] if dims[:1] == ["E"] else n
+                np.save(p, rng.uniform(-1, 1, size=[rows] + dims[1:]).astype(np.float32))
                 inputs[g].append((iname, p))
             batch[g] = None
             if batched:

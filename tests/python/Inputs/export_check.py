@@ -18,7 +18,8 @@ import sys
 import numpy as np
 import torch
 import torch.nn.functional as F
-from torch_geometric.nn import (BatchNorm, GATConv, GCNConv, GINConv, MLP, SAGEConv, global_add_pool)
+from torch_geometric.nn import (BatchNorm, GATConv, GCNConv, GINConv, MLP, SAGEConv, TransformerConv,
+                                global_add_pool)
 
 import gnncc
 
@@ -110,6 +111,19 @@ class JumpCat(torch.nn.Module):
         return self.lin(torch.cat([h1, h2], dim=-1))
 
 
+class Transformer(torch.nn.Module):
+    """TransformerConv with beta and concatenated heads, then averaged heads"""
+
+    def __init__(self, fin, hid, classes):
+        super().__init__()
+        self.conv1 = TransformerConv(fin, hid, heads=2, beta=True)
+        self.conv2 = TransformerConv(2 * hid, classes, heads=2, concat=False)
+
+    def forward(self, x, edge_index):
+        h = F.elu(self.conv1(x, edge_index))
+        return F.log_softmax(self.conv2(h, edge_index), dim=-1)
+
+
 fin, classes = 1433, 7
 MODELS = {
     "gcn": lambda: pyg_models.make("gcn", fin, 16, classes),
@@ -121,6 +135,7 @@ MODELS = {
     "ginpool": lambda: GinPool(fin, 32, classes),
     "jumpcat": lambda: JumpCat(fin, 16, classes),
     "sagelist": lambda: SageList(fin, 32, classes),
+    "transformer": lambda: Transformer(fin, 8, classes),
 }
 
 x = np.load(os.path.join(a.data, "x.npy")).astype(np.float32)
