@@ -7,9 +7,26 @@
  * change).  Graph-only work runs when a graph is bound, parameter-only
  * work when weights are loaded (a transposed weight, say), and constants
  * at load unless their size depends on the graph.  In a training step
- * (fn->train) parameter work runs in forward: the weights change.
+ * (fn->train) parameter work runs in forward: the weights change; what
+ * invariant.c marked there ("once") runs at its first step after a bind or new
+ * inputs, when every operand is one of the step's constant inputs (all
+ * but the dropout key, its last), a constant, bind- or once-time.
  */
 #include "passes.h"
+
+/* may a "once" instruction read v: a constant input of a training step
+ * (not its key), or a value that exists before its first step runs? */
+static bool
+oncearg(const Fn *fn, const unsigned char *phase, Ref v)
+{
+	switch (phase[v]) {
+	case PhaseInput: return fn->train && fn->narg > 0 && v != fn->arg[fn->narg - 1];
+	case PhaseLoad:  /* a training step's load-time values are constants */
+	case PhaseBind:
+	case PhaseOnce: return true;
+	default: return false;
+	}
+}
 
 static int
 classify(const Fn *fn, const unsigned char *phase, const Ins *in)
@@ -20,9 +37,16 @@ classify(const Fn *fn, const unsigned char *phase, const Ins *in)
 
 	if (in->op == Oparam)
 		return PhaseParam;
+	if (fn->train && findattr(in, "once")) {
+		for (k = 0; k < in->narg && oncearg(fn, phase, in->arg[k]); k++)
+			;
+		if (k == in->narg)
+			return PhaseOnce;
+	}
 	for (k = 0; k < in->narg; k++)
 		switch (phase[in->arg[k]]) {
 		case PhaseInput:
+		case PhaseOnce:
 		case PhaseForward: fwd = true; break;
 		case PhaseParam:
 		case PhaseLoad: param = true; break;

@@ -362,6 +362,7 @@ gnn_prog_unbind_(gnn_instance *m)
 		m->segnb[i] = 0;
 	}
 	m->bound = 0;
+	m->keep = 0;   /* the once-time values went with the bind */
 }
 
 /* the bytes of the segment plan a SEGPLAN, EDGEPLAN or COUNTS step makes,
@@ -476,6 +477,7 @@ hoststep(gnn_instance *m, const gnn_step *st)
 	case GNN_STEP_EDGE_WEIGHT: gnn_graph_edge_weight(g, (float *)m->h[st->out]); break;
 	case GNN_STEP_GCN_NORM: gnn_graph_gcn_norm(g, (float *)m->h[st->out]); break;
 	case GNN_STEP_KERNEL: p->kernel(m, st->arg); break;
+	case GNN_STEP_ALLOC: break;   /* forward fills it */
 	default:
 		/* a table no gnncc writes: a bug, loudly */
 		fprintf(stderr, "gnnrt: %s: bind step %d is unknown\n", p->name, st->op);
@@ -670,6 +672,8 @@ devstep(gnn_instance *m, const gnn_step *st)
 		/* the generated device kernel, on the model's stream */
 		p->kernel(m, st->arg);
 		err = p->dev->last_error();
+		break;
+	case GNN_STEP_ALLOC:   /* forward fills it */
 		break;
 	default:
 		fprintf(stderr, "gnnrt: %s: bind step %d is unknown\n", p->name, st->op);
@@ -917,6 +921,9 @@ roomcheck(gnn_instance *m)
 	return gnn_devfail_(dev, dev->nomem, need, p->name, what);
 }
 
+/* binds made in this process: each bind's number (gnn_instance.bindgen) */
+static uint64_t bindcount;
+
 static gnn_status
 bind(void *mv, gnn_graph *graph)
 {
@@ -971,6 +978,7 @@ bind(void *mv, gnn_graph *graph)
 		return s;
 	}
 	m->bound = 1;
+	m->bindgen = __atomic_add_fetch(&bindcount, 1, __ATOMIC_RELAXED);
 	return GNN_OK;
 }
 
