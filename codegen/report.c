@@ -157,7 +157,7 @@ reportkernels(R *r)
 	worklist(r, PhaseLoad, "load", "once per weights");
 	worklist(r, PhaseBind, "bind", "once per graph");
 	if (r->fn->train)
-		worklist(r, PhaseOnce, "step once", "at the first step after a bind or new inputs");
+		worklist(r, PhaseOnce, "step once", "at the first step after a bind, new inputs or new weights");
 }
 
 /* ---- breaks and syncs ------------------------------------------------------ */

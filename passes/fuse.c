@@ -96,7 +96,9 @@ kindof(const Rows *r, Ref v)
 		return KUniform;
 	if (t->rank >= 1 && t->dim[0] == r->n && constrow(t))
 		return KNode;
-	if (r->phase[v] == PhaseBind)
+	/* made before the kernel runs: bind-time, or a training step's
+	 * once-time value read by its forward or a later once-time kernel */
+	if (r->phase[v] == PhaseBind || r->phase[v] == PhaseOnce)
 		return t->rank == 0 || dimisconst(t->dim[0]) ? KUniform : KNone;
 	return KNone;
 }

@@ -10,9 +10,10 @@
  *
  * An instruction is marked when it reads one of the step's tensor inputs
  * but its key (the last: dropout's seed and step), directly or through
- * marked values, and nothing else but constants and the graph's values:
- * no parameter (the weights change every step) and nothing random (which
- * reads the key).  A scatter or edge_softmax is marked only when its
+ * marked values, and nothing else but constants, the graph's values and
+ * the parameters the step neither trains nor updates (GIN's eps, a
+ * buffer: new only when weights are loaded): no trained parameter (the
+ * weights change every step) and nothing random (which reads the key).  A scatter or edge_softmax is marked only when its
  * segment plan is the graph's (bind-time), so that once-time work never
  * needs a plan of its own.  Inference functions are left alone: their
  * inputs are new at every call.
@@ -40,6 +41,9 @@ invariant(Fn *fn)
 	for (i = 0; i < fn->narg - 1; i++)
 		if (fn->val[fn->arg[i]].type.kind == TTensor)
 			inv[fn->arg[i]] = 2;
+	for (i = 0; i < fn->nins; i++)
+		if (frozenparam(fn, fn->ins[i].to))
+			inv[fn->ins[i].to] = 2;
 	for (i = 0; i < fn->nins; i++) {
 		in = &fn->ins[i];
 		dropattr(fn, in, "once");

@@ -82,6 +82,9 @@ enum Phase {
 /* phase[v] for every value of fn (sized fn->nval); instructions must be
  * in dependency order, as they always are. */
 void phases(const Fn *fn, unsigned char *phase);
+/* v is a parameter that fn, a training step, neither trains nor updates
+ * (a buffer such as GIN's eps): constant from step to step */
+bool frozenparam(const Fn *fn, Ref v);
 
 /* pipeline.c: the shared rewriting helper ---------------------------------- */
 

@@ -482,12 +482,16 @@ typedef struct gnn_instance {
 	int stale;
 	/* forward may keep its once-time values (a training step's work on
 	 * the graph and its constant inputs) from its last run: set by the
-	 * trainer for a step with the same bind and inputs, cleared by bind;
+	 * trainer for a step with the same bind, inputs and loaded weights,
+	 * cleared by bind;
 	 * 0 (any other caller) computes them */
 	int keep;
 	/* this bind's number, unique in the process (0: never bound): what
 	 * the trainer compares, since a graph's address may come again */
 	uint64_t bindgen;
+	/* weights loaded or initialized so far: the step's once-time values
+	 * may read parameters that training leaves alone (GIN's eps) */
+	uint64_t weightgen;
 	/* the vendor libraries' handles (gnncc --vendor): the generated
 	 * program's vendor hook makes them at create, on the model's
 	 * stream, and frees them at destroy; NULL without */
@@ -581,7 +585,8 @@ gnn_status gnn_prog_train_config(void *model, const gnn_train_prog *tp, const gn
 /* The step keeps what it computes from the graph and its inputs alone
 ** (but the dropout key) from one step to the next -- GIN's sum of x over
 ** neighbours, SAGE's mean -- while the bind and the input pointers stay
-** the same.  After writing new values into the same input buffers, call
+** the same (and no weights were loaded: the parameters that training
+** leaves alone may take part).  After writing new values into the same input buffers, call
 ** this: the next step computes them again. */
 gnn_status gnn_prog_train_inputs_changed(void *model);
 /* every parameter as the model declares its init (PyG's), from seed */

@@ -324,6 +324,7 @@ gnn_prog_load(void *mv, const char *path)
 		return deverr(m, "load_weights: an earlier forward failed", err);
 	graphdrop(m);   /* new weights: forward's graph is captured again */
 	m->stale = 0;
+	m->weightgen++;   /* a training step's once-time values may read them */
 	for (i = 0; i < p->nparam; i++) {
 		b = p->param[i];
 		/* a device copy: forward's, or one that training made */

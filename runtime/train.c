@@ -17,7 +17,9 @@
 **
 ** What the step computes from the graph and its inputs alone (gnncc's
 ** invariant pass: GIN's sum of x over neighbours, say) is computed by the
-** first step after a bind of the model or new input pointers, and kept
+** first step after a bind of the model, new input pointers or new
+** weights (loaded or initialized: GIN's eps, which training leaves
+** alone, may take part), and kept
 ** in the step's instance for the steps after (ti->keep); a caller that
 ** writes new values into the same buffers says so
 ** (gnn_prog_train_inputs_changed).  Binds are told apart by their
@@ -36,6 +38,7 @@ struct gnn_trainer {
 	uint64_t bindgen;           /* the model's bind that ti is bound to (0: none) */
 	const void **last;          /* the inputs of the last step that ran, for ti->keep */
 	int kept;                   /* last holds them: ti's once-time values are theirs */
+	uint64_t weightgen;         /* ... and of the model's weights then */
 	void **own;                 /* ti's own parameter pointers, restored at destroy */
 	void **mine;                /* per model parameter: a device copy made here, or NULL */
 	void **outs;                /* loss, gradients, updates: device buffers */
@@ -331,7 +334,8 @@ trainstep(void *mv, const gnn_train_prog *tp, const void *const *in, float *loss
 	 * inputs are this step's */
 	for (i = 0; i < nin && (!t->kept || t->last[i] == in[i]); i++)
 		;
-	t->ti->keep = t->kept && i == nin;
+	t->ti->keep = t->kept && i == nin && t->weightgen == m->weightgen;
+	t->weightgen = m->weightgen;
 	t->kept = 0;   /* until this step has run */
 	for (i = 0; i < nin; i++)
 		sin[i] = t->last[i] = in[i];
@@ -462,6 +466,7 @@ gnn_prog_init(void *mv, uint64_t seed)
 			return gnn_error(GNN_ERR_CUDA, "%s_init_weights: upload failed: %s", p->name, p->dev->errstr(err));
 	}
 	m->stale = 0;
+	m->weightgen++;   /* a training step's once-time values may read them */
 	return gnn_prog_loadtime_(m);
 }
 

@@ -3,9 +3,11 @@
  * model's sums of x over neighbours, the mask's count) against the same
  * steps with everything computed afresh: equal bit for bit while the bind
  * and the inputs stay; computed again for a new input buffer, for new
- * values in the same buffer once the caller says so, and for a new graph
- * (even at the address of the last one); stale -- the proof that it is
- * kept at all -- when new values are written in place and nobody says so.
+ * values in the same buffer once the caller says so, for new weights
+ * (GINConv's eps, which training leaves alone, takes part) and for a new
+ * graph (even at the address of the last one); stale -- the proof that
+ * it is kept at all -- when new values are written in place and nobody
+ * says so.
  * The model is tests/passes/Inputs/invariant.gnn, trained by plain SGD.
  */
 #include <stdio.h>
@@ -81,6 +83,22 @@ step(M *m, const float *x, int told)
 	return loss;
 }
 
+/* a weights file with every parameter new, GINConv's eps 2 */
+static void
+weights(const char *path)
+{
+	static float buf[64][64];
+	const void *src[64];
+	int i, k;
+
+	for (i = 0; i < M_desc.nparams && i < 64; i++) {
+		for (k = 0; k < 64; k++)
+			buf[i][k] = strcmp(M_desc.params[i].name, "gin.eps") == 0 ? 2.0f : 0.05f * (float)(k % 7 - 3);
+		src[i] = buf[i];
+	}
+	gnn_check(gnn_save_params(path, M_desc.params, M_desc.nparams, src));
+}
+
 static const char *
 yes(int c)
 {
@@ -88,10 +106,11 @@ yes(int c)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
 	static float x1[N * F], x2[N * F], xb[N * F];
 	static int64_t e1[2 * E], e2[2 * E];
+	const char *w = argc > 1 ? argv[1] : "keep.safetensors";
 	gnn_graph *g1, *g2, *r1, *r2;
 	M *a, *b;
 	int k, same = 1;
@@ -134,6 +153,20 @@ main(void)
 	same &= step(a, xb, 1) == step(b, xb, 1);
 	same &= step(a, xb, 0) == step(b, xb, 1);
 	printf("in place, told: as recomputed: %s\n", yes(same));
+	M_destroy(a);
+	M_destroy(b);
+
+	/* new weights: eps changes what the step keeps */
+	weights(w);
+	a = fresh(g1);
+	b = fresh(g1);
+	same = step(a, x1, 0) == step(b, x1, 1);
+	same &= step(a, x1, 0) == step(b, x1, 1);
+	gnn_check(M_load_weights(a, w));
+	gnn_check(M_load_weights(b, w));
+	same &= step(a, x1, 0) == step(b, x1, 1);
+	same &= step(a, x1, 0) == step(b, x1, 1);
+	printf("new weights: as recomputed: %s\n", yes(same));
 	M_destroy(a);
 	M_destroy(b);
 
