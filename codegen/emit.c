@@ -199,6 +199,15 @@ usedinforward(E *e, Ref v)
 	return readinforward(e->fn, e->p->phase, v);
 }
 
+/* Does forward's run function run instruction i (once-time work too)? */
+static bool
+ranbyforward(E *e, int i)
+{
+	int ph = phaseof(e, e->fn->ins[i].to);
+
+	return ph == PhaseForward || ph == PhaseOnce;
+}
+
 /* Needs instruction i a segment plan (or, for a serial scatter, counts)? */
 static bool
 hasseg(E *e, int i)
@@ -345,7 +354,8 @@ bufkind(E *e, Ref v)
 		return 1;
 	switch (phaseof(e, v)) {
 	case PhaseLoad: return 2;
-	case PhaseBind: return 3;
+	case PhaseBind:
+	case PhaseOnce: return 3;   /* once-time values: bind allocates them (GNN_STEP_ALLOC) */
 	default: return 4;
 	}
 }
@@ -390,7 +400,7 @@ hostlayout(E *e, Host *h)
 			h->graph[v] = h->ngraph++;
 			continue;
 		}
-		if (phaseof(e, v) == PhaseForward && slot[v] < 0)
+		if ((phaseof(e, v) == PhaseForward && slot[v] < 0) || (phaseof(e, v) == PhaseOnce && groupinternal(fn, v)))
 			continue;   /* internal to its fusion group */
 		h->bufval[h->buf[v] = h->nbuf++] = v;
 	}
@@ -577,10 +587,15 @@ emittables(E *e)
 		bindstep(e, &bind, i);
 	}
 	for (i = 0; i < fn->nins; i++)
-		if (phaseof(e, fn->ins[i].to) == PhaseForward && hasseg(e, i) && !segdone[h->seg[i]]) {
+		if (ranbyforward(e, i) && hasseg(e, i) && !segdone[h->seg[i]]) {
 			segstep(e, &bind, i);
 			segdone[h->seg[i]] = 1;
 		}
+	/* the memory of what a training step computes once (invariant.c) */
+	for (k = 0; k < h->nbuf; k++)
+		if (phaseof(e, h->bufval[k]) == PhaseOnce && fn->val[h->bufval[k]].def >= 0)
+			sput(&bind, "\t{GNN_STEP_ALLOC, %d, -1, 0, 0, 0},   /* %s, computed once by the step */\n", k,
+			     pf(e, "%%%s", irname(e, h->bufval[k])));
 	sput(&bind, "%s", sstr(&h->extrasteps));
 	for (i = 0; i < fn->nins; i++) {
 		v = fn->ins[i].to;
@@ -629,7 +644,7 @@ emittables(E *e)
 	/* a shared plan is the forward's where any of its walks is */
 	memset(segdone, 0, h->nseg + 1);
 	for (i = 0; i < fn->nins; i++)
-		if (h->seg[i] >= 0 && phaseof(e, fn->ins[i].to) == PhaseForward)
+		if (h->seg[i] >= 0 && ranbyforward(e, i))
 			segdone[h->seg[i]] = 1;
 	for (k = 0; k < h->nseg - h->nextra; k++)
 		out(e, "%d, ", segdone[k]);
@@ -697,7 +712,23 @@ emitprogram(E *e)
 	out(e, "gnn_instance *m = (gnn_instance *)mv;\ngnn_status s = gnn_prog_begin(m, in, out);\n\n");
 	/* the launches run once: directly, or captured into forward's graph
 	 * (or not at all: the graph was replayed), as gnn_prog_issue says */
-	out(e, "if (s != GNN_OK)\n\treturn s;\nwhile (gnn_prog_issue(m)) {\n");
+	out(e, "if (s != GNN_OK)\n\treturn s;\n");
+	/* a training step's once-time work (invariant.c), unless the trainer
+	 * keeps what the last step computed (runtime/train.c): launched
+	 * directly, never into forward's graph, which replays every step */
+	for (i = 0, k = 0; i < fn->nins; i++)
+		if (phaseof(e, fn->ins[i].to) == PhaseOnce && e->calls[i]) {
+			if (!k++) {
+				out(e, "if (!m->keep) {\n");
+				e->w->ind++;
+			}
+			out(e, "%s\n", e->calls[i]);
+		}
+	if (k) {
+		e->w->ind--;
+		out(e, "}\n");
+	}
+	out(e, "while (gnn_prog_issue(m)) {\n");
 	e->w->ind++;
 	for (i = 0; i < fn->nins; i++)
 		if (phaseof(e, fn->ins[i].to) == PhaseForward && e->calls[i])

@@ -635,8 +635,9 @@ emitkernel(E *e, int i, Args *a, Str *call)
 	Type o = ty(e, in->to), src[2];
 	/* forward runs on the device; so does bind for cuda (program.c's
 	 * devstep), on bind-time values that live there */
-	bool device = (e->p->phase[in->to] == PhaseForward || e->p->phase[in->to] == PhaseBind) && e->cuda;
-	bool dev = e->p->phase[in->to] == PhaseForward || device;   /* operands on the device side */
+	int ph = e->p->phase[in->to];
+	bool device = (ph == PhaseForward || ph == PhaseOnce || ph == PhaseBind) && e->cuda;
+	bool dev = ph == PhaseForward || ph == PhaseOnce || device;   /* operands on the device side */
 	const char *T = cnumel(e, in->to), *ot = ctype(o.kind == TTensor ? o.dtype : DF32), *O, *X, *Y;
 	int k, r = o.rank, perm[MaxRank];
 	unsigned fl = opinfo[in->op].flags;
@@ -1183,7 +1184,7 @@ void
 emitkernels(E *e)
 {
 	Kset ks = {0};
-	int i, k, *kern, last = -1, grp;
+	int i, k, *kern, last = -1, lastonce = -1, grp;
 
 	/* kernels in forward's order, as memory planning and the report
 	 * count them: a fusion group is one row kernel, run where it starts */
@@ -1196,11 +1197,22 @@ emitkernels(E *e)
 		e->kstart = emalloc((e->tc->nkernels + 1) * sizeof *e->kstart);
 	for (i = 0; i < e->fn->nins; i++) {
 		bool first = kern[i] >= 0 && kern[i] != last;
+		grp = (int)attrint(&e->fn->ins[i], "group", -1);
+		if (e->p->phase[e->fn->ins[i].to] == PhaseOnce && grp >= 0) {
+			/* a training step's once-time group (invariant.c): one row
+			 * kernel too, run where it starts, before forward's */
+			if (grp != lastonce) {
+				schedof(&e->fn->ins[i], &e->sched);
+				e->calls[i] = kernel(e, &ks, i, grp, pf(e, "%s_g%d", e->nm, grp));
+			}
+			lastonce = grp;
+			continue;
+		}
+		lastonce = -1;
 		if (first)
 			schedof(&e->fn->ins[i], &e->sched);
 		else
 			scheddefault(&e->sched);
-		grp = (int)attrint(&e->fn->ins[i], "group", -1);
 		if (e->tc && first) {
 			if (kern[i] >= e->tc->nkernels)
 				die("codegen: a tuning build with %d kernels, forward has more", e->tc->nkernels);

@@ -233,7 +233,8 @@ readinforward(const Fn *fn, const unsigned char *phase, Ref v)
 		if (storageroot(fn, fn->ret[i]) == v)
 			return true;
 	for (i = 0; i < fn->nins; i++)
-		if (phase[fn->ins[i].to] == PhaseForward && !(opinfo[fn->ins[i].op].flags & Falias))
+		if ((phase[fn->ins[i].to] == PhaseForward || phase[fn->ins[i].to] == PhaseOnce) &&
+		    !(opinfo[fn->ins[i].op].flags & Falias))
 			for (k = 0; k < fn->ins[i].narg; k++)
 				if (storageroot(fn, fn->ins[i].arg[k]) == v)
 					return true;

@@ -156,6 +156,8 @@ reportkernels(R *r)
 	free(locs);
 	worklist(r, PhaseLoad, "load", "once per weights");
 	worklist(r, PhaseBind, "bind", "once per graph");
+	if (r->fn->train)
+		worklist(r, PhaseOnce, "step once", "at the first step after a bind, new inputs or new weights");
 }
 
 /* ---- breaks and syncs ------------------------------------------------------ */
@@ -340,7 +342,7 @@ static void
 reportmemory(R *r)
 {
 	Fn *fn = r->fn;
-	Sum fwd = {0}, noreuse = {0}, copies = {0}, plans = {0}, stage = {0}, arena = {0};
+	Sum fwd = {0}, noreuse = {0}, copies = {0}, plans = {0}, stage = {0}, arena = {0}, once = {0};
 	int *buf, nbuf, b, i, k;
 	Ref *rep, v;
 	Dim bytes;
@@ -354,6 +356,14 @@ reportmemory(R *r)
 	for (v = 0; v < fn->nval; v++)
 		if (buf[v] >= 0)
 			addval(r, &noreuse, v);
+	/* a training step's once-time values: memory of their own, kept from
+	 * step to step (bind allocates it) */
+	for (i = 0; i < fn->nins; i++) {
+		v = fn->ins[i].to;
+		if (r->phase[v] == PhaseOnce && !isalias(&fn->ins[i]) && fn->val[v].type.kind == TTensor &&
+		    !groupinternal(fn, v))
+			addval(r, &once, v);
+	}
 	if (r->cuda) {
 		for (i = 0; i < fn->nins; i++) {
 			v = fn->ins[i].to;
@@ -410,6 +420,7 @@ reportmemory(R *r)
 				fprintf(r->f, "%s %%%s", k++ ? "," : "", r->name[v]);
 		fputc('\n', r->f);
 	}
+	printsum(r, "kept by the step (computed once per bind and inputs)", &once, "buffer");
 	printsum(r, "device copies of bind-time values", &copies, "buffer");
 	printsum(r, "segment plans", &plans, "buffer");
 	printsum(r, "forward_host staging", &stage, "buffer");

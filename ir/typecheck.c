@@ -179,8 +179,8 @@ constfits(Ctx *c, const Attr *a, int dt)
 
 /*
  * An attribute key unknown to the op is an error: it would be ignored.
- * The scheduling attributes that passes add (fusion group, memory slot)
- * are known to every op; they never change what an op computes.
+ * The scheduling attributes that passes add (fusion group, memory slot,
+ * once per bind in a training step) are known to every op; they never change what an op computes.
  */
 static bool
 checkkeys(Ctx *c, const char *allowed)
@@ -217,7 +217,7 @@ checkkeys(Ctx *c, const char *allowed)
 bool
 isschedattr(const char *key)
 {
-	return strcmp(key, "group") == 0 || strcmp(key, "slot") == 0;
+	return strcmp(key, "group") == 0 || strcmp(key, "slot") == 0 || strcmp(key, "once") == 0;
 }
 
 static bool

@@ -17,7 +17,9 @@
  *     whose edges its messages belong to;
  *   - edge values never leave their kernel (they are not stored).
  * Groups are contiguous runs of forward instructions (hoist puts forward
- * work last), so running a group as one kernel keeps the order valid.
+ * work last), so running a group as one kernel keeps the order valid; in
+ * a training step, of once-time instructions too (invariant.c), which hoist
+ * puts before forward's: a group never mixes the two.
  * A group of one instruction is left alone: the per-op kernel serves.
  *
  * checkgroups() applies the same rules to any "group" attributes, so code
@@ -38,6 +40,7 @@ typedef struct Rows {
 	Dim n;                   /* the graph input's node count */
 	bool hasgraph;
 	int *group;              /* per value: the group that produced it, -1 */
+	unsigned char *gphase;   /* per group: its instructions' phase, 0 while empty */
 } Rows;
 
 static const Ins *
@@ -93,7 +96,9 @@ kindof(const Rows *r, Ref v)
 		return KUniform;
 	if (t->rank >= 1 && t->dim[0] == r->n && constrow(t))
 		return KNode;
-	if (r->phase[v] == PhaseBind)
+	/* made before the kernel runs: bind-time, or a training step's
+	 * once-time value read by its forward or a later once-time kernel */
+	if (r->phase[v] == PhaseBind || r->phase[v] == PhaseOnce)
 		return t->rank == 0 || dimisconst(t->dim[0]) ? KUniform : KNone;
 	return KNone;
 }
@@ -127,7 +132,8 @@ fusible(const Rows *r, const Ins *in, int grp, int *kind, Ref *eg)
 	Ref g = RNone, ga;
 
 	*eg = RNone;
-	if (r->phase[in->to] != PhaseForward || !constrow(t))
+	if ((r->phase[in->to] != PhaseForward && r->phase[in->to] != PhaseOnce) || !constrow(t) ||
+	    (r->gphase[grp] && r->gphase[grp] != r->phase[in->to]))
 		return false;
 	switch (in->op) {
 	case Ogather:
@@ -239,6 +245,7 @@ initrows(Rows *r, const Fn *fn)
 	r->kind = emalloc(fn->nval + 1);
 	r->egraph = emalloc((fn->nval + 1) * sizeof *r->egraph);
 	r->group = emalloc((fn->nval + 1) * sizeof *r->group);
+	r->gphase = emalloc(fn->nins + 2);   /* zeroed */
 	phases(fn, r->phase);
 	for (i = 0; i < fn->narg; i++)
 		if (fn->val[fn->arg[i]].type.kind == TGraph && !r->hasgraph) {
@@ -258,6 +265,7 @@ freerows(Rows *r)
 	free(r->kind);
 	free(r->egraph);
 	free(r->group);
+	free(r->gphase);
 }
 
 /* u is v, or a view of v through aliases made in [a, b) */
@@ -307,6 +315,16 @@ edgeescape(const Fn *fn, const Rows *r, int a, int b)
 	return 0;
 }
 
+/* instruction in joins group grp as a value of kind, edges of eg */
+static void
+join(Rows *r, const Ins *in, int grp, int kind, Ref eg)
+{
+	r->group[in->to] = grp;
+	r->kind[in->to] = kind;
+	r->egraph[in->to] = eg;
+	r->gphase[grp] = r->phase[in->to];
+}
+
 static void
 setgroup(Fn *fn, int i, int grp)
 {
@@ -339,9 +357,7 @@ fuse(Fn *fn)
 			if (start < 0)
 				start = i;
 			insgroup[i] = grp;
-			r.group[fn->ins[i].to] = grp;
-			r.kind[fn->ins[i].to] = kind;
-			r.egraph[fn->ins[i].to] = eg;
+			join(&r, &fn->ins[i], grp, kind, eg);
 			size++;
 			continue;
 		}
@@ -354,6 +370,7 @@ fuse(Fn *fn)
 						r.group[fn->ins[k].to] = -1;
 						r.kind[fn->ins[k].to] = KNone;
 					}
+				r.gphase[grp] = 0;
 			} else
 				grp++;
 		}
@@ -363,9 +380,7 @@ fuse(Fn *fn)
 		if (i < fn->nins && fusible(&r, &fn->ins[i], grp, &kind, &eg)) {
 			start = i;
 			insgroup[i] = grp;
-			r.group[fn->ins[i].to] = grp;
-			r.kind[fn->ins[i].to] = kind;
-			r.egraph[fn->ins[i].to] = eg;
+			join(&r, &fn->ins[i], grp, kind, eg);
 			size = 1;
 		}
 	}
@@ -407,9 +422,7 @@ checkgroups(const Fn *fn, Loc *where, char *err, size_t errlen)
 			bad = i + 1;
 			break;
 		}
-		r.group[fn->ins[i].to] = (int)gi;
-		r.kind[fn->ins[i].to] = kind;
-		r.egraph[fn->ins[i].to] = eg;
+		join(&r, &fn->ins[i], (int)gi, kind, eg);
 	}
 	/* groups are contiguous now: each run [i, j) is one */
 	for (i = 0; i < fn->nins && !bad; i = j) {
@@ -436,11 +449,9 @@ rowkinds(const Fn *fn, unsigned char *kind, Ref *egraph)
 	initrows(&r, fn);
 	for (i = 0; i < fn->nins; i++) {
 		int64_t gi = attrint(&fn->ins[i], "group", -1);
-		if (gi < 0 || !fusible(&r, &fn->ins[i], (int)gi, &k, &eg))
+		if (gi < 0 || gi > fn->nins || !fusible(&r, &fn->ins[i], (int)gi, &k, &eg))
 			continue;
-		r.group[fn->ins[i].to] = (int)gi;
-		r.kind[fn->ins[i].to] = k;
-		r.egraph[fn->ins[i].to] = eg;
+		join(&r, &fn->ins[i], (int)gi, k, eg);
 	}
 	for (i = 0; i < fn->nval; i++) {
 		k = r.kind[i] != KNone ? r.kind[i] : kindof(&r, i);

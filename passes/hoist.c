@@ -16,7 +16,7 @@
 void
 hoist(Fn *fn)
 {
-	static const int order[] = {PhaseParam, PhaseLoad, PhaseBind, PhaseForward};
+	static const int order[] = {PhaseParam, PhaseLoad, PhaseBind, PhaseOnce, PhaseForward};
 	unsigned char *phase;
 	Ins *ins;
 	int i, k, n = 0;
@@ -24,7 +24,7 @@ hoist(Fn *fn)
 	phase = emalloc(fn->nval + 1);
 	phases(fn, phase);
 	ins = emalloc((fn->nins + 1) * sizeof *ins);
-	for (k = 0; k < 4; k++)
+	for (k = 0; k < 5; k++)
 		for (i = 0; i < fn->nins; i++)
 			if (phase[fn->ins[i].to] == order[k])
 				ins[n++] = fn->ins[i];

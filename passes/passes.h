@@ -75,10 +75,17 @@ enum Phase {
 	PhaseLoad,      /* parameters only: computed when weights are loaded */
 	PhaseBind,      /* the graph only: computed when a graph is bound */
 	PhaseForward,   /* computed by forward (on the device for cuda) */
+	/* a training step's work on the graph and its constant inputs only
+	 * (invariant.c marks it "once"): computed by the first step after a bind or new
+	 * inputs, kept for the steps after */
+	PhaseOnce,
 };
 /* phase[v] for every value of fn (sized fn->nval); instructions must be
  * in dependency order, as they always are. */
 void phases(const Fn *fn, unsigned char *phase);
+/* v is a parameter that fn, a training step, neither trains nor updates
+ * (a buffer such as GIN's eps): constant from step to step */
+bool frozenparam(const Fn *fn, Ref v);
 
 /* pipeline.c: the shared rewriting helper ---------------------------------- */
 
@@ -96,7 +103,8 @@ void fold(Fn *fn);              /* fold.c: constant folding */
 void cse(Fn *fn);               /* cse.c: merge equal instructions */
 void dce(Fn *fn);               /* dce.c: drop unused instructions, keep params */
 void reorder(Fn *fn);           /* reorder.c: transform before or after aggregation, whichever is narrower */
-void hoist(Fn *fn);             /* hoist.c: load-, bind- and forward-time work in that order */
+void invariant(Fn *fn);         /* invariant.c: a training step's work on the graph and constant inputs */
+void hoist(Fn *fn);             /* hoist.c: load-, bind-, once- and forward-time work in that order */
 void fuse(Fn *fn);              /* fuse.c: row kernels (SpMM, attention, epilogues) */
 void specialize(Fn *fn);        /* specialize.c: --specialize's sizes become constants */
 void memplan(Fn *fn);           /* memplan.c: arena slots by liveness */

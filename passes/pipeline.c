@@ -26,7 +26,8 @@ const Pass passtab[] = {
 	{"cse", cse, "merge instructions that compute the same value"},
 	{"dce", dce, "remove instructions whose values are unused (params stay)"},
 	{"reorder", reorder, "move dense transforms across sum/mean aggregation to the narrower side"},
-	{"hoist", hoist, "order work by when it runs: weights loaded, graph bound, forward"},
+	{"invariant", invariant, "training steps: mark the work on the graph and constant inputs alone, done once per bind"},
+	{"hoist", hoist, "order work by when it runs: weights loaded, graph bound, once per bind (training), forward"},
 	{"fuse", fuse, "fuse message passing and its epilogues into row kernels"},
 	{"memplan", memplan, "arena slots: forward values share memory when their lifetimes are disjoint"},
 	{"store-bf16", storebf16, "--precision=bf16: values forward writes are stored in bfloat16 (rounded), arithmetic f32"},
@@ -36,7 +37,7 @@ const Pass passtab[] = {
 };
 
 /* -O1 and -O2 are the same until there are passes that differ */
-static const char o2pipeline[] = "canonicalize,fold,cse,dce,reorder,cse,dce,hoist,fuse,memplan";
+static const char o2pipeline[] = "canonicalize,fold,cse,dce,reorder,cse,dce,invariant,hoist,fuse,memplan";
 
 const Pass *
 findpass(const char *name)

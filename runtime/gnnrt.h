@@ -440,6 +440,8 @@ enum {
 	GNN_STEP_SPLITBUF,       /* segment out: scratch of arg floats per item of split plan in */
 	GNN_STEP_SCRATCH,        /* segment out: device scratch of arg floats, or fewer: in floats a
 	                          * row of poly size rows when in > 0 (a split-K GEMM's parts) */
+	GNN_STEP_ALLOC,          /* buffer out, allocated: a training step's once-time value
+	                          * (forward computes it; gnncc's invariant pass) */
 };
 typedef struct gnn_step {
 	unsigned char op;
@@ -478,6 +480,18 @@ typedef struct gnn_instance {
 	 * host copies and the load-time values were made */
 	struct gnn_trainer *train;
 	int stale;
+	/* forward may keep its once-time values (a training step's work on
+	 * the graph and its constant inputs) from its last run: set by the
+	 * trainer for a step with the same bind, inputs and loaded weights,
+	 * cleared by bind;
+	 * 0 (any other caller) computes them */
+	int keep;
+	/* this bind's number, unique in the process (0: never bound): what
+	 * the trainer compares, since a graph's address may come again */
+	uint64_t bindgen;
+	/* weights loaded or initialized so far: the step's once-time values
+	 * may read parameters that training leaves alone (GIN's eps) */
+	uint64_t weightgen;
 	/* the vendor libraries' handles (gnncc --vendor): the generated
 	 * program's vendor hook makes them at create, on the model's
 	 * stream, and frees them at destroy; NULL without */
@@ -568,6 +582,13 @@ gnn_status gnn_prog_train_step(void *model, const gnn_train_prog *tp, const void
 /* the optimizer's settings and the dropout seed for the steps to come
 ** (the optimizer's state is kept) */
 gnn_status gnn_prog_train_config(void *model, const gnn_train_prog *tp, const gnn_optim_config *cfg, uint64_t seed);
+/* The step keeps what it computes from the graph and its inputs alone
+** (but the dropout key) from one step to the next -- GIN's sum of x over
+** neighbours, SAGE's mean -- while the bind and the input pointers stay
+** the same (and no weights were loaded: the parameters that training
+** leaves alone may take part).  After writing new values into the same input buffers, call
+** this: the next step computes them again. */
+gnn_status gnn_prog_train_inputs_changed(void *model);
 /* every parameter as the model declares its init (PyG's), from seed */
 gnn_status gnn_prog_init(void *model, uint64_t seed);
 /* the weights as safetensors with the parameters' names (PyG's) */

@@ -324,6 +324,7 @@ gnn_prog_load(void *mv, const char *path)
 		return deverr(m, "load_weights: an earlier forward failed", err);
 	graphdrop(m);   /* new weights: forward's graph is captured again */
 	m->stale = 0;
+	m->weightgen++;   /* a training step's once-time values may read them */
 	for (i = 0; i < p->nparam; i++) {
 		b = p->param[i];
 		/* a device copy: forward's, or one that training made */
@@ -362,6 +363,7 @@ gnn_prog_unbind_(gnn_instance *m)
 		m->segnb[i] = 0;
 	}
 	m->bound = 0;
+	m->keep = 0;   /* the once-time values went with the bind */
 }
 
 /* the bytes of the segment plan a SEGPLAN, EDGEPLAN or COUNTS step makes,
@@ -476,6 +478,7 @@ hoststep(gnn_instance *m, const gnn_step *st)
 	case GNN_STEP_EDGE_WEIGHT: gnn_graph_edge_weight(g, (float *)m->h[st->out]); break;
 	case GNN_STEP_GCN_NORM: gnn_graph_gcn_norm(g, (float *)m->h[st->out]); break;
 	case GNN_STEP_KERNEL: p->kernel(m, st->arg); break;
+	case GNN_STEP_ALLOC: break;   /* forward fills it */
 	default:
 		/* a table no gnncc writes: a bug, loudly */
 		fprintf(stderr, "gnnrt: %s: bind step %d is unknown\n", p->name, st->op);
@@ -670,6 +673,8 @@ devstep(gnn_instance *m, const gnn_step *st)
 		/* the generated device kernel, on the model's stream */
 		p->kernel(m, st->arg);
 		err = p->dev->last_error();
+		break;
+	case GNN_STEP_ALLOC:   /* forward fills it */
 		break;
 	default:
 		fprintf(stderr, "gnnrt: %s: bind step %d is unknown\n", p->name, st->op);
@@ -917,6 +922,9 @@ roomcheck(gnn_instance *m)
 	return gnn_devfail_(dev, dev->nomem, need, p->name, what);
 }
 
+/* binds made in this process: each bind's number (gnn_instance.bindgen) */
+static uint64_t bindcount;
+
 static gnn_status
 bind(void *mv, gnn_graph *graph)
 {
@@ -971,6 +979,7 @@ bind(void *mv, gnn_graph *graph)
 		return s;
 	}
 	m->bound = 1;
+	m->bindgen = __atomic_add_fetch(&bindcount, 1, __ATOMIC_RELAXED);
 	return GNN_OK;
 }
 

@@ -14,6 +14,16 @@
 **
 ** A step whose loss is not finite changes nothing: the loss is read back
 ** before the update is launched.
+**
+** What the step computes from the graph and its inputs alone (gnncc's
+** invariant pass: GIN's sum of x over neighbours, say) is computed by the
+** first step after a bind of the model, new input pointers or new
+** weights (loaded or initialized: GIN's eps, which training leaves
+** alone, may take part), and kept
+** in the step's instance for the steps after (ti->keep); a caller that
+** writes new values into the same buffers says so
+** (gnn_prog_train_inputs_changed).  Binds are told apart by their
+** number, not the graph's address, which a later graph may reuse.
 */
 #include <math.h>
 #include <stdio.h>
@@ -25,7 +35,10 @@
 struct gnn_trainer {
 	const gnn_train_prog *tp;
 	gnn_instance *ti;           /* the step's instance */
-	const gnn_graph *graph;     /* what ti is bound to */
+	uint64_t bindgen;           /* the model's bind that ti is bound to (0: none) */
+	const void **last;          /* the inputs of the last step that ran, for ti->keep */
+	int kept;                   /* last holds them: ti's once-time values are theirs */
+	uint64_t weightgen;         /* ... and of the model's weights then */
 	void **own;                 /* ti's own parameter pointers, restored at destroy */
 	void **mine;                /* per model parameter: a device copy made here, or NULL */
 	void **outs;                /* loss, gradients, updates: device buffers */
@@ -84,6 +97,8 @@ gnn_trainer_free_(gnn_instance *m)
 			gnn_free(t->outs, (size_t)sp->noutput * sizeof *t->outs);
 		if (t->outbytes)
 			gnn_free(t->outbytes, (size_t)sp->noutput * sizeof *t->outbytes);
+		if (t->last)
+			gnn_free((void *)t->last, ((size_t)sp->ninput + 1) * sizeof *t->last);
 	}
 	if (t->key)
 		dev->free(t->key);
@@ -125,7 +140,8 @@ trainer(gnn_instance *m, const gnn_train_prog *tp, struct gnn_trainer **out)
 		goto fail;
 	if (!(t->own = (void **)gnn_realloc(NULL, 0, ((size_t)sp->nparam + 1) * sizeof *t->own)) ||
 	    !(t->outs = (void **)gnn_realloc(NULL, 0, ((size_t)sp->noutput + 1) * sizeof *t->outs)) ||
-	    !(t->outbytes = (size_t *)gnn_realloc(NULL, 0, ((size_t)sp->noutput + 1) * sizeof *t->outbytes))) {
+	    !(t->outbytes = (size_t *)gnn_realloc(NULL, 0, ((size_t)sp->noutput + 1) * sizeof *t->outbytes)) ||
+	    !(t->last = (const void **)gnn_realloc(NULL, 0, ((size_t)sp->ninput + 1) * sizeof *t->last))) {
 		s = gnn_error(GNN_ERR_MEM, "%s_train_step: out of memory", p->name);
 		goto fail;
 	}
@@ -223,6 +239,22 @@ out:
 	return s;
 }
 
+/* the step's instance bound to the model's graph, when the model was
+ * bound since (its once-time values then go) */
+static gnn_status
+rebind(gnn_instance *m, struct gnn_trainer *t)
+{
+	gnn_status s;
+
+	if (t->bindgen == m->bindgen)
+		return GNN_OK;
+	t->kept = 0;
+	if ((s = gnn_prog_bind(t->ti, m->g[0])) != GNN_OK)
+		return s;
+	t->bindgen = m->bindgen;
+	return GNN_OK;
+}
+
 gnn_status
 gnn_prog_train_config(void *mv, const gnn_train_prog *tp, const gnn_optim_config *cfg, uint64_t seed)
 {
@@ -252,11 +284,20 @@ gnn_prog_train_config(void *mv, const gnn_train_prog *tp, const gnn_optim_config
 	/* the step bound now to the model's graph, not at the first step:
 	 * mini-batch training binds a graph of the batches' capacity before
 	 * this, so the step's arena fits every batch (docs/sampling.md) */
-	if (m->bound && t->graph != m->g[0]) {
-		if ((s = gnn_prog_bind(t->ti, m->g[0])) != GNN_OK)
-			return s;
-		t->graph = m->g[0];
-	}
+	if (m->bound)
+		return rebind(m, t);
+	return GNN_OK;
+}
+
+gnn_status
+gnn_prog_train_inputs_changed(void *mv)
+{
+	gnn_instance *m = (gnn_instance *)mv;
+
+	if (!m)
+		return gnn_error(GNN_ERR_ARG, "train_inputs_changed: NULL model");
+	if (m->train)
+		m->train->kept = 0;
 	return GNN_OK;
 }
 
@@ -281,19 +322,23 @@ trainstep(void *mv, const gnn_train_prog *tp, const void *const *in, float *loss
 		return gnn_error(GNN_ERR_STATE, "%s_train_step: no graph is bound (call %s_bind first)", p->name, p->name);
 	if ((s = trainer(m, tp, &t)) != GNN_OK || (s = optimizer(m, t)) != GNN_OK)
 		return s;
-	if (t->graph != m->g[0]) {
-		if ((s = gnn_prog_bind(t->ti, m->g[0])) != GNN_OK)
-			return s;
-		t->graph = m->g[0];
-	}
+	if ((s = rebind(m, t)) != GNN_OK)
+		return s;
 	key[0] = (int64_t)t->seed;
 	key[1] = t->step;
 	if ((err = dev->copy(t->key, key, sizeof key, GNN_H2D, m->stream, 0)))
 		return gnn_error(GNN_ERR_CUDA, "%s_train_step: uploading the key: %s", p->name, dev->errstr(err));
 	if (!(sin = (const void **)gnn_realloc(NULL, 0, ((size_t)sp->ninput + 1) * sizeof *sin)))
 		return gnn_error(GNN_ERR_MEM, "%s_train_step: out of memory", p->name);
+	/* the once-time values of the last step serve while its bind and
+	 * inputs are this step's */
+	for (i = 0; i < nin && (!t->kept || t->last[i] == in[i]); i++)
+		;
+	t->ti->keep = t->kept && i == nin && t->weightgen == m->weightgen;
+	t->weightgen = m->weightgen;
+	t->kept = 0;   /* until this step has run */
 	for (i = 0; i < nin; i++)
-		sin[i] = in[i];
+		sin[i] = t->last[i] = in[i];
 	sin[nin] = t->key;
 	/* the model's queued forwards read what the step will update */
 	if ((err = dev->sync(m->stream))) {
@@ -302,6 +347,7 @@ trainstep(void *mv, const gnn_train_prog *tp, const void *const *in, float *loss
 	}
 	if ((s = sp->run(t->ti, sin, t->outs)) != GNN_OK || (s = gnn_prog_sync(t->ti)) != GNN_OK)
 		goto out;
+	t->kept = 1;
 	if ((err = dev->copy(&l, t->outs[0], sizeof l, GNN_D2H, t->ti->stream, 0))) {
 		s = gnn_error(GNN_ERR_CUDA, "%s_train_step: reading the loss: %s", p->name, dev->errstr(err));
 		goto out;
@@ -420,6 +466,7 @@ gnn_prog_init(void *mv, uint64_t seed)
 			return gnn_error(GNN_ERR_CUDA, "%s_init_weights: upload failed: %s", p->name, p->dev->errstr(err));
 	}
 	m->stale = 0;
+	m->weightgen++;   /* a training step's once-time values may read them */
 	return gnn_prog_loadtime_(m);
 }
 

@@ -437,5 +437,8 @@ class Model:
         n = d.ninputs + tp.ninputs
         allp = (C.c_void_p * max(n, 1))(*(list(ptrs)[:d.ninputs] + list(tptrs)[:tp.ninputs]))
         loss = C.c_float()
+        # the arrays may be new, or written in place, at the same
+        # addresses: what the step keeps of its inputs is made again
+        self._check(self._rt.gnn_prog_train_inputs_changed(self._m))
         self._check(self._rt.gnn_prog_train_step(self._m, d.train, allp, C.byref(loss)))
         return float(loss.value)

@@ -73,6 +73,7 @@ def declare(lib):
         "gnn_graph_num_nodes": (C.c_int64, [C.c_void_p]),
         "gnn_prog_check_input": (C.c_int, [C.c_void_p, C.c_int, C.POINTER(Array)]),
         "gnn_prog_train_step": (C.c_int, [C.c_void_p, C.c_void_p, VP, C.POINTER(C.c_float)]),
+        "gnn_prog_train_inputs_changed": (C.c_int, [C.c_void_p]),
         "gnn_prog_init": (C.c_int, [C.c_void_p, C.c_uint64]),
         "gnn_prog_sync": (C.c_int, [C.c_void_p]),
         "gnn_prog_to_device": (C.c_int, [C.c_void_p, C.c_void_p, C.c_size_t, C.POINTER(C.c_void_p)]),
