@@ -766,7 +766,7 @@ arenaplan(gnn_instance *m, size_t *at)
 {
 	const gnn_program *p = m->prog;
 	const gnn_device *dev = p->dev;
-	size_t off = 0, *len = at + nplaces(p), rz = dev->redzone ? 256 : 0;
+	size_t off = 0, *len = at + nplaces(p), rz = dev->redzone && dev->redzones && dev->redzones() ? 256 : 0;
 	int i;
 
 	for (i = 0; i < p->nbuf; i++)
@@ -804,7 +804,7 @@ layout(gnn_instance *m)
 		}
 		m->arenasize = off;
 	}
-	if (dev->redzone) {
+	if (dev->redzone && dev->redzones && dev->redzones()) {
 		/* all of it a redzone but the buffers of this layout */
 		dev->redzone(m->arena, m->arenasize, 1);
 		for (i = 0; (size_t)i < nplace; i++)
