@@ -461,6 +461,8 @@ devicememory(R *r, const Sum *fwd, const Sum *copies, const Sum *plans, const Su
 		addsum(r, &held, stage);
 		printtotal(r, "peak of forward_host", &held, ext + extarena);
 	}
+	fprintf(r->f, "  not counted: bind's scratch while a step runs (its CSR sort: 32 bytes an edge), "
+	        "the graph values until their last step\n");
 }
 
 static void
