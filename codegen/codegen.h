@@ -86,6 +86,20 @@ int report(FILE *f, Mod *m, const ReportOpts *o);
  * calls hold outside the arena (cuBLAS's workspace), if it has any */
 void vendormemory(FILE *f, const Fn *fn);
 
+/* cost.c: the device buffers forward's schedules add on a graph (split
+ * plans, their partials, split-K parts), sized as bind sizes them, for
+ * --report=memory; and the graph's sizes (per symbol, -1: not the
+ * graph's).  Returns 0, or -1 after a message (a graph that cannot be
+ * read or does not fit fn). */
+enum { MemSplitPlan, MemSplitPartials, MemKsplit };
+typedef struct MemItem {
+	int kind;                /* Mem* */
+	char what[96];
+	int64_t bytes;
+	int64_t key[2];          /* one buffer per kind and key (a split plan: segment plan, C) */
+} MemItem;
+int costmemory(Mod *m, Fn *fn, const ReportOpts *o, int64_t **symval, MemItem **items, int *nitems);
+
 /* cost.c: --report=cost, the cuda target's cost model (docs/cost.md) */
 typedef struct CostGpu {
 	const char *name, *what;

@@ -28,7 +28,10 @@
  * naming the bound; a forward adds a gap per launch.  The device
  * constants are the table below.
  */
+#include <limits.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -274,7 +277,34 @@ typedef struct C {
 	bool prof;               /* --report-timing=profiler: each launch alone, cold, at base clock */
 	CostGpu pg;              /* then the device as the profiler runs it */
 	double cold;             /* the share of L2 hits a profiler's flush turns into misses */
+	bool led;                /* costmemory: keep the ledger */
+	MemItem *mem;            /* the buffers the kernels add */
+	int nmem;
 } C;
+
+/* costmemory's ledger: a buffer the schedules add, once per kind and
+ * key (bind makes a split plan once per segment plan and C) */
+static void
+ledger(C *c, int kind, int64_t k0, int64_t k1, int64_t bytes, const char *fmt, ...)
+{
+	va_list ap;
+	MemItem *it;
+
+	if (!c->led)
+		return;
+	for (int k = 0; k < c->nmem; k++)
+		if (c->mem[k].kind == kind && c->mem[k].key[0] == k0 && c->mem[k].key[1] == k1)
+			return;
+	c->mem = erealloc(c->mem, (c->nmem + 1) * sizeof *c->mem);
+	it = &c->mem[c->nmem++];
+	it->kind = kind;
+	it->bytes = bytes;
+	it->key[0] = k0;
+	it->key[1] = k1;
+	va_start(ap, fmt);
+	vsnprintf(it->what, sizeof it->what, fmt, ap);
+	va_end(ap);
+}
 
 static double
 sect(double bytes)
@@ -962,6 +992,12 @@ rowkernel(C *c, const Kernel *k, const Sched *s)
 		const int64_t *p = splitof(c, ws[w].seg, c0);
 		const Seg *sg = &c->seg[ws[w].seg];
 		int64_t n0 = p[GNN_SPLIT_NCHUNK], W = ws[w].w, SW = ws[w].sw, edges = 0;
+		/* bind's GNN_STEP_SPLITPLAN and SPLITBUF (program.c) */
+		ledger(c, MemSplitPlan, ws[w].seg, c0, (int64_t)sg->planbytes, "split plan of segment plan %d, C0 = %lld",
+		       ws[w].seg, (long long)c0);
+		ledger(c, MemSplitPartials, k->first * 64 + w, c0,
+		       (p[GNN_SPLIT_NITEMS] + p[GNN_SPLIT_NLONG]) * SW > 0 ? (p[GNN_SPLIT_NITEMS] + p[GNN_SPLIT_NLONG]) * SW * 4 : 4,
+		       "split partials of %s, walk %d (%lld floats an item)", k->name, w, (long long)SW);
 		lix[w] = p + p[GNN_SPLIT_LIX];
 		for (int64_t r = 0; r < sg->t; r++)
 			if (lix[w][r] >= 0)
@@ -1254,6 +1290,14 @@ densekernel(C *c, const Kernel *k, const Sched *s)
 		return;
 	}
 	if (s->bm) {
+		/* bind's GNN_STEP_SCRATCH: gemmcuda.c's parts, at most
+		 * ksplit - 1 rows of P a row of A */
+		if (s->ksplit > 1 && (int64_t)K / s->bk >= 2) {
+			int64_t fl = gemmkscratch(s, (int64_t)K, (int64_t)P), per = (int64_t)(s->ksplit - 1) * (int64_t)P;
+			if (per > 0 && per <= INT_MAX && (int64_t)N <= fl / per)
+				fl = (int64_t)N * per;
+			ledger(c, MemKsplit, k->first, 0, (fl > 0 ? fl : 1) * 4, "split-K parts of %s", k->name);
+		}
 		gemmkernel(c, ln, k->name, s, N, K, P);
 		return;
 	}
@@ -1394,6 +1438,7 @@ cfree(C *c)
 	for (int v = 0; v < c->fn->nval; v++)
 		degfree(&c->dg[v]);
 	free(c->seg);
+	free(c->mem);
 	free(c->line);
 	free(c->dg);
 	free(c->symval);
@@ -1412,6 +1457,25 @@ modelkernel(C *c, const Kernel *k, const Sched *s)
 		densekernel(c, k, s);
 	else
 		elemkernel(c, k);
+}
+
+/* o's graph read and bound, and every kernel of forward modeled (*ks:
+ * them); the kernel count, or -1 after a message */
+static int
+modelall(C *c, const ReportOpts *o, Ref garg, Kernel **ks)
+{
+	Fn *fn = c->fn;
+	int nk = listkernels(fn, ks);
+
+	setdensities(fn, *ks, nk, o->density);
+	if (!readgraph(o, &c->dg[garg]) || !bindgraphs(c, o->graph))
+		return -1;
+	for (int k = 0; k < nk; k++) {
+		Sched s;
+		schedof(&fn->ins[(*ks)[k].first], &s);
+		modelkernel(c, &(*ks)[k], &s);
+	}
+	return nk;
 }
 
 static void
@@ -1441,7 +1505,7 @@ int
 reportcost(FILE *f, Mod *m, Fn *fn, const ReportOpts *o)
 {
 	C *c;
-	Kernel *ks;
+	Kernel *ks = NULL;
 	int nk, rc = 0;
 	double t = 0, minb = 0, dram = 0, flops = 0;
 	Ref garg = graphinput(fn);
@@ -1463,9 +1527,7 @@ reportcost(FILE *f, Mod *m, Fn *fn, const ReportOpts *o)
 		c->gpu = &c->pg;
 		c->cold = ColdShare;
 	}
-	nk = listkernels(fn, &ks);
-	setdensities(fn, ks, nk, o->density);
-	if (!readgraph(o, &c->dg[garg]) || !bindgraphs(c, o->graph)) {
+	if ((nk = modelall(c, o, garg, &ks)) < 0) {
 		rc = -1;
 		goto out;
 	}
@@ -1475,11 +1537,6 @@ reportcost(FILE *f, Mod *m, Fn *fn, const ReportOpts *o)
 		if (c->symval[s] >= 0)
 			fprintf(f, "%s %s = %lld", k++ ? "," : "", m->sym[s].name, (long long)c->symval[s]);
 	fputc('\n', f);
-	for (int k = 0; k < nk; k++) {
-		Sched s;
-		schedof(&fn->ins[ks[k].first], &s);
-		modelkernel(c, &ks[k], &s);
-	}
 	for (int s = 0; s < c->nseg; s++) {
 		const Seg *sg = &c->seg[s];
 		int64_t mx = 0;
@@ -1506,6 +1563,40 @@ reportcost(FILE *f, Mod *m, Fn *fn, const ReportOpts *o)
 	        "replay hides), bytes min=%.0f dram=%.0f, flops=%.0f, dram-lower-bound=%.0f%%\n",
 	        c->nline, t * 1e6, c->gpu->gap, c->nline * c->gpu->launch, minb, dram, flops,
 	        t > 0 ? 100 * minb / c->gpu->hbm / t : 0);
+out:
+	cfree(c);
+	free(ks);
+	return rc;
+}
+
+/* ---- --report=memory's use ------------------------------------------------------- */
+
+int
+costmemory(Mod *m, Fn *fn, const ReportOpts *o, int64_t **symval, MemItem **items, int *nitems)
+{
+	C *c;
+	Kernel *ks = NULL;
+	int rc = 0;
+	Ref garg = graphinput(fn);
+
+	*symval = NULL;
+	*items = NULL;
+	*nitems = 0;
+	if (garg == RNone) {
+		fprintf(stderr, "gnncc: error: --report-graph: model %s has no graph input\n", fn->name);
+		return -1;
+	}
+	c = cnew(NULL, m, fn, o->gpu);
+	c->led = true;
+	if (modelall(c, o, garg, &ks) < 0) {
+		rc = -1;
+		goto out;
+	}
+	*symval = emalloc((m->nsym + 1) * sizeof **symval);
+	memcpy(*symval, c->symval, m->nsym * sizeof **symval);
+	*items = c->mem;
+	*nitems = c->nmem;
+	c->mem = NULL;
 out:
 	cfree(c);
 	free(ks);

@@ -235,9 +235,14 @@ readinforward(const Fn *fn, const unsigned char *phase, Ref v)
 	for (i = 0; i < fn->nins; i++)
 		if ((phase[fn->ins[i].to] == PhaseForward || phase[fn->ins[i].to] == PhaseOnce) &&
 		    !(opinfo[fn->ins[i].op].flags & Falias))
-			for (k = 0; k < fn->ins[i].narg; k++)
+			for (k = 0; k < fn->ins[i].narg; k++) {
+				/* a scatter by a bind-time index walks its segment plan
+				 * and never reads the index (kernels.c, rowkernel.c) */
+				if (k == 1 && (opinfo[fn->ins[i].op].flags & Fscatter) && phase[fn->ins[i].arg[1]] == PhaseBind)
+					continue;
 				if (storageroot(fn, fn->ins[i].arg[k]) == v)
 					return true;
+			}
 	return false;
 }
 

@@ -37,6 +37,8 @@ typedef struct R {
 	unsigned char *phase;
 	int *kern, nkern;
 	int64_t *symval;         /* the sizes of --report-graph's graph, or NULL */
+	MemItem *items;          /* cuda: the schedules' buffers on that graph (costmemory) */
+	int nitems;
 	char **name;             /* value names as printed */
 } R;
 
@@ -338,6 +340,133 @@ addplan(R *r, Sum *s, int i)
 	addbytes(r, s, b, ok);
 }
 
+/* one buffer's line: its formula and, with the graph, its bytes */
+static void
+printval(R *r, Ref v, const char *what)
+{
+	Dim b;
+	bool ok = valbytes(r, v, &b);
+	int64_t n = ok && r->symval ? dimeval(r->m, b, r->symval) : -1;
+
+	fprintf(r->f, "      %s%%%s: ", what, r->name[v]);
+	if (ok)
+		fprintdim(r->f, r->m, b);
+	else
+		fprintf(r->f, "(too large)");
+	fprintf(r->f, " bytes");
+	if (n >= 0)
+		fprintf(r->f, "; %lld", (long long)n);
+	fputc('\n', r->f);
+}
+
+/* a total's line: its formula (if every part has one) and its bytes */
+static void
+printtotal(R *r, const char *what, const Sum *s, int64_t extra)
+{
+	char buf[1024];
+
+	fprintf(r->f, "  %s: ", what);
+	if (!s->n)
+		fprintf(r->f, "0");
+	else if (!s->ok)
+		fprintf(r->f, "too large for a formula");
+	else if (snprintdim(buf, sizeof buf, r->m, s->bytes) < (int)sizeof buf)
+		fputs(buf, r->f);
+	else
+		fprintdim(r->f, r->m, s->bytes);
+	if (extra > 0)
+		fprintf(r->f, " + the schedules' buffers");
+	fprintf(r->f, " bytes");
+	if (s->val >= 0 && r->symval)
+		fprintf(r->f, "; %lld with the graph", (long long)(s->val + extra));
+	fputc('\n', r->f);
+}
+
+/* a parameter or load-time value with a device copy (forward reads it) */
+static bool
+weightval(R *r, Ref v)
+{
+	const Fn *fn = r->fn;
+
+	return (r->phase[v] == PhaseParam || r->phase[v] == PhaseLoad) && fn->val[v].def >= 0 &&
+	       !isalias(&fn->ins[fn->val[v].def]) && fn->val[v].type.kind == TTensor && readinforward(fn, r->phase, v);
+}
+
+/*
+ * The cuda target's device buffers, as the runtime (program.c) holds
+ * them once bind is done: the weights (each parameter and load-time
+ * value forward reads, one allocation each), the graph tensors forward
+ * reads (bind makes each on the device; the graph values' edge indexes
+ * and the tensors only bind reads are gone by then), the segment plans,
+ * the split plans, and the arena (forward's values, the split walks'
+ * partials and split-K GEMMs' parts).  forward_host's staging is made
+ * by its first call; the caller's inputs and outputs are the caller's.
+ * With the graph, the schedules' buffers come from the cost model's
+ * walk of the kernels (costmemory), sized as bind sizes them.
+ */
+static void
+devicememory(R *r, const Sum *fwd, const Sum *copies, const Sum *plans, const Sum *stage)
+{
+	Fn *fn = r->fn;
+	Sum w = {0}, held = {0}, arena = {0}, io = {0};
+	int64_t ext = 0, extarena = 0;
+	Ref v;
+	int i;
+
+	for (v = 0; v < fn->nval; v++)
+		if (weightval(r, v))
+			addval(r, &w, v);
+	fprintf(r->f, "  device (each allocation rounded up to 256 bytes):\n");
+	printsum(r, "  weights", &w, "buffer");
+	for (v = 0; v < fn->nval; v++)
+		if (weightval(r, v))
+			printval(r, v, fn->ins[fn->val[v].def].op == Oparam ? "" : "load-time ");
+	printsum(r, "  graph tensors", copies, "buffer");
+	for (i = 0; i < fn->nins; i++) {
+		v = fn->ins[i].to;
+		if (r->phase[v] == PhaseBind && !isalias(&fn->ins[i]) && fn->val[v].type.kind == TTensor &&
+		    readinforward(fn, r->phase, v))
+			printval(r, v, "");
+	}
+	printsum(r, "  segment plans", plans, "buffer");
+	for (i = 0; r->items && i < r->nitems; i++)
+		if (r->items[i].kind == MemSplitPlan) {
+			fprintf(r->f, "      %s: %lld bytes\n", r->items[i].what, (long long)r->items[i].bytes);
+			ext += (r->items[i].bytes + 255) & ~(int64_t)255;
+		}
+	addsum(r, &arena, fwd);
+	for (i = 0; r->items && i < r->nitems; i++)
+		if (r->items[i].kind != MemSplitPlan)
+			extarena += (r->items[i].bytes + 255) & ~(int64_t)255;
+	fprintf(r->f, "    arena: forward values");
+	if (r->items && extarena)
+		fprintf(r->f, " and the schedules' scratch, %lld bytes", (long long)extarena);
+	else if (!r->symval)
+		fprintf(r->f, ", and the schedules' scratch (split walks' partials, split-K parts), sized by the graph");
+	fputc('\n', r->f);
+	for (i = 0; r->items && i < r->nitems; i++)
+		if (r->items[i].kind != MemSplitPlan)
+			fprintf(r->f, "      %s: %lld bytes\n", r->items[i].what, (long long)r->items[i].bytes);
+	if (!r->symval)
+		fprintf(r->f, "    split plans: sized by the graph's degrees (--report-graph)\n");
+	addsum(r, &held, &w);
+	addsum(r, &held, copies);
+	addsum(r, &held, plans);
+	addsum(r, &held, &arena);
+	addsum(r, &io, stage);
+	printtotal(r, "held after bind", &held, ext + extarena);
+	printtotal(r, "forward_host's staging (made by its first call, freed at unbind)", stage, 0);
+	{
+		Sum peak = held;
+		addsum(r, &peak, &io);
+		printtotal(r, "peak of a forward on the caller's device inputs and outputs", &peak, ext + extarena);
+		addsum(r, &held, stage);
+		printtotal(r, "peak of forward_host", &held, ext + extarena);
+	}
+	fprintf(r->f, "  not counted: bind's scratch while a step runs (its CSR sort: 32 bytes an edge), "
+	        "the graph values until their last step\n");
+}
+
 static void
 reportmemory(R *r)
 {
@@ -382,10 +511,14 @@ reportmemory(R *r)
 		for (i = 0; i < fn->nret; i++)
 			addval(r, &stage, fn->ret[i]);
 	}
+	/* the cpu's arena holds the bind-time values too; the cuda target's
+	 * only forward's (bind makes the rest on the device, devicememory) */
 	addsum(r, &arena, &fwd);
-	addsum(r, &arena, &copies);
-	addsum(r, &arena, &plans);
-	addsum(r, &arena, &stage);
+	if (!r->cuda) {
+		addsum(r, &arena, &copies);
+		addsum(r, &arena, &plans);
+		addsum(r, &arena, &stage);
+	}
 
 	fprintf(r->f, "memory:\n");
 	if (!arena.n)
@@ -396,7 +529,8 @@ reportmemory(R *r)
 			fprintdim(r->f, r->m, arena.bytes);
 		else
 			fprintf(r->f, "too large for a formula");
-		fprintf(r->f, " bytes (%d buffer%s, each rounded up to 256 bytes)\n", arena.n, arena.n == 1 ? "" : "s");
+		fprintf(r->f, " bytes (%d buffer%s, each rounded up to 256 bytes)%s\n", arena.n, arena.n == 1 ? "" : "s",
+		        r->cuda ? ", and the schedules' scratch" : "");
 	}
 	printsum(r, "forward values", &fwd, "buffer");
 	if (noreuse.n > fwd.n) {
@@ -421,9 +555,13 @@ reportmemory(R *r)
 		fputc('\n', r->f);
 	}
 	printsum(r, "kept by the step (computed once per bind and inputs)", &once, "buffer");
-	printsum(r, "device copies of bind-time values", &copies, "buffer");
-	printsum(r, "segment plans", &plans, "buffer");
-	printsum(r, "forward_host staging", &stage, "buffer");
+	if (r->cuda)
+		devicememory(r, &fwd, &copies, &plans, &stage);
+	else {
+		printsum(r, "device copies of bind-time values", &copies, "buffer");
+		printsum(r, "segment plans", &plans, "buffer");
+		printsum(r, "forward_host staging", &stage, "buffer");
+	}
 	if (r->cuda)
 		vendormemory(r->f, fn);
 	if (r->symval) {
@@ -431,9 +569,13 @@ reportmemory(R *r)
 		for (i = 0, k = 0; i < r->m->nsym; i++)
 			if (r->symval[i] >= 0)
 				fprintf(r->f, "%s%s = %lld", k++ ? ", " : "", r->m->sym[i].name, (long long)r->symval[i]);
-		if (arena.val >= 0)
-			fprintf(r->f, "): arena %lld bytes\n", (long long)arena.val);
-		else
+		if (arena.val >= 0) {
+			int64_t extra = 0;
+			for (i = 0; r->items && i < r->nitems; i++)
+				if (r->items[i].kind != MemSplitPlan)
+					extra += (r->items[i].bytes + 255) & ~(int64_t)255;
+			fprintf(r->f, "): arena %lld bytes\n", (long long)(arena.val + extra));
+		} else
 			fprintf(r->f, "): arena size unknown (a size the graph does not fix)\n");
 	}
 	free(buf);
@@ -544,8 +686,12 @@ report(FILE *f, Mod *m, const ReportOpts *o)
 		r.nkern = forwardkernels(fn, r.phase, r.kern);
 		r.name = valnames(fn);
 		r.symval = NULL;
-		if ((o->what & ReportMemory) && o->graph && !(r.symval = graphsizes(&r)))
-			rc = -1;
+		r.items = NULL;
+		r.nitems = 0;
+		if ((o->what & ReportMemory) && o->graph) {
+			if (r.cuda ? costmemory(m, fn, o, &r.symval, &r.items, &r.nitems) < 0 : !(r.symval = graphsizes(&r)))
+				rc = -1;
+		}
 		fprintf(f, "model %s (--target=%s)\n", fn->name, r.cuda ? "cuda" : "cpu");
 		if (o->what & ReportKernels)
 			reportkernels(&r);
@@ -559,6 +705,7 @@ report(FILE *f, Mod *m, const ReportOpts *o)
 			rc = -1;
 		freevalnames(r.name);
 		free(r.symval);
+		free(r.items);
 		free(r.kern);
 		free(r.phase);
 	}

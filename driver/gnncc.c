@@ -433,8 +433,10 @@ checkopts(Opts *o)
 		optwarn("'--report-graph' has no effect without --report=memory or --report=cost");
 	if ((o->report.what & ReportCost) && o->target != TargetCUDA)
 		optfatal("'--report=cost' models the cuda target's kernels; add --target=cuda");
-	if ((o->report.what & ReportMemory) && o->report.graph && hasprefix(o->report.graph, "preset:"))
-		optfatal("'--report=memory' sizes the arena of an edge_index .npy, not of '%s'", o->report.graph);
+	if ((o->report.what & ReportMemory) && o->report.graph && hasprefix(o->report.graph, "preset:") &&
+	    o->target != TargetCUDA)
+		optfatal("'--report=memory' on --target=cpu sizes the arena of an edge_index .npy, not of '%s'",
+		         o->report.graph);
 	if (o->report.nodes >= 0 && !o->report.graph)
 		optwarn("'--report-nodes' has no effect without --report-graph");
 

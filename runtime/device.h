@@ -44,6 +44,9 @@ struct gnn_device {
 	 * redzone no kernel may touch (the gaps between the buffers carved
 	 * out of one arena); off, it is usable again.  NULL elsewhere. */
 	void (*redzone)(void *p, size_t n, int on);
+	/* does redzone mark anything (the emulator under AddressSanitizer)?
+	 * Only then does an arena keep gaps between its buffers. */
+	int (*redzones)(void);
 };
 
 /*

@@ -127,5 +127,5 @@ static const gnn_devoptim cpu_optim = {cpu_optim_step, cpu_optim_zero};
 const gnn_device gnn_device_cpu = {
 	"cpu", 0, cpu_stream_create, cpu_stream_destroy, cpu_alloc, cpu_free,
 	cpu_copy, cpu_sync, cpu_last_error, cpu_errstr, cpu_elapsed, cpu_arch, NULL, NULL, &cpu_optim,
-	1, NULL, NULL, NULL,
+	1, NULL, NULL, NULL, NULL,
 };

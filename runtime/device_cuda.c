@@ -356,9 +356,9 @@ static const struct gnn_devfwd cu_fwd = {
 static const struct gnn_devprof cu_prof = {cu_prof_begin, cu_prof_end};
 
 #ifdef GNN_EMU_DEVICE
-#define CU_REDZONE gnnemu_redzone
+#define CU_REDZONE gnnemu_redzone, gnnemu_redzones
 #else
-#define CU_REDZONE NULL
+#define CU_REDZONE NULL, NULL
 #endif
 
 const gnn_device GNN_DEVICE_SYMBOL = {

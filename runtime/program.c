@@ -588,6 +588,50 @@ graphin(int op)
 	}
 }
 
+/* the last step that reads graph value g, or -1 */
+static int
+lastread(const gnn_program *p, int g)
+{
+	int i, last = -1;
+
+	for (i = 0; i < p->nstep; i++)
+		if (graphin(p->step[i].op) && p->step[i].in == g)
+			last = i;
+	return last;
+}
+
+/* does forward (or a later bind step) need bind buffer b on the device?
+ * One that only a bind step reads (a scatter's index, whose segment
+ * plan forward walks) goes once the steps are done. */
+static int
+bindkept(const gnn_program *p, int b)
+{
+	return p->buf[b].kind != GNN_BUF_BIND || (p->buf[b].flags & GNN_BUF_DEVICE);
+}
+
+/* after bind step i on the device: the graph values no later step reads
+ * go (their edge indexes, weights and CSRs: forward reads the tensors
+ * and plans made from them); after the last step, the bind buffers
+ * forward does not read */
+static void
+devdrop(gnn_instance *m, int i)
+{
+	const gnn_program *p = m->prog;
+	int g, b;
+
+	for (g = 0; g < p->ngraph; g++)
+		if (m->dg[g].ready && lastread(p, g) <= i)
+			p->dev->bind->release(&m->dg[g]);
+	if (i < p->nstep - 1)
+		return;
+	for (b = 0; b < p->nbuf; b++)
+		if (!bindkept(p, b) && !m->h[b] && m->b[b]) {
+			p->dev->free(m->b[b]);
+			m->b[b] = NULL;
+			m->nb[b] = 0;
+		}
+}
+
 static gnn_status
 devstep(gnn_instance *m, const gnn_step *st)
 {
@@ -704,11 +748,12 @@ place(size_t *off, size_t n, size_t rz, size_t *len)
 	return at;
 }
 
-/* the places of an arena: buffers, segment plans, inputs, outputs */
+/* the places of an arena: buffers, segment plans (forward_host's staging
+ * is not the arena's: only forward_host makes it, stagealloc) */
 static size_t
 nplaces(const gnn_program *p)
 {
-	return (size_t)(p->nbuf + p->nseg + p->ninput + p->noutput) + 1;
+	return (size_t)(p->nbuf + p->nseg) + 1;
 }
 
 /* the bytes of arenaplan's at[]: offsets, then lengths */
@@ -718,15 +763,15 @@ atbytes(const gnn_program *p)
 	return 2 * nplaces(p) * sizeof(size_t);
 }
 
-/* the arena's size, and in at[] the offsets in it of the buffers, the
- * segment plans, the inputs' and the outputs' staging, then (from
- * at[nplaces]) their lengths in bytes (0: not placed) */
+/* the arena's size, and in at[] the offsets in it of the buffers and the
+ * segment plans, then (from at[nplaces]) their lengths in bytes (0: not
+ * placed) */
 static size_t
 arenaplan(gnn_instance *m, size_t *at)
 {
 	const gnn_program *p = m->prog;
 	const gnn_device *dev = p->dev;
-	size_t off = 0, *len = at + nplaces(p), rz = dev->redzone ? 256 : 0;
+	size_t off = 0, *len = at + nplaces(p), rz = dev->redzone && dev->redzones && dev->redzones() ? 256 : 0;
 	int i;
 
 	for (i = 0; i < p->nbuf; i++)
@@ -736,13 +781,6 @@ arenaplan(gnn_instance *m, size_t *at)
 	for (i = 0; i < p->nseg; i++)
 		if (dev->separate && p->segdev[i] && !(m->dg && segown(m)[i]))
 			at[p->nbuf + i] = place(&off, m->segnb[i], rz, &len[p->nbuf + i]);
-	if (dev->separate) {
-		for (i = 0; i < p->ninput; i++)
-			at[p->nbuf + p->nseg + i] = place(&off, bufbytes(m, p->input[i]), rz, &len[p->nbuf + p->nseg + i]);
-		for (i = 0; i < p->noutput; i++)
-			at[p->nbuf + p->nseg + p->ninput + i] =
-				place(&off, bufbytes(m, p->output[i]), rz, &len[p->nbuf + p->nseg + p->ninput + i]);
-	}
 	return off ? off : 256;   /* never an empty arena: offsets become pointers into it */
 }
 
@@ -771,7 +809,7 @@ layout(gnn_instance *m)
 		}
 		m->arenasize = off;
 	}
-	if (dev->redzone) {
+	if (dev->redzone && dev->redzones && dev->redzones()) {
 		/* all of it a redzone but the buffers of this layout */
 		dev->redzone(m->arena, m->arenasize, 1);
 		for (i = 0; (size_t)i < nplace; i++)
@@ -804,8 +842,6 @@ layout(gnn_instance *m)
 			}
 		}
 	}
-	for (i = 0; dev->separate && i < p->ninput + p->noutput; i++)
-		m->stage[i] = m->arena + at[p->nbuf + p->nseg + i];
 	gnn_free(at, nat);
 	return GNN_OK;
 }
@@ -814,10 +850,12 @@ layout(gnn_instance *m)
 ** The device memory bind will hold, from the step table under the bound
 ** graph's sizes (a derived graph's edges follow from the self loops of
 ** the one it comes from): where bind works on the device (dg), the graph
-** values' edge indexes and weights, the CSRs that edge plans copy, the
-** graph tensors and the segment plans; the segment plans forward reads
-** where bind works on the host; and the arena (arenaplan), where forward's
-** values, its staging and the host's bind-time values live.  Not
+** values' edge indexes and weights and the CSRs that edge plans copy,
+** each until the last step that reads its graph (devdrop), the graph
+** tensors (those forward does not read until the steps end) and the
+** segment plans; the segment plans forward reads where bind works on the
+** host.  Returns the most held at once over the steps, and in *end what
+** is held after them, beside which layout places the arena.  Not
 ** counted: split plans and their scratch, whose sizes come out of the
 ** work, and the device's scratch while a step runs; their failures are
 ** caught where they happen.  ge: 3 * ngraph scratch slots.
@@ -831,60 +869,77 @@ graphbytes(const gnn_instance *m, int64_t e, int w)
 }
 
 static size_t
-bindneed(gnn_instance *m, int64_t *ge)
+bindneed(gnn_instance *m, int64_t *ge, size_t *end)
 {
 	const gnn_program *p = m->prog;
 	const gnn_step *st;
 	int64_t n = gnn_graph_num_nodes(m->g[0]), *loops = ge + p->ngraph, *csr = loops + p->ngraph;
-	int w = gnn_graph_weight(m->g[0]) != NULL, i;
-	size_t need = 0;
+	int w = gnn_graph_weight(m->g[0]) != NULL, i, g;
+	size_t held = 0, peak, dropped = 0;
 
 	ge[0] = gnn_graph_num_edges(m->g[0]);
 	loops[0] = gnn_graph_loops_(m->g[0]);
-	need += graphbytes(m, ge[0], w);
+	held += graphbytes(m, ge[0], w);
+	peak = held;
 	for (i = 0; i < p->nstep; i++) {
 		st = &p->step[i];
 		switch (st->op) {
 		case GNN_STEP_ADD_SELF_LOOPS:
 			ge[st->out] = ge[st->in] + n;
 			loops[st->out] = loops[st->in] + n;
-			need += graphbytes(m, ge[st->out], w);
+			held += graphbytes(m, ge[st->out], w);
 			break;
 		case GNN_STEP_REMOVE_SELF_LOOPS:
 			ge[st->out] = ge[st->in] - loops[st->in];
 			loops[st->out] = 0;
-			need += graphbytes(m, ge[st->out], w);
+			held += graphbytes(m, ge[st->out], w);
 			break;
 		case GNN_STEP_ADD_REMAINING_SELF_LOOPS:
 			ge[st->out] = ge[st->in] - loops[st->in] + n;
 			loops[st->out] = n;
-			need += graphbytes(m, ge[st->out], w);
+			held += graphbytes(m, ge[st->out], w);
 			break;
 		case GNN_STEP_DERIVE:
 			m->sym[st->arg] = ge[st->in] - poly(m, st->size);
 			break;
 		case GNN_STEP_EDGEPLAN:
-			if (m->dg && !csr[st->in]++)
-				need += units(segbytes(m, st, n, ge[st->in]));
+			if (m->dg && !csr[st->in]) {
+				csr[st->in] = (int64_t)units(segbytes(m, st, n, ge[st->in]));
+				held += (size_t)csr[st->in];
+			}
 			/* fall through */
 		case GNN_STEP_SEGPLAN:
 		case GNN_STEP_COUNTS:
 			if (m->dg || p->segdev[st->out])
-				need += units(segbytes(m, st, n, st->op == GNN_STEP_EDGEPLAN ? ge[st->in] : 0));
+				held += units(segbytes(m, st, n, st->op == GNN_STEP_EDGEPLAN ? ge[st->in] : 0));
 			break;
 		case GNN_STEP_SPLITPLAN:
 		case GNN_STEP_SPLITBUF:
 			break;
 		case GNN_STEP_SCRATCH:   /* its size is known: counted */
-			need += units(scratchbytes(m, st));
+			held += units(scratchbytes(m, st));
 			break;
 		default:   /* a graph tensor */
-			if (m->dg)
-				need += units(bufbytes(m, st->out));
+			if (m->dg) {
+				held += units(bufbytes(m, st->out));
+				if (!bindkept(p, st->out))
+					dropped += units(bufbytes(m, st->out));
+			}
 			break;
 		}
+		if (held > peak)
+			peak = held;
+		/* devdrop's releases: the graphs read no more (one not made
+		 * yet holds nothing; when it is made, it counts again) */
+		for (g = 0; m->dg && g < p->ngraph; g++)
+			if (loops[g] >= 0 && lastread(p, g) <= i) {
+				held -= graphbytes(m, ge[g], w) + (size_t)csr[g];
+				ge[g] = csr[g] = 0;
+				loops[g] = -1;   /* gone */
+			}
 	}
-	return need;
+	*end = held - dropped;
+	return peak;
 }
 
 /* Before bind allocates: is there room for what it will hold?  A graph
@@ -894,7 +949,7 @@ roomcheck(gnn_instance *m)
 {
 	const gnn_program *p = m->prog;
 	const gnn_device *dev = p->dev;
-	size_t need, nfree, total, nge = 3 * (size_t)p->ngraph * sizeof(int64_t), nat = atbytes(p), *at, arena;
+	size_t need, end, nfree, total, nge = 3 * (size_t)p->ngraph * sizeof(int64_t), nat = atbytes(p), *at, arena;
 	int64_t *ge;
 	char what[96];
 
@@ -907,13 +962,14 @@ roomcheck(gnn_instance *m)
 		gnn_free(at, nat);
 		return gnn_error(GNN_ERR_MEM, "%s_bind: out of memory", p->name);
 	}
-	need = bindneed(m, ge);
+	need = bindneed(m, ge, &end);
 	arena = arenaplan(m, at);
 	gnn_free(ge, nge);
 	gnn_free(at, nat);
 	if (arena > m->arenasize) {   /* layout would free the old one first */
 		arenafree(m);
-		need += units(arena);
+		if (end + units(arena) > need)
+			need = end + units(arena);
 	}
 	if (dev->meminfo(&nfree, &total) || need <= nfree)
 		return GNN_OK;
@@ -969,11 +1025,14 @@ bind(void *mv, gnn_graph *graph)
 		gnn_prog_unbind_(m);
 		return s;
 	}
-	for (i = 0; i < p->nstep; i++)
+	for (i = 0; i < p->nstep; i++) {
 		if ((s = step(m, &p->step[i])) != GNN_OK) {
 			gnn_prog_unbind_(m);
 			return s;
 		}
+		if (m->dg)
+			devdrop(m, i);
+	}
 	if ((s = layout(m)) != GNN_OK) {
 		gnn_prog_unbind_(m);
 		return s;
@@ -1041,6 +1100,8 @@ struct gnn_fwd {
 	const void **key;        /* inputs, then outputs: what the graph's kernels take */
 	const void **last;       /* ... and what the last direct forward's took */
 	void **pin;              /* forward_host's page-locked staging, or NULL each */
+	void *stagemem;          /* forward_host's device staging (m->stage[] point into it), or NULL */
+	size_t stagebytes;
 	void **arena;            /* per output: its memory in the arena */
 	const void **seen;       /* per output: the caller's last pointer ... */
 	int *type;               /* ... and its memory (GNN_MEM_*) */
@@ -1112,7 +1173,12 @@ fwdreset(gnn_instance *m)
 		if (f->pin[i])
 			p->dev->fwd->host_free(f->pin[i]);
 		f->pin[i] = NULL;
+		m->stage[i] = NULL;
 	}
+	if (f->stagemem)
+		p->dev->free(f->stagemem);
+	f->stagemem = NULL;
+	f->stagebytes = 0;
 	f->pinned = f->saved = 0;
 }
 
@@ -1321,6 +1387,36 @@ pinalloc(gnn_instance *m)
 	}
 }
 
+/* forward_host's device staging, one allocation for every input and
+ * output: made at its first call after a bind, freed at unbind, so that
+ * a caller who hands forward device memory never holds it */
+static gnn_status
+stagealloc(gnn_instance *m)
+{
+	const gnn_program *p = m->prog;
+	struct gnn_fwd *f = m->fwd;
+	size_t off = 0, at[64], *pos = at, n = (size_t)(p->ninput + p->noutput);
+	gnn_status s = GNN_OK;
+	int i;
+
+	if (f->stagemem)
+		return GNN_OK;
+	if (n > sizeof at / sizeof at[0] && !(pos = (size_t *)zalloc(n * sizeof *pos)))
+		return gnn_error(GNN_ERR_MEM, "%s_forward_host: out of memory", p->name);
+	for (i = 0; (size_t)i < n; i++) {
+		pos[i] = off;
+		off += units(bufbytes(m, i < p->ninput ? p->input[i] : p->output[i - p->ninput]));
+	}
+	if ((s = devmem(m, "forward_host: staging", &f->stagemem, off ? off : 256)) == GNN_OK) {
+		f->stagebytes = off ? off : 256;
+		for (i = 0; (size_t)i < n; i++)
+			m->stage[i] = (unsigned char *)f->stagemem + pos[i];
+	}
+	if (pos != at)
+		gnn_free(pos, n * sizeof *pos);
+	return s;
+}
+
 /* stage slot i (inputs, then outputs) from or to the host's h */
 static int
 stagecopy(gnn_instance *m, int i, void *h, size_t n, int dir)
@@ -1352,6 +1448,8 @@ gnn_prog_run_host(void *mv, const void *const *in, void *const *out)
 	if (!m->bound)
 		return gnn_error(GNN_ERR_STATE, "%s_forward_host: no graph is bound (call %s_bind first)", p->name, p->name);
 	if ((s = fwdget(m)) != GNN_OK)
+		return s;
+	if ((s = stagealloc(m)) != GNN_OK)
 		return s;
 	if (!m->fwd->pinned)
 		pinalloc(m);

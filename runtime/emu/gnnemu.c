@@ -601,6 +601,14 @@ gnnemu_check_range(const char *call, const char *what, const void *p, size_t n)
 			   off + (size_t)((unsigned char *)bad - (const unsigned char *)p));
 }
 
+int
+gnnemu_redzones(void)
+{
+	API_LOCK();
+	heap_init();
+	return have_asan;
+}
+
 size_t
 gnnemu_device_memory(void)
 {

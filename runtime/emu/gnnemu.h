@@ -179,6 +179,10 @@ int gnnemu_graph_exec_destroy(void *exec);
  * runtime marks the gaps between the buffers of its arena
  * (runtime/device.h: redzone). */
 void gnnemu_redzone(void *p, size_t n, int on);
+/* Does gnnemu_redzone mark anything (AddressSanitizer is present)?  The
+ * runtime leaves gaps between its arena's buffers only then, so that
+ * without memcheck the arena is laid out as on a GPU. */
+int gnnemu_redzones(void);
 /* cudaMemoryType of p: 0 unregistered host memory, 1 page-locked host
  * memory (cudaMallocHost), 2 device memory; -1 freed device memory */
 int gnnemu_pointer_type(const void *p);

@@ -19,10 +19,12 @@
 // the first call that does not fit must fail as above, and succeed when
 // called again with the cap lifted (the life then ends as the
 // reference's).  Bind under a cap of what the unconstrained bind peaked
-// at succeeds; under a cap of half that it fails before allocating
-// anything (bind's check of its room), and the model then binds a
-// smaller graph under the same cap, and the first graph again once the
-// cap is lifted, with the unconstrained outputs.
+// at succeeds, and so does a forward on device memory (forward_host's
+// staging is made by its first call, not by bind); under a cap of half
+// that bind fails before allocating anything (bind's check of its
+// room), and the model then binds a smaller graph under the same cap,
+// and the first graph again once the cap is lifted, with the
+// unconstrained outputs.
 //
 // usage: nomem WEIGHTS|- NODES EDGES
 #include <cuda_runtime.h>
@@ -201,6 +203,37 @@ forward(void *m, Data *d, float *out)
 	CK(D->forward_host(m, in, o));
 }
 
+/* forward on device memory (Dev: the inputs and outputs, made before a
+ * cap is set), into the host's out: no forward_host staging, which its
+ * first call makes */
+struct Dev {
+	void *x, *out;
+	size_t outbytes;
+};
+
+static Dev
+devio(const Data *d, size_t outbytes)
+{
+	Dev v;
+
+	if (cudaMalloc(&v.x, d->xbytes) != cudaSuccess || cudaMalloc(&v.out, outbytes) != cudaSuccess ||
+	    cudaMemcpy(v.x, d->x, d->xbytes, cudaMemcpyHostToDevice) != cudaSuccess)
+		FAIL("device copies of the inputs");
+	v.outbytes = outbytes;
+	return v;
+}
+
+static void
+fwddev(void *m, const Dev *v, float *out)
+{
+	const void *in[1] = {v->x};
+	void *o[1] = {v->out};
+
+	CK(D->forward(m, in, o));
+	if (cudaMemcpy(out, v->out, v->outbytes, cudaMemcpyDeviceToHost) != cudaSuccess)
+		FAIL("copying the output back");
+}
+
 /* a model with its weights, outside the sweep */
 static void *
 model(void)
@@ -268,6 +301,9 @@ main(int argc, char **argv)
 	forward(m, &small, sref);
 	D->destroy(m);
 
+	/* the inputs and outputs on the device, before any cap */
+	Dev vbig = devio(&big, outbytes),
+	    vsmall = devio(&small, (size_t)(small.n * D->outputs[0].shape[1]) * sizeof(float));
 	m = model();
 	live = stats().live_bytes;
 	gnnemu_reset_peak();
@@ -278,7 +314,7 @@ main(int argc, char **argv)
 	m = model();
 	gnnemu_set_mem_cap(stats().live_bytes + peak);
 	CK(D->bind(m, big.g));
-	forward(m, &big, out);
+	fwddev(m, &vbig, out);
 	if (memcmp(out, ref.out[0], outbytes))
 		FAIL("bind under a cap of its peak: the output differs");
 	printf("cap: bind peaks at %zu bytes; under that cap: ok\n", peak);
@@ -297,7 +333,7 @@ main(int argc, char **argv)
 	if (s != GNN_ERR_STATE)
 		FAIL("forward after a failed bind: %s", gnn_status_name(s));
 	CK(D->bind(m, small.g));
-	forward(m, &small, out);
+	fwddev(m, &vsmall, out);
 	if (memcmp(out, sref, (size_t)(small.n * D->outputs[0].shape[1]) * sizeof(float)))
 		FAIL("the smaller graph under the cap: the output differs");
 	printf("cap: the smaller graph under it: ok\n");
@@ -308,6 +344,10 @@ main(int argc, char **argv)
 		FAIL("the first graph, the cap lifted: the output differs");
 	printf("cap: the first graph, the cap lifted: ok\n");
 	D->destroy(m);
+	cudaFree(vbig.x);
+	cudaFree(vbig.out);
+	cudaFree(vsmall.x);
+	cudaFree(vsmall.out);
 	if (stats().live)
 		FAIL("%llu device allocations outlive the models", stats().live);
 
