@@ -247,7 +247,7 @@ readinforward(const Fn *fn, const unsigned char *phase, Ref v)
 }
 
 /* the graph whose edges instruction i walks by target, or RNone */
-static Ref
+Ref
 plangraph(const Fn *fn, int i)
 {
 	const Ins *in = &fn->ins[i], *ix;

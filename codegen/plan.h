@@ -30,6 +30,8 @@ Ref storageof(const Plan *p, Ref v);
  * (edge_softmax, a scatter by dst into its nodes); other scatters share
  * by index value and row count; a serial scatter's counters are its own. */
 bool sameplan(const Fn *fn, const unsigned char *phase, int i, int j);
+/* the graph whose edges instruction i walks by target, or RNone */
+Ref plangraph(const Fn *fn, int i);
 /* Does forward read storage root v (or return it)?  phase: per value. */
 bool readinforward(const Fn *fn, const unsigned char *phase, Ref v);
 

@@ -424,10 +424,14 @@ segopen(R *r, int i)
 	if (r->e->cuda)
 		out(r->e, "GNN_WORK(1);\n");
 	if (!r->e->cuda && !r->lane) {
+		/* only the gathers by this walk's graph's src: e_ numbers its
+		 * edges, and another graph's index may be shorter */
+		Ref g = plangraph(r->fn, i);
 		bool any = false;
-		for (j = r->a0; j < r->b; j++) {
+		for (j = r->a0; j < r->b && g != RNone; j++) {
 			const Ins *in = &r->fn->ins[j], *ix;
-			if (in->op != Ogather || !r->ingroup[in->to] || !(ix = defins(r, in->arg[1])) || ix->op != Osrc)
+			if (in->op != Ogather || !r->ingroup[in->to] || !(ix = defins(r, in->arg[1])) || ix->op != Osrc ||
+			    ix->arg[0] != g)
 				continue;
 			if (!any) {
 				wopen(r->e->w, "if (k_ + %d < %s[T_])", PrefetchEdges, s);
