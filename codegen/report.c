@@ -245,6 +245,27 @@ typedef struct Sum {
 	int64_t val;             /* -1: not known */
 } Sum;
 
+/* bytes as the runtime allocates them: rounded up to 256 (program.c) */
+static int64_t
+allocbytes(int64_t n)
+{
+	return (n + 255) & ~(int64_t)255;
+}
+
+/* the schedules' buffers on --report-graph's graph (costmemory), as
+ * allocated: the split plans, or (splitplans false) the arena's scratch */
+static int64_t
+itembytes(const R *r, bool splitplans)
+{
+	int64_t n = 0;
+	int i;
+
+	for (i = 0; r->items && i < r->nitems; i++)
+		if ((r->items[i].kind == MemSplitPlan) == splitplans)
+			n += allocbytes(r->items[i].bytes);
+	return n;
+}
+
 static void
 addbytes(R *r, Sum *s, Dim b, bool okb)
 {
@@ -261,7 +282,7 @@ addbytes(R *r, Sum *s, Dim b, bool okb)
 	if (s->val < 0)
 		return;
 	v = okb ? dimeval(r->m, b, r->symval) : -1;
-	s->val = v < 0 ? -1 : s->val + ((v + 255) & ~(int64_t)255);
+	s->val = v < 0 ? -1 : s->val + allocbytes(v);
 }
 
 static void
@@ -409,7 +430,7 @@ devicememory(R *r, const Sum *fwd, const Sum *copies, const Sum *plans, const Su
 {
 	Fn *fn = r->fn;
 	Sum w = {0}, held = {0}, arena = {0}, io = {0};
-	int64_t ext = 0, extarena = 0;
+	int64_t ext, extarena;
 	Ref v;
 	int i;
 
@@ -430,14 +451,11 @@ devicememory(R *r, const Sum *fwd, const Sum *copies, const Sum *plans, const Su
 	}
 	printsum(r, "  segment plans", plans, "buffer");
 	for (i = 0; r->items && i < r->nitems; i++)
-		if (r->items[i].kind == MemSplitPlan) {
+		if (r->items[i].kind == MemSplitPlan)
 			fprintf(r->f, "      %s: %lld bytes\n", r->items[i].what, (long long)r->items[i].bytes);
-			ext += (r->items[i].bytes + 255) & ~(int64_t)255;
-		}
+	ext = itembytes(r, true);
 	addsum(r, &arena, fwd);
-	for (i = 0; r->items && i < r->nitems; i++)
-		if (r->items[i].kind != MemSplitPlan)
-			extarena += (r->items[i].bytes + 255) & ~(int64_t)255;
+	extarena = itembytes(r, false);
 	fprintf(r->f, "    arena: forward values");
 	if (r->items && extarena)
 		fprintf(r->f, " and the schedules' scratch, %lld bytes", (long long)extarena);
@@ -569,13 +587,9 @@ reportmemory(R *r)
 		for (i = 0, k = 0; i < r->m->nsym; i++)
 			if (r->symval[i] >= 0)
 				fprintf(r->f, "%s%s = %lld", k++ ? ", " : "", r->m->sym[i].name, (long long)r->symval[i]);
-		if (arena.val >= 0) {
-			int64_t extra = 0;
-			for (i = 0; r->items && i < r->nitems; i++)
-				if (r->items[i].kind != MemSplitPlan)
-					extra += (r->items[i].bytes + 255) & ~(int64_t)255;
-			fprintf(r->f, "): arena %lld bytes\n", (long long)(arena.val + extra));
-		} else
+		if (arena.val >= 0)
+			fprintf(r->f, "): arena %lld bytes\n", (long long)(arena.val + itembytes(r, false)));
+		else
 			fprintf(r->f, "): arena size unknown (a size the graph does not fix)\n");
 	}
 	free(buf);
