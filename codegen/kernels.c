@@ -263,6 +263,86 @@ reducebody(E *e, const Ins *in, int dt, const char *x, const char *D, const char
 	}
 }
 
+/* columns of a task of colreducebody and segscatterbody: a 64-byte line of floats */
+enum { RB = 16 };
+/* their accumulators' alignment, stated: gcc 12 put a 16-float array in a
+** leaf kernel's red zone at 8 mod 16 and read it with vmovdqa (a crash
+** in the x86-64-v4 clone of a 7-wide scatter); asked for 64, it aligns
+** the frame itself */
+#define RBALIGN "__attribute__((aligned(64)))"
+
+/* the k loop of segscatterbody over the columns j_ < NJ */
+static void
+segscatterloop(E *e, const Ins *in, const char *X, const char *NJ)
+{
+	wopen(e->w, "for (int64_t k_ = rowptr_[r_]; k_ < rowptr_[r_ + 1]; k_++)");
+	out(e, "const %s *x0_ = %s + order_[k_] * row_ + j0_;\n\n", ctype(ty(e, in->to).dtype), X);
+	wopen(e->w, pf(e, "for (int64_t j_ = 0; j_ < %s; j_++)", NJ));
+	out(e, "const %s x_ = x0_[j_];\n", ctype(ty(e, in->to).dtype));
+	scatterstep(e, in, "k_ == rowptr_[r_]", "x_", "acc_[j_]");
+	wclose(e->w, "");
+	wclose(e->w, "");
+}
+
+/* a scatter along a bind-time segment plan on the cpu: a task per RB
+** columns of a row, each message's RB floats read as one line, where a
+** task per element reloaded the plan and read a float a line; each
+** element is the chain over the row's messages the per-element task
+** made, in the same order, so the bits are too */
+static void
+segscatterbody(E *e, const Ins *in, const char *ot, const char *X, const char *O)
+{
+	out(e, "const int64_t nb_ = (row_ + %d) / %d, r_ = t_ / nb_, j0_ = t_ %% nb_ * %d;\n", RB - 1, RB, RB);
+	out(e, "const int64_t nj_ = row_ - j0_ < %d ? row_ - j0_ : %d;\n%s acc_[%d] %s;\n\n", RB, RB, ot, RB, RBALIGN);
+	out(e, "for (int64_t j_ = 0; j_ < %d; j_++)\n\tacc_[j_] = 0;\n", RB);
+	/* a full block: a constant trip count, one vector of accumulators */
+	wopen(e->w, "if (nj_ == %d)", RB);
+	segscatterloop(e, in, X, pf(e, "%d", RB));
+	wclose(e->w, " else {");
+	e->w->ind++;
+	segscatterloop(e, in, X, "nj_");
+	wclose(e->w, "");
+	wopen(e->w, "for (int64_t j_ = 0; j_ < nj_; j_++)");
+	scatterfinish(e, in, "rowptr_[r_ + 1] - rowptr_[r_]", "acc_[j_]");
+	out(e, "%s[r_ * row_ + j0_ + j_] = acc_[j_];\n", O);
+	wclose(e->w, "");
+}
+
+/* sum, mean or max over a dim with columns after it (D_ rows of inner_
+** columns per outer index), a task per RB columns of one outer index:
+** RB accumulators, each the chain reducebody's task per column makes */
+static void
+colreducebody(E *e, const Ins *in, int dt, const char *X, const char *O)
+{
+	const char *T = ctype(dt);
+
+	out(e, "const int64_t nb_ = (inner_ + %d) / %d, o_ = t_ / nb_, i0_ = t_ %% nb_ * %d;\n", RB - 1, RB, RB);
+	out(e, "const int64_t ni_ = inner_ - i0_ < %d ? inner_ - i0_ : %d;\n", RB, RB);
+	out(e, "const %s *x0_ = %s + o_ * D_ * inner_ + i0_;\n", T, X);
+	out(e, "%s *o0_ = %s + o_ * inner_ + i0_;\n%s a_[%d] %s;\n\n", T, O, T, RB, RBALIGN);
+	if (in->op == Omax) {
+		/* NaN propagates, as reducebody's */
+		out(e, "for (int64_t j_ = 0; j_ < ni_; j_++)\n\ta_[j_] = %s;\n", dtypeisfloat(dt) ? pf(e, "(%s)NAN", T) : "0");
+		out(e, "for (int64_t k_ = 0; k_ < D_; k_++)\n\tfor (int64_t j_ = 0; j_ < ni_; j_++) {\n");
+		out(e, "\t\tconst %s x_ = x0_[k_ * inner_ + j_];\n", T);
+		out(e, "\t\tif (k_ == 0 || x_ > a_[j_] || x_ != x_)\n\t\t\ta_[j_] = x_;\n\t}\n");
+		out(e, "for (int64_t j_ = 0; j_ < ni_; j_++)\n\to0_[j_] = a_[j_];\n");
+		return;
+	}
+	out(e, "for (int64_t j_ = 0; j_ < %d; j_++)\n\ta_[j_] = 0;\n", RB);
+	/* a full block: a constant trip count, one vector of accumulators */
+	out(e, "if (ni_ == %d)\n\tfor (int64_t k_ = 0; k_ < D_; k_++)\n\t\tfor (int64_t j_ = 0; j_ < %d; j_++)\n", RB, RB);
+	out(e, "\t\t\ta_[j_] += x0_[k_ * inner_ + j_];\nelse\n");
+	out(e, "\tfor (int64_t k_ = 0; k_ < D_; k_++)\n\t\tfor (int64_t j_ = 0; j_ < ni_; j_++)\n");
+	out(e, "\t\t\ta_[j_] += x0_[k_ * inner_ + j_];\n");
+	if (in->op == Osum)
+		out(e, "for (int64_t j_ = 0; j_ < ni_; j_++)\n\to0_[j_] = a_[j_];\n");
+	else if (dtypeisfloat(dt))   /* 0/0: NaN over an empty dim, as torch */
+		out(e, "for (int64_t j_ = 0; j_ < ni_; j_++)\n\to0_[j_] = a_[j_] / (%s)(D_);\n", T);
+	else
+		out(e, "for (int64_t j_ = 0; j_ < ni_; j_++)\n\to0_[j_] = D_ ? a_[j_] / (%s)(D_) : 0;\n", T);
+}
+
 void
 scatterstep(E *e, const Ins *in, const char *first, const char *x, const char *acc)
 {
@@ -450,6 +530,32 @@ plainindex(E *e, Args *a, const Type *o, int f, int from, int j)
 		inner = pf(e, "inner%d_", j);
 	}
 	return pf(e, f == '/' ? "t_ / %s" : "t_ %% %s", inner);
+}
+
+/* The row count of a binary kernel run a task per row (cpu): both
+ * operands in plainform's forms, those that vary within a row ('%', '/')
+ * split at the same dim, and the row (the dims from there) a constant of
+ * at least 8 elements; else NULL */
+static const char *
+rowform(E *e, const Type *o, int fx, int sx, int fy, int sy)
+{
+	bool vx = fx == '%' || fx == '/', vy = fy == '%' || fy == '/', ok = true;
+	int from = vx ? sx : sy;
+	Dim w;
+
+	if (e->cuda || (!vx && !vy) || (vx && vy && sx != sy))
+		return NULL;
+	w = dimprod(e->m, o->dim + from, o->rank - from, &ok);
+	if (!ok || !dimisconst(w) || dimconstval(w) < 8)
+		return NULL;
+	return cprod(e, o, 0, from);
+}
+
+/* an operand's index in rowform's loop (row t_, column j_, element u_) */
+static const char *
+rowindex(int f)
+{
+	return f == '0' ? "0" : f == '=' ? "u_" : f == '/' ? "t_" : "j_";
 }
 
 static void
@@ -657,6 +763,16 @@ emitkernel(E *e, int i, Args *a, Str *call)
 		Y = ptrarg(e, a, NULL, in->arg[1], false, dev);
 		arg(a, "int64_t row_", "%s", cprod(e, &src[0], 1, src[0].rank));
 		kernelhead(e, i, device, a);
+		if (!e->cuda) {
+			/* a task per row: one index load, then a copy the
+			 * compiler vectorizes, where a task per element divided
+			 * and reloaded the index for each */
+			out(e, "const %s *x0_ = %s + (int64_t)%s[t_] * row_;\n\n", ot, X, Y);
+			out(e, "for (int64_t j_ = 0; j_ < row_; j_++)\n\t%s[t_ * row_ + j_] = x0_[j_];\n", O);
+			kerneltail(e);
+			T = cnumel(e, in->arg[1]);
+			break;
+		}
 		out(e, "const int64_t r_ = t_ / row_, j_ = t_ %% row_;\n");
 		out(e, "%s[t_] = %s[(int64_t)%s[r_] * row_ + j_];\n", O, X, Y);
 		kerneltail(e);
@@ -679,6 +795,12 @@ emitkernel(E *e, int i, Args *a, Str *call)
 		arg(a, "int64_t row_", "%s", cprod(e, &src[0], 1, src[0].rank));
 		kernelhead(e, i, device, a);
 		out(e, "const int64_t *order_ = rowptr_ + n_ + 1;\n");
+		if (!e->cuda) {
+			segscatterbody(e, in, ot, X, O);
+			kerneltail(e);
+			T = pf(e, "%s * ((%s + %d) / %d)", cdim(e, n), cprod(e, &src[0], 1, src[0].rank), RB - 1, RB);
+			break;
+		}
 		out(e, "const int64_t r_ = t_ / row_, j_ = t_ %% row_;\n%s acc_ = 0;\n", ot);
 		wopen(e->w, "for (int64_t k_ = rowptr_[r_]; k_ < rowptr_[r_ + 1]; k_++)");
 		out(e, "const %s x_ = %s[order_[k_] * row_ + j_];\n", ot, X);
@@ -820,6 +942,21 @@ emitkernel(E *e, int i, Args *a, Str *call)
 			perm[k] = (int)pa->u.is[k];
 		O = ptrarg(e, a, NULL, in->to, true, dev);
 		X = ptrarg(e, a, NULL, in->arg[0], false, dev);
+		if (!e->cuda && r == 2 && perm[0] == 1) {
+			/* a matrix (a weight gradient's g^T): a task per 32 x 32
+			 * tile, reading the source's rows as they lie, where a task
+			 * per element missed the cache on every read of a tall one */
+			arg(a, "int64_t d0_", "%s", cdim(e, o.dim[0]));
+			arg(a, "int64_t d1_", "%s", cdim(e, o.dim[1]));
+			kernelhead(e, i, device, a);
+			out(e, "const int64_t nc_ = (d1_ + 31) / 32, r0_ = t_ / nc_ * 32, c0_ = t_ %% nc_ * 32;\n");
+			out(e, "const int64_t r1_ = d0_ - r0_ < 32 ? d0_ : r0_ + 32, c1_ = d1_ - c0_ < 32 ? d1_ : c0_ + 32;\n\n");
+			out(e, "for (int64_t c_ = c0_; c_ < c1_; c_++)\n\tfor (int64_t r_ = r0_; r_ < r1_; r_++)\n");
+			out(e, "\t\t%s[r_ * d1_ + c_] = %s[c_ * d0_ + r_];\n", O, X);
+			kerneltail(e);
+			T = pf(e, "((%s) + 31) / 32 * (((%s) + 31) / 32)", cdim(e, o.dim[0]), cdim(e, o.dim[1]));
+			break;
+		}
 		stridedsrc(e, a, &o, 1, src, perm);
 		kernelhead(e, i, device, a);
 		stridedbody(e, r, 1, "t_");
@@ -932,6 +1069,20 @@ emitkernel(E *e, int i, Args *a, Str *call)
 		X = ptrarg(e, a, NULL, in->arg[0], false, dev);
 		arg(a, "int64_t D_", "%s", cdim(e, src[0].dim[d]));
 		arg(a, "int64_t inner_", "%s", cprod(e, &src[0], d + 1, src[0].rank));
+		if (!e->cuda && d + 1 < src[0].rank && (in->op == Osum || in->op == Omean || in->op == Omax)) {
+			/* a sum over rows (a bias's gradient, batch norm's
+			 * statistics): a task per RB columns walks the rows in
+			 * order, so memory is read as it lies, where a task per
+			 * column strode a row's length per element (a cache miss
+			 * each on PubMed's [N, 128]); each column is the same
+			 * chain over k as before, so the bits are too */
+			kernelhead(e, i, device, a);
+			colreducebody(e, in, src[0].dtype, X, O);
+			kerneltail(e);
+			T = pf(e, "%s * ((%s + %d) / %d)", cprod(e, &src[0], 0, d), cprod(e, &src[0], d + 1, src[0].rank),
+			       RB - 1, RB);
+			break;
+		}
 		kernelhead(e, i, device, a);
 		out(e, "const int64_t i_ = t_ %% inner_, o_ = t_ / inner_;\n");
 		out(e, "const %s *x0_ = %s + o_ * D_ * inner_ + i_;\n", ctype(src[0].dtype), X);
@@ -947,6 +1098,22 @@ emitkernel(E *e, int i, Args *a, Str *call)
 			Y = ptrarg(e, a, NULL, in->arg[1], false, dev);
 			int fx, fy, sx = 0, sy = 0;
 			if ((fx = plainform(&o, &src[0], &sx)) && (fy = plainform(&o, &src[1], &sy))) {
+				const char *rows = rowform(e, &o, fx, sx, fy, sy);
+				if (rows) {
+					/* a task per row of a constant width: a loop
+					 * the compiler vectorizes, where t_ % inner
+					 * per element (a bias) kept it scalar */
+					const char *w = cprod(e, &o, fx == '%' || fx == '/' ? sx : sy, o.rank);
+					kernelhead(e, i, device, a);
+					wopen(e->w, "for (int64_t j_ = 0; j_ < %s; j_++)", w);
+					out(e, "const int64_t u_ = t_ * %s + j_;\n", w);
+					elembody(e, in, pf(e, "%s[%s]", X, rowindex(fx)), pf(e, "%s[%s]", Y, rowindex(fy)),
+						 pf(e, "%s[u_]", O));
+					wclose(e->w, "");
+					kerneltail(e);
+					T = rows;
+					break;
+				}
 				/* no division per dim (most of a strided
 				 * kernel's time) */
 				const char *ix = plainindex(e, a, &o, fx, sx, 0), *iy = plainindex(e, a, &o, fy, sy, 1);

@@ -711,6 +711,9 @@ gnn_sgemm_sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, i
 ** pass over B for M up to 256) */
 #define WGACC 65536
 
+/* the dense form's k block (gnn_sgemm_wgrad says why) */
+#define WGKC 512
+
 /* the columns [q0, q0 + n) of C, n * M <= WGACC: accumulated transposed,
 ** acc[j*M + m], a column of A (ak) scaled by each nonzero of B's row k */
 static void
@@ -753,7 +756,11 @@ gnn_sgemm_wgrad(int64_t p0, int64_t p1, int64_t M, int64_t K, const float *A, in
 			wgrad_sparse(t, q0, p1 - q0 < w ? p1 - q0 : w, M, K, A, lda, B, ldb, C, ldc);
 		return;
 	}
-	gnn_sgemm(0, M, K, p1 - p0, A, lda, B + p0, ldb, C + p0, ldc, 0, 0);
+	/* B is read as it lies, a row of its own stride per k: a k block of
+	** default_kc's 4096 rows (for 64 columns) spans as many pages and
+	** missed the TLB; 512 rows ran 1.6-2.4x faster on PubMed's shapes
+	** (bench/cpu/gemm_speed.c's way: 128 x 19717 by 500 and 128) */
+	gnn_sgemm(0, M, K, p1 - p0, A, lda, B + p0, ldb, C + p0, ldc, WGKC, 0);
 }
 
 int

@@ -9,7 +9,8 @@
 ** Header-only, for C and CUDA: generated code, the runtime and the
 ** interpreter include it.
 **
-** Streams (counter word 2): dropout uses the op's stream attribute, init
+** Streams (counter word 2): dropout uses the op's stream attribute (and
+** a block's four words for four elements), init
 ** the parameter's index with bit 31 set, so that the two never share a
 ** counter under one seed.
 */
@@ -45,22 +46,45 @@ gnn_philox4x32(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4])
 	out[0] = x0; out[1] = x1; out[2] = x2; out[3] = x3;
 }
 
+/* The block of counter (c low, c high, stream, step) under the key (the
+** seed's two halves). */
+GNN_PHILOX_FN void
+gnn_philox_block(uint64_t seed, uint64_t step, uint32_t stream, uint64_t c, uint32_t out[4])
+{
+	uint32_t ctr[4], key[2];
+
+	ctr[0] = (uint32_t)c;
+	ctr[1] = (uint32_t)(c >> 32);
+	ctr[2] = stream;
+	ctr[3] = (uint32_t)step;
+	key[0] = (uint32_t)seed;
+	key[1] = (uint32_t)(seed >> 32);
+	gnn_philox4x32(ctr, key, out);
+}
+
 /* A uniform draw in [0, 1), a multiple of 2^-24 (exact in float), for
 ** element t of stream s under (seed, step): word 0 of the block whose
 ** counter is (t low, t high, s, step) and key the seed's two halves. */
 GNN_PHILOX_FN float
 gnn_philox_uniform(uint64_t seed, uint64_t step, uint32_t stream, uint64_t t)
 {
-	uint32_t ctr[4], key[2], o[4];
+	uint32_t o[4];
 
-	ctr[0] = (uint32_t)t;
-	ctr[1] = (uint32_t)(t >> 32);
-	ctr[2] = stream;
-	ctr[3] = (uint32_t)step;
-	key[0] = (uint32_t)seed;
-	key[1] = (uint32_t)(seed >> 32);
-	gnn_philox4x32(ctr, key, o);
+	gnn_philox_block(seed, step, stream, t, o);
 	return (float)(o[0] >> 8) * (1.0f / 16777216.0f);
+}
+
+/* Dropout's draw for element t: word t % 4 of the block of t / 4 (four
+** elements a block, where init takes a block an element: a mask of a
+** wide activation draws a quarter of the blocks; the vector paths of
+** dropout.c draw 16 blocks for 64 elements). */
+GNN_PHILOX_FN float
+gnn_dropout_uniform(uint64_t seed, uint64_t step, uint32_t stream, uint64_t t)
+{
+	uint32_t o[4];
+
+	gnn_philox_block(seed, step, stream, t >> 2, o);
+	return (float)(o[t & 3] >> 8) * (1.0f / 16777216.0f);
 }
 
 /* Dropout's mask: element t is kept when its draw is at least p (so a
@@ -68,7 +92,7 @@ gnn_philox_uniform(uint64_t seed, uint64_t step, uint32_t stream, uint64_t t)
 GNN_PHILOX_FN int
 gnn_dropout_keep(uint64_t seed, uint64_t step, uint32_t stream, uint64_t t, float p)
 {
-	return gnn_philox_uniform(seed, step, stream, t) >= p;
+	return gnn_dropout_uniform(seed, step, stream, t) >= p;
 }
 
 #endif

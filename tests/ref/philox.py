@@ -15,9 +15,12 @@ gnncc's draws (runtime/philox.h):
     counter (t & 0xffffffff, t >> 32, s, step & 0xffffffff) and key
     (seed & 0xffffffff, seed >> 32); u = (word0 >> 8) * 2^-24, a float32
     multiple of 2^-24 in [0, 1);
+  * dropout_uniform(seed, step, stream s, element t): word t % 4 of the
+    block with counter (t // 4 low, t // 4 high, s, step), scaled as above
+    (four elements a block);
   * dropout(x, p) as the k-th dropout in program order (stream k), at
     training step `step` (the number of steps taken before): t is the flat
-    row-major index into x; kept iff u >= float32(p); a kept element is
+    row-major index into x; kept iff dropout_uniform >= float32(p); a kept element is
     x * float32(1 / (1 - p)), a dropped one 0;
   * gnn_init_uniform(dst, n, bound, seed, index): stream 0x80000000 | index,
     step 0, t = element; value = float32((2u - 1) * bound).
@@ -27,12 +30,14 @@ usage: philox.py                 the self-test (known answers), exit 0 / 1
        philox.py --uniform SEED STEP STREAM N [T0]
                                  prints the draws of elements T0 .. T0+N-1
                                  (%.9g, one a line; numbers may be 0x...)
+       philox.py --dropout SEED STEP STREAM N [T0]
+                                 the same for dropout_uniform
 """
 import sys
 
 import numpy as np
 
-__all__ = ["philox4x32", "uniform", "dropout_mask", "dropout_scale", "dropout",
+__all__ = ["philox4x32", "uniform", "dropout_uniform", "dropout_mask", "dropout_scale", "dropout",
            "init_uniform", "KNOWN_ANSWERS", "selftest"]
 
 M0 = np.uint64(0xD2511F53)
@@ -95,11 +100,23 @@ def uniform(seed, step, stream, t):
     return (w >> np.uint32(8)).astype(np.float32) * np.float32(2.0 ** -24)
 
 
+def dropout_uniform(seed, step, stream, t):
+    """gnn_dropout_uniform: element t's draw is word t % 4 of the block
+    whose counter is (t // 4 low, t // 4 high, stream, step)."""
+    t = np.asarray(t, dtype=np.uint64)
+    blo, bhi = _split64(t >> np.uint64(2))
+    klo, khi = _split64(int(seed) & 0xFFFFFFFFFFFFFFFF)
+    words = philox4x32((blo, bhi, int(stream) & 0xFFFFFFFF, int(step) & 0xFFFFFFFF),
+                       (klo, khi))
+    w = np.take_along_axis(words, (t & np.uint64(3)).astype(np.int64)[..., None], axis=-1)[..., 0]
+    return (w >> np.uint32(8)).astype(np.float32) * np.float32(2.0 ** -24)
+
+
 def dropout_mask(shape, p, seed, step, stream):
     """bool array of `shape`: True where the element is kept
-    (u >= float32(p), t = the flat row-major index)."""
+    (u >= float32(p), u = dropout_uniform, t = the flat row-major index)."""
     n = int(np.prod(shape, dtype=np.int64))
-    u = uniform(seed, step, stream, np.arange(n, dtype=np.uint64))
+    u = dropout_uniform(seed, step, stream, np.arange(n, dtype=np.uint64))
     return (u >= np.float32(p)).reshape(shape)
 
 
@@ -164,7 +181,9 @@ def selftest(verbose=False):
         bad.append(f"dropout p=0.5 keeps {m.mean():.3f}")
     x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
     y, m = dropout(x, 0.25, 99, 3, 1)
-    uu = uniform(99, 3, 1, np.arange(12)).reshape(3, 4)
+    # dropout's draw of element t: word t % 4 of block t // 4, spelled out
+    blocks = philox4x32((np.arange(3), 0, 1, 3), (99, 0))
+    uu = ((blocks.reshape(12) >> np.uint32(8)).astype(np.float32) * np.float32(2.0 ** -24)).reshape(3, 4)
     if not (np.array_equal(m, uu >= np.float32(0.25)) and
             np.array_equal(y, np.where(m, x * np.float32(1 / 0.75), 0).astype(np.float32))):
         bad.append("dropout does not follow u >= float32(p), x * float32(1/(1-p))")
@@ -183,11 +202,12 @@ def main(argv):
             print("FAIL:", b)
         print("philox selftest: " + ("PASS" if not bad else f"{len(bad)} failures"))
         return 0 if not bad else 1
-    if argv[0] == "--uniform":
+    if argv[0] in ("--uniform", "--dropout"):
         seed, step, stream, n = (int(v, 0) for v in argv[1:5])
         t0 = int(argv[5], 0) if len(argv) > 5 else 0
         t = np.uint64(t0) + np.arange(n, dtype=np.uint64)
-        for v in uniform(seed, step, stream, t):
+        draw = uniform if argv[0] == "--uniform" else dropout_uniform
+        for v in draw(seed, step, stream, t):
             print("%.9g" % v)
         return 0
     if len(argv) == 6:

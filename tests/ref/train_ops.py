@@ -18,9 +18,9 @@ tests/interp/Inputs/train_ops.ir.
 
 The dropout mask comes from a Philox4x32-10 written here from the paper
 (Salmon et al., SC'11) and Random123's constants, not from
-runtime/philox.h: element t of stream s under key (seed, step) is word 0
-of the block with counter (t low, t high, s, step) and key (seed low,
-seed high), its top 24 bits as a multiple of 2^-24, kept when at least
+runtime/philox.h: element t of stream s under key (seed, step) is word
+t % 4 of the block with counter (t // 4 low, t // 4 high, s, step) and key
+(seed low, seed high), its top 24 bits as a multiple of 2^-24, kept when at least
 float32(p).
 """
 import os
@@ -52,9 +52,11 @@ def philox(ctr, key):
 def keep(seed, step, stream, n, p):
     """The keep mask of n elements (flat indices 0..n-1)."""
     t = np.arange(n, dtype=np.uint64)
+    b = t >> np.uint64(2)
     seed &= (1 << 64) - 1
-    w = philox([t & np.uint64(MASK), t >> np.uint64(32), np.full(n, stream, np.uint64),
-                np.full(n, step & MASK, np.uint64)], [seed & MASK, seed >> 32])[0]
+    words = philox([b & np.uint64(MASK), b >> np.uint64(32), np.full(n, stream, np.uint64),
+                    np.full(n, step & MASK, np.uint64)], [seed & MASK, seed >> 32])
+    w = np.choose((t & np.uint64(3)).astype(np.int64), words)
     u = (w >> np.uint64(8)).astype(np.float64) * 2.0 ** -24
     return u >= float(np.float32(p))
 

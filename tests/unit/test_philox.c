@@ -51,7 +51,19 @@ main(void)
 	CHECK(gnn_philox_uniform(0, 0, 0, 0) == (float)(0x6627e8d5u >> 8) / 16777216.0f);
 	/* the step's high half is not part of the counter */
 	CHECK(gnn_philox_uniform(1, 5, 2, 3) == gnn_philox_uniform(1, 5 + (1ull << 32), 2, 3));
+	/* dropout's draws: element t is word t % 4 of block t / 4 (the
+	 * all-zero block's four known words, then the next block's first) */
+	{
+		static const uint32_t w[4] = {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8};
+		uint32_t c1[4] = {1, 0, 0, 0}, k[2] = {0, 0}, o[4];
+		for (int i = 0; i < 4; i++)
+			CHECK(gnn_dropout_uniform(0, 0, 0, (uint64_t)i) == (float)(w[i] >> 8) / 16777216.0f);
+		gnn_philox4x32(c1, k, o);
+		CHECK(gnn_dropout_uniform(0, 0, 0, 4) == (float)(o[0] >> 8) / 16777216.0f);
+		CHECK(gnn_dropout_uniform(0, 0, 0, 7) == (float)(o[3] >> 8) / 16777216.0f);
+	}
 	/* the dropout mask keeps draws at or above p */
+	u = gnn_dropout_uniform(seed, 0x03707344, 0x13198a2e, t);
 	CHECK(gnn_dropout_keep(seed, 0x03707344, 0x13198a2e, t, u) == 1);
 	CHECK(gnn_dropout_keep(seed, 0x03707344, 0x13198a2e, t, nextafterf(u, 2)) == 0);
 	return summary();

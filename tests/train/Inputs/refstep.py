@@ -8,9 +8,10 @@ for --steps epochs on Cora with dropout, nll over the train mask and the
 optimizer (lr 0.01, weight decay 5e-4), in gnnrun on the engine and in
 tests/ref/train_ref.py (float64 NumPy, backprop by hand, the same Philox
 masks).  Every step's loss must agree to 1e-6, the final weights to 1e-4
-of each tensor's largest element (Adam's first steps move every weight by
-about lr whatever its gradient's size, so float32 rounding of a tiny
-gradient shows at that scale).  Prints the differences; exit 1 on a
+of each tensor's largest element or a thousandth of lr a step, the larger
+(Adam's first steps move every weight by about lr whatever its
+gradient's size, so float32 rounding of a tiny gradient shows at that
+scale).  Prints the differences; exit 1 on a
 mismatch.
 """
 import argparse
@@ -72,9 +73,16 @@ def main():
         print(f"FAIL: {len(losses)} losses printed for {a.steps} steps")
         bad += 1
     w = st.load(out)
+    # Adam's update is lr * m / (sqrt(v) + eps) whatever the gradient's
+    # size: a gradient at float32's noise floor (a cancellation, ~1e-6)
+    # moves its weight by about lr either way, so a weight may also be
+    # off by a thousandth of the steps' lr (a wrong moment, decay or step
+    # size moves weights by about lr, hundreds of times more)
+    floor = 1e-3 * 0.01 * a.steps
     for name, v in w.items():
-        d = float(np.max(np.abs(v - r[name])) / np.max(np.abs(r[name])))
-        ok = d <= 1e-4
+        big = float(np.max(np.abs(r[name])))
+        d = float(np.max(np.abs(v - r[name]))) / big
+        ok = d <= max(1e-4, floor / big)
         print(f"{name}: {d:.2e} of its largest weight: {'ok' if ok else 'FAIL'}")
         bad += not ok
     print("refstep: FAILED" if bad else "refstep: all ok")
