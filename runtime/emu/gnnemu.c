@@ -5,7 +5,7 @@
  * thread.  Each GPU thread of a block is a fiber with its own mmap'ed stack
  * (guard page below it); a small scheduler loop on the host stack resumes
  * runnable fibers in a chosen order, and a fiber runs until it waits at a
- * barrier or a warp collective, or exits (then, without a sanitizer, it
+ * barrier or a warp collective, or exits (then, but under TSan, it
  * switches to the queue's next fiber itself, as the loop would).  The last thread to arrive at a
  * barrier releases the others (collectives compute every participant's
  * result at that moment, so no lane can overwrite a value another still
@@ -1177,6 +1177,7 @@ static void *sched_tsan_fiber;
 static void *sched_asan_fake;
 static const void *host_stack_bottom;
 static size_t host_stack_size;
+static int from_host;                 /* the last switch was the host's (ASan: its stack's bounds) */
 static void *start_sync;              /* TSan: host -> the block's threads */
 static char exit_sync;                /* TSan: every GPU thread -> host */
 
@@ -1280,6 +1281,7 @@ static void
 resume(struct fiber *f)
 {
 	gnnemu_self = &f->pub;
+	from_host = 1;
 	if (have_tsan)
 		__tsan_switch_to_fiber(f->tsan_fiber, TSAN_NO_SYNC);
 	if (have_asan)
@@ -1295,17 +1297,39 @@ resume(struct fiber *f)
 
 static unsigned runq_pop(void);
 
-/* the CPU from fiber f straight to fiber n (no sanitizer: their fiber
- * hooks expect every switch to pass through the host) */
+/* a fiber runs again (fake: its ASan fake stack, NULL at its start): ASan
+ * learns the switch is done and tells whose stack it left, which is the
+ * host's to remember when the host switched */
+static void
+arrived(void *fake)
+{
+	const void *bottom;
+	size_t size;
+
+	if (!have_asan)
+		return;
+	__sanitizer_finish_switch_fiber(fake, &bottom, &size);
+	if (from_host) {
+		host_stack_bottom = bottom;
+		host_stack_size = size;
+	}
+}
+
+/* the CPU from fiber f straight to fiber n (not under TSan, whose fibers
+ * here are switched through the host's) */
 static void
 hand_off(struct fiber *f, struct fiber *n)
 {
 	gnnemu_self = &n->pub;
+	from_host = 0;
+	if (have_asan)
+		__sanitizer_start_switch_fiber(f->state == EXITED ? NULL : &f->asan_fake, n->stack_lo, B.reg->stack);
 #ifdef GNNEMU_USE_UCONTEXT
 	swapcontext(&f->uc, &n->uc);
 #else
 	gnnemu_ctx_hop(&f->sp, n->sp);
 #endif
+	arrived(f->asan_fake);
 }
 
 /* fiber -> the next runnable fiber, else the host (for good when it has
@@ -1316,7 +1340,7 @@ hand_off(struct fiber *f, struct fiber *n)
 static void
 suspend(struct fiber *f)
 {
-	if (!have_asan && !have_tsan && B.rq_len) {
+	if (!have_tsan && B.rq_len) {
 		hand_off(f, &B.f[runq_pop()]);
 		return;
 	}
@@ -1330,15 +1354,13 @@ suspend(struct fiber *f)
 #else
 	gnnemu_ctx_swap(&f->sp, sched_sp);
 #endif
-	if (have_asan)
-		__sanitizer_finish_switch_fiber(f->asan_fake, &host_stack_bottom, &host_stack_size);
+	arrived(f->asan_fake);
 }
 
 static void
 fiber_main(struct fiber *f)
 {
-	if (have_asan)
-		__sanitizer_finish_switch_fiber(NULL, &host_stack_bottom, &host_stack_size);
+	arrived(NULL);
 	if (have_tsan)
 		__tsan_acquire(start_sync);
 	B.d->thunk(B.d->arg);
