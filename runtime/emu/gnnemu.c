@@ -5,7 +5,8 @@
  * thread.  Each GPU thread of a block is a fiber with its own mmap'ed stack
  * (guard page below it); a small scheduler loop on the host stack resumes
  * runnable fibers in a chosen order, and a fiber runs until it waits at a
- * barrier or a warp collective, or exits.  The last thread to arrive at a
+ * barrier or a warp collective, or exits (then, but under TSan, it
+ * switches to the queue's next fiber itself, as the loop would).  The last thread to arrive at a
  * barrier releases the others (collectives compute every participant's
  * result at that moment, so no lane can overwrite a value another still
  * has to read).  When nothing is runnable but threads still wait, the
@@ -1176,6 +1177,7 @@ static void *sched_tsan_fiber;
 static void *sched_asan_fake;
 static const void *host_stack_bottom;
 static size_t host_stack_size;
+static int from_host;                 /* the last switch was the host's (ASan: its stack's bounds) */
 static void *start_sync;              /* TSan: host -> the block's threads */
 static char exit_sync;                /* TSan: every GPU thread -> host */
 
@@ -1186,35 +1188,42 @@ static char exit_sync;                /* TSan: every GPU thread -> host */
  * *save and resumes the context whose stack pointer is `to`.  A new
  * context's stack is laid out by fiber_init to "return" into
  * gnnemu_ctx_start, which calls r13(r12) and never returns.
+ *
+ * gnnemu_ctx_hop(save, to) is the same switch from one fiber to another
+ * without MXCSR and the x87 control word (their loads were half of a
+ * switch's cost): every fiber runs with the defaults fiber_init gives it,
+ * which device code has no way to change (CUDA rounds per instruction),
+ * so the hop saves the defaults in their place and leaves them loaded.
  */
+/* a context on its stack: [MXCSR, x87 control word] r15 r14 r13 r12 rbx rbp, return address */
+#define CTX_PUSH "\tpushq %rbp\n\tpushq %rbx\n\tpushq %r12\n\tpushq %r13\n\tpushq %r14\n\tpushq %r15\n\tsubq $8, %rsp\n"
+#define CTX_POP "\taddq $8, %rsp\n\tpopq %r15\n\tpopq %r14\n\tpopq %r13\n\tpopq %r12\n\tpopq %rbx\n\tpopq %rbp\n\tret\n"
 __asm__(
 	".text\n"
 	".globl gnnemu_ctx_swap\n"
 	".hidden gnnemu_ctx_swap\n"
 	".type gnnemu_ctx_swap,@function\n"
 	"gnnemu_ctx_swap:\n"
-	"\tpushq %rbp\n"
-	"\tpushq %rbx\n"
-	"\tpushq %r12\n"
-	"\tpushq %r13\n"
-	"\tpushq %r14\n"
-	"\tpushq %r15\n"
-	"\tsubq $8, %rsp\n"
+	CTX_PUSH
 	"\tstmxcsr (%rsp)\n"
 	"\tfnstcw 4(%rsp)\n"
 	"\tmovq %rsp, (%rdi)\n"
 	"\tmovq %rsi, %rsp\n"
 	"\tldmxcsr (%rsp)\n"
 	"\tfldcw 4(%rsp)\n"
-	"\taddq $8, %rsp\n"
-	"\tpopq %r15\n"
-	"\tpopq %r14\n"
-	"\tpopq %r13\n"
-	"\tpopq %r12\n"
-	"\tpopq %rbx\n"
-	"\tpopq %rbp\n"
-	"\tret\n"
+	CTX_POP
 	".size gnnemu_ctx_swap, .-gnnemu_ctx_swap\n"
+	".globl gnnemu_ctx_hop\n"
+	".hidden gnnemu_ctx_hop\n"
+	".type gnnemu_ctx_hop,@function\n"
+	"gnnemu_ctx_hop:\n"
+	CTX_PUSH
+	"\tmovabsq $0x0000037f00001f80, %rax\n"
+	"\tmovq %rax, (%rsp)\n"
+	"\tmovq %rsp, (%rdi)\n"
+	"\tmovq %rsi, %rsp\n"
+	CTX_POP
+	".size gnnemu_ctx_hop, .-gnnemu_ctx_hop\n"
 	".globl gnnemu_ctx_start\n"
 	".hidden gnnemu_ctx_start\n"
 	".type gnnemu_ctx_start,@function\n"
@@ -1224,6 +1233,7 @@ __asm__(
 	"\tud2\n"
 	".size gnnemu_ctx_start, .-gnnemu_ctx_start\n");
 __attribute__((visibility("hidden"))) void gnnemu_ctx_swap(void **save, void *to);
+__attribute__((visibility("hidden"))) void gnnemu_ctx_hop(void **save, void *to);
 __attribute__((visibility("hidden"))) void gnnemu_ctx_start(void);
 #endif
 
@@ -1271,6 +1281,7 @@ static void
 resume(struct fiber *f)
 {
 	gnnemu_self = &f->pub;
+	from_host = 1;
 	if (have_tsan)
 		__tsan_switch_to_fiber(f->tsan_fiber, TSAN_NO_SYNC);
 	if (have_asan)
@@ -1284,10 +1295,55 @@ resume(struct fiber *f)
 		__sanitizer_finish_switch_fiber(sched_asan_fake, NULL, NULL);
 }
 
-/* fiber -> host (for good when it has exited) */
+static unsigned runq_pop(void);
+
+/* a fiber runs again (fake: its ASan fake stack, NULL at its start): ASan
+ * learns the switch is done and tells whose stack it left, which is the
+ * host's to remember when the host switched */
+static void
+arrived(void *fake)
+{
+	const void *bottom;
+	size_t size;
+
+	if (!have_asan)
+		return;
+	__sanitizer_finish_switch_fiber(fake, &bottom, &size);
+	if (from_host) {
+		host_stack_bottom = bottom;
+		host_stack_size = size;
+	}
+}
+
+/* the CPU from fiber f straight to fiber n (not under TSan, whose fibers
+ * here are switched through the host's) */
+static void
+hand_off(struct fiber *f, struct fiber *n)
+{
+	gnnemu_self = &n->pub;
+	from_host = 0;
+	if (have_asan)
+		__sanitizer_start_switch_fiber(f->state == EXITED ? NULL : &f->asan_fake, n->stack_lo, B.reg->stack);
+#ifdef GNNEMU_USE_UCONTEXT
+	swapcontext(&f->uc, &n->uc);
+#else
+	gnnemu_ctx_hop(&f->sp, n->sp);
+#endif
+	arrived(f->asan_fake);
+}
+
+/* fiber -> the next runnable fiber, else the host (for good when it has
+ * exited).  Handing off to the run queue's next fiber is what the host's
+ * loop would do (the same order), with one switch instead of two: a warp
+ * collective suspends 31 lanes, and a block without barriers runs each
+ * thread to its end. */
 static void
 suspend(struct fiber *f)
 {
+	if (!have_tsan && B.rq_len) {
+		hand_off(f, &B.f[runq_pop()]);
+		return;
+	}
 	if (have_asan)
 		__sanitizer_start_switch_fiber(f->state == EXITED ? NULL : &f->asan_fake,
 					       host_stack_bottom, host_stack_size);
@@ -1298,15 +1354,13 @@ suspend(struct fiber *f)
 #else
 	gnnemu_ctx_swap(&f->sp, sched_sp);
 #endif
-	if (have_asan)
-		__sanitizer_finish_switch_fiber(f->asan_fake, &host_stack_bottom, &host_stack_size);
+	arrived(f->asan_fake);
 }
 
 static void
 fiber_main(struct fiber *f)
 {
-	if (have_asan)
-		__sanitizer_finish_switch_fiber(NULL, &host_stack_bottom, &host_stack_size);
+	arrived(NULL);
 	if (have_tsan)
 		__tsan_acquire(start_sync);
 	B.d->thunk(B.d->arg);
@@ -1333,6 +1387,16 @@ static void
 runq_push(unsigned i)
 {
 	B.runq[(B.rq_head + B.rq_len++) % B.n] = i;
+}
+
+static unsigned
+runq_pop(void)
+{
+	unsigned x = B.runq[B.rq_head];
+
+	B.rq_head = (B.rq_head + 1) % B.n;
+	B.rq_len--;
+	return x;
 }
 
 /* makes the fibers in list[0..k) runnable, in the configured order */
@@ -2140,12 +2204,8 @@ run_block(unsigned long long lin, unsigned long long k)
 	B.nexited = B.nwait_block = 0;
 	memset(B.warpwait, 0, sizeof B.warpwait);
 	make_runnable(list, n);
-	while (B.rq_len) {
-		unsigned x = B.runq[B.rq_head];
-		B.rq_head = (B.rq_head + 1) % n;
-		B.rq_len--;
-		resume(&B.f[x]);
-	}
+	while (B.rq_len)   /* without sanitizers, fibers mostly hand off among themselves */
+		resume(&B.f[runq_pop()]);
 	gnnemu_self = NULL;
 	if (B.nexited < n)
 		deadlock();

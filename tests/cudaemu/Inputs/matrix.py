@@ -4,11 +4,16 @@
 usage: matrix.py --build DIR --work DIR MODEL... [--graphs cora,hubs]
                  [--forced-graphs hubs] [--configs all|quick]
                  [--no-racecheck] [--no-memcheck] [--share all|even|odd]
+                 [--synthetic-width W]
 
 Each MODEL is NAME=PATH.gnn (a bench template PATH.gnn.in is instantiated
 for 64 input features, 7 classes), or NAME=PATH.gnn@W: the model with
 its Cora width 1433 made W (the test suites' variants of the examples,
-which the examples cover at full width, are run at 64).  The
+which the examples cover at full width, are run at 64).  A model at
+1433 runs at 1433 on Cora and at --synthetic-width (281) on the other
+graphs: 281 = 4 * 64 + 25 leaves every GEMM tiling (k slabs of 8, 16, 32,
+64) the K tail it has at 1433 = 22 * 64 + 25, at a fifth of the work on
+the graphs that the forced schedules, memcheck and racecheck run on.  The
 configurations are -O0, -O2 with the cost model's schedules, and -O2
 under forced schedules of every family (lanes 1/2/4/8/16/32 per row with
 rows per block, and dense tilings).  The graphs are Cora, and "hubs", a
@@ -246,6 +251,8 @@ def main():
     ap.add_argument("--no-racecheck", action="store_true")
     ap.add_argument("--share", choices=["all", "even", "odd"], default="all")
     ap.add_argument("--tf32", default="", help="models (NAME,...) also run under --gpu-math=tf32")
+    ap.add_argument("--synthetic-width", type=int, default=281,
+                    help="the width that a model at Cora's 1433 runs at on the other graphs (0: 1433)")
     ap.add_argument("models", nargs="+")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
@@ -263,22 +270,23 @@ def main():
 
     spent = {}
 
-    def run(model, extra, g, out, mode=()):
-        """gnnrun with outputs OUT-0.npy ... (one per model output)"""
+    def run(extra, g, out, mode=()):
+        """gnnrun of the model at g's width, with outputs OUT-0.npy ...
+        (one per model output)"""
         nonlocal runs
         runs += 1
         t = time.time()
         key = next((m.split("=")[1] for m in mode if m.startswith("--emu-check=")), "plain")
         ei, n, xin = gs[g]
-        cmd = [gnnrun, model, *inc, "--graph", ei, "--output-dtype=f64", "--no-tune-cache", *extra, *mode]
+        cmd = [gnnrun, models[g], *inc, "--graph", ei, "--output-dtype=f64", "--no-tune-cache", *extra, *mode]
         for k in range(nout):
             cmd += ["--output", f"{out}-{k}.npy"]
         for name, path in inputs[g]:
             cmd += ["--input", f"{name}={path}"]
         if batch[g]:
             cmd += ["--batch", batch[g]]
-        if wpath:
-            cmd += ["--weights", wpath]
+        if wpaths[g]:
+            cmd += ["--weights", wpaths[g]]
         r = sh(cmd, env=env)
         spent[key] = spent.get(key, 0) + time.time() - t
         return r
@@ -304,17 +312,25 @@ def main():
         name, path = spec.split("=", 1)
         model = instantiate(path, a.work)
         inc = ["-I", os.path.dirname(os.path.abspath(path.split("@")[0]))]   # its imports
-        tab = tables(gnncc, model, inc)
-        wpath = None
-        if tab["params"]:
-            wpath = os.path.join(a.work, f"{name}.safetensors")
-            weights(tab["params"], wpath, seed=len(name))
+        # a model at Cora's width runs at --synthetic-width on the other graphs
+        narrow = model
+        if a.synthetic_width and "@" not in path and "1433" in open(model).read():
+            narrow = instantiate(f"{path}@{a.synthetic_width}", a.work)
+        models = {g: model if g == "cora" else narrow for g in gs}
+        tabs, wpaths = {}, {}
+        for m in set(models.values()):
+            tabs[m] = tables(gnncc, m, inc)
+            wpaths[m] = None
+            if tabs[m]["params"]:
+                wpaths[m] = os.path.join(a.work, f"{name}-{os.path.basename(m)}.safetensors")
+                weights(tabs[m]["params"], wpaths[m], seed=len(name))
+        wpaths = {g: wpaths[m] for g, m in models.items()}
         batched = "graph[N, E, B]" in open(model).read()
-        nout = len(tab["outputs"])
+        nout = len(tabs[model]["outputs"])
         inputs, batch = {}, {}
         for g, (ei, n, xcora) in gs.items():
             inputs[g] = []
-            for k, (iname, _, dims) in enumerate(tab["inputs"]):
+            for k, (iname, _, dims) in enumerate(tabs[models[g]]["inputs"]):
                 if xcora and dims[1:] == [1433]:
                     inputs[g].append((iname, xcora))
                     continue
@@ -330,7 +346,7 @@ def main():
         refs = {}
         for g in gs:
             refs[g] = os.path.join(a.work, f"{name}-{g}-ref")
-            r = run(model, ["--engine=interp"], g, refs[g])
+            r = run(["--engine=interp"], g, refs[g])
             if r.returncode:
                 fail(f"{name} {g} interp", r.stderr)
         mconfigs = configs + ([TF32] if name in a.tf32.split(",") else [])
@@ -351,7 +367,7 @@ def main():
                         tf32cases += 1
                     else:
                         cases += 1
-                    r = run(model, emu, g, base)
+                    r = run(emu, g, base)
                     if r.returncode:
                         fail(what, r.stderr)
                         continue
@@ -366,7 +382,7 @@ def main():
                     again = [rev, rnd, ("second run, deferred", ["--emu-defer"])] if cname == "O2" else [] if g != "hubs" else \
                         [rev] if k % 2 else [rnd]
                     for tag, mode in again:
-                        r = run(model, emu, g, base + "-p", mode)
+                        r = run(emu, g, base + "-p", mode)
                         if r.returncode:
                             fail(f"{what} {tag}", r.stderr)
                         elif raw(base + "-p") != first:
@@ -375,7 +391,7 @@ def main():
                     if tool == "memcheck" and a.no_memcheck or tool == "racecheck" and a.no_racecheck:
                         continue
                     checked[tool] += 1
-                    r = run(model, emu, g, base + "-s", [f"--emu-check={tool}"])
+                    r = run(emu, g, base + "-s", [f"--emu-check={tool}"])
                     if r.returncode:
                         fail(f"{what} {tool}", r.stderr)
                         continue
