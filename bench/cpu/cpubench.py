@@ -811,7 +811,8 @@ class Run:
             return self.add(system, m, g, threads, status="error",
                             message=g["gnncc_error"].get(name, "not compiled"), **base)
         out = self.out_path(system, m, g, threads)
-        if os.path.exists(out):
+        # a training cell writes no output: the inference cell's stays
+        if os.path.exists(out) and not train:
             os.unlink(out)
         what = ([f"--train", f"--y={os.path.join(g['dir'], 'y.npy')}",
                  f"--mask={os.path.join(g['dir'], 'train_mask.npy')}", f"--seed={TRAIN_SEED}"]
