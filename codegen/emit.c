@@ -50,7 +50,7 @@ ctype(int dt)
 	die("codegen: no C type for %s", dtypename(dt));
 }
 
-static const char *
+const char *
 gnndtype(int dt)
 {
 	switch (dt) {
@@ -59,6 +59,8 @@ gnndtype(int dt)
 	case DI32: return "GNN_I32";
 	case DI64: return "GNN_I64";
 	case DBool: return "GNN_BOOL";
+	case DF16: return "GNN_F16";
+	case DBF16: return "GNN_BF16";
 	}
 	die("codegen: no runtime dtype for %s", dtypename(dt));
 }
@@ -570,7 +572,8 @@ emittables(E *e)
 			const char *fl = pf(e, "%s%s%s", usedinforward(e, v) ? " | GNN_BUF_DEVICE" : "",
 			                    init ? " | GNN_BUF_FILL" : "", uni ? " | GNN_BUF_UNIFORM" : "");
 			sput(&bufs, "\t{\"%s\", %s, %s, %s, %d, %d, %.17g},   /* %d */\n", irname(e, v),
-			     bufkinds[bufkind(e, v)], gnndtype(ty(e, v).dtype), *fl ? fl + 3 : "0",
+			     bufkinds[bufkind(e, v)],
+			     gnndtype(valstoredtype(fn, v) != DNone ? valstoredtype(fn, v) : ty(e, v).dtype), *fl ? fl + 3 : "0",
 			     numelpoly(e, v), h->share[b], init ? attrfloat(in, "init", 0) : uni ? attrfloat(in, "uniform", 0) : 0.0, b);
 		}
 	}
@@ -971,17 +974,17 @@ usesphilox(const Mod *m)
 	return false;
 }
 
-/* whether a value of m is stored in dt (DNone: in any 16-bit dtype):
- * then the file includes gnnhalf.h and has dt's rounding kernel */
+/* whether a value of m is stored in 16 bits: then the file includes
+ * gnnhalf.h, whose conversions every access to it goes through */
 static bool
-usesstore(const Mod *m, int dt)
+usesstore(const Mod *m)
 {
 	const Fn *fn;
 	int i;
 
 	for (fn = m->fn; fn; fn = fn->link)
 		for (i = 0; i < fn->nins; i++)
-			if (storedtype(&fn->ins[i]) != DNone && (dt == DNone || storedtype(&fn->ins[i]) == dt))
+			if (storedtype(&fn->ins[i]) != DNone)
 				return true;
 	return false;
 }
@@ -996,7 +999,7 @@ emitprelude(E *e, const CodegenOpts *o)
 	if (e->cuda)
 		out(e, "#include <cuda_runtime.h>\n\n");
 	out(e, "#include \"gnnrt.h\"\n%s%s#include \"%s\"\n\n", usesphilox(e->m) ? "#include \"philox.h\"\n" : "",
-	    usesstore(e->m, DNone) ? "#include \"gnnhalf.h\"\n" : "", o->header ? o->header : "model.h");
+	    usesstore(e->m) ? "#include \"gnnhalf.h\"\n" : "", o->header ? o->header : "model.h");
 	out(e, "#ifdef _OPENMP\n#include <omp.h>\n#endif\n");
 	/* a host kernel runs tasks [t0_, t1_) of its T_; a launch gives each
 	 * thread one contiguous range (OpenMP's static schedule) or, with a
@@ -1081,15 +1084,6 @@ emitprelude(E *e, const CodegenOpts *o)
 		out(e, "#define GNN_EXPF expf\n#define GNN_EXPM1F expm1f\n");
 	else
 		out(e, "%s", cpuexpf);
-	/* a value stored in 16 bits is rounded where a kernel wrote it:
-	 * one more pass over it, split among the threads as kernels are
-	 * (the cpu target keeps 16-bit values in float containers) */
-	if (usesstore(e->m, DBF16))
-		out(e, "GNN_HKERNEL(gnn_store_bf16_)(GNN_HRANGE int64_t T_, float *restrict x_)\n{\n\t(void)T_;\n"
-		       "\tGNN_HLOOP(t_, T_)\n\t\tx_[t_] = gnn_round_bf16(x_[t_]);\n}\n");
-	if (usesstore(e->m, DF16))
-		out(e, "GNN_HKERNEL(gnn_store_f16_)(GNN_HRANGE int64_t T_, float *restrict x_)\n{\n\t(void)T_;\n"
-		       "\tGNN_HLOOP(t_, T_)\n\t\tx_[t_] = gnn_round_f16(x_[t_]);\n}\n");
 }
 
 void

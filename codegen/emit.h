@@ -74,6 +74,8 @@ const char *pf(E *e, const char *fmt, ...) GNN_FMT(2, 3);
 void poolfree(E *e);
 
 const char *ctype(int dt);
+/* the runtime's gnn_dtype for dt, a C name ("GNN_F32") */
+const char *gnndtype(int dt);
 Type ty(E *e, Ref v);
 
 /* ---- accessors the host half provides (emit.c); all return pf() strings */
@@ -126,17 +128,26 @@ const char *launchlit(E *e, const char *k);
  * expressions passed for them) and the names in it that come from IR
  * values (parameters and locals), which identical kernels may spell
  * differently.  All strings are pf()'s; the arrays grow. */
+#define MaxHalf 32
 typedef struct Args {
 	int n, cap;
 	const char **decl, **val, **pname;
 	int nname, capname;
 	const char **name;
+	/* the pointer parameters to 16-bit storage (uint16_t) and their
+	 * dtypes: kernel() rewrites every element access through them */
+	int nhalf;
+	const char *half[MaxHalf];
+	int halfdt[MaxHalf];
 } Args;
 void arg(Args *a, const char *decl, const char *fmt, ...) GNN_FMT(3, 4);
 /* a parameter pointing at v's storage (the device side with device),
  * called name (NULL: v's valname), declared once however often v is an
  * operand; its name */
 const char *ptrarg(E *e, Args *a, const char *name, Ref v, bool isout, bool device);
+/* the C type of v's elements in memory: its type's, or uint16_t for a
+ * value stored in 16 bits */
+const char *memctype(E *e, Ref v);
 /* a lone "{" and one level in (wopen's block without a head) */
 void blockopen(W *w);
 /* a name of the kernel made from an IR value's (recorded in a) */

@@ -85,10 +85,16 @@ lname(E *e, Args *a, const char *fmt, ...)
 }
 
 const char *
+memctype(E *e, Ref v)
+{
+	return valstoredtype(e->fn, v) != DNone ? "uint16_t" : ctype(ty(e, v).dtype);
+}
+
+const char *
 ptrarg(E *e, Args *a, const char *name, Ref v, bool isout, bool device)
 {
-	const char *T = ctype(ty(e, v).dtype);
-	int k;
+	const char *T = memctype(e, v);
+	int k, sdt = valstoredtype(e->fn, v);
 
 	name = lname(e, a, "%s", name ? name : valname(e, v));
 	for (k = 0; k < a->n; k++)
@@ -102,7 +108,103 @@ ptrarg(E *e, Args *a, const char *name, Ref v, bool isout, bool device)
 	arg(a, pf(e, "%s%s *%s %s", isout ? "" : "const ", T, e->cuda ? "__restrict__" : "restrict", name), "(%s%s *)%s",
 	    isout ? "" : "const ", T, storage(e, storageof(e->p, v), device));
 	a->pname[a->n - 1] = name;
+	if (sdt != DNone) {
+		if (a->nhalf == MaxHalf)
+			die("codegen: more than %d 16-bit operands in one kernel", MaxHalf);
+		a->half[a->nhalf] = name;
+		a->halfdt[a->nhalf++] = sdt;
+	}
 	return name;
+}
+
+/* ---- 16-bit storage: the conversions at every access */
+
+static bool
+identch(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* the end of the bracketed or statement text from s: the matching ']'
+ * (close ']') or the ';' at depth 0 (close ';') */
+static const char *
+closing(const char *s, char close)
+{
+	int d = 0;
+
+	for (; *s; s++) {
+		if (*s == '(' || *s == '[' || *s == '{')
+			d++;
+		else if ((*s == ')' || *s == ']' || *s == '}') && d-- == 0 && close == ']')
+			return s;
+		else if (*s == ';' && d == 0 && close == ';')
+			return s;
+	}
+	die("codegen: unbalanced kernel text");
+}
+
+static char *halfaccess(const char *s, size_t len, const Args *a);
+
+/*
+ * A kernel's text with every element access through a 16-bit pointer
+ * converted: a read p[i] becomes gnn_ld_DT(p[i]), a store p[i] = x;
+ * becomes p[i] = gnn_st_DT(x); -- so the arithmetic stays float and the
+ * value is rounded where it is written, once.  An address (&p[i], a
+ * prefetch) stays as it is.  A compound assignment would round every
+ * partial sum, which no 16-bit reference does: a code generator bug,
+ * so it dies.  A pointer used whole (p + i, a call's argument) is the
+ * kernel's own business (the generated file is compiled with
+ * -Werror=incompatible-pointer-types, so a float * use fails).
+ */
+static char *
+halfaccess(const char *s, size_t len, const Args *a)
+{
+	Str b = {0};
+	const char *end = s + len, *p = s, *q, *r;
+	int k;
+	size_t n;
+
+	while (p < end) {
+		if (!identch(*p) || (p > s && identch(p[-1]))) {
+			sput(&b, "%c", *p++);
+			continue;
+		}
+		for (q = p; q < end && identch(*q); q++)
+			;
+		n = (size_t)(q - p);
+		for (k = 0; k < a->nhalf; k++)
+			if (strlen(a->half[k]) == n && !strncmp(a->half[k], p, n))
+				break;
+		if (k == a->nhalf || q >= end || *q != '[' || (p > s && p[-1] == '&')) {
+			sput(&b, "%.*s", (int)n, p);
+			p = q;
+			continue;
+		}
+		r = closing(q + 1, ']');
+		{
+			char *idx = halfaccess(q + 1, (size_t)(r - q - 1), a);
+			const char *t = r + 1, *dt = dtypename(a->halfdt[k]);
+			while (*t == ' ')
+				t++;
+			if (t[0] == '=' && t[1] != '=') {
+				const char *x = t + 1, *semi;
+				while (*x == ' ')
+					x++;
+				semi = closing(x, ';');
+				char *val = halfaccess(x, (size_t)(semi - x), a);
+				sput(&b, "%.*s[%s] = gnn_st_%s(%s)", (int)n, p, idx, dt, val);
+				free(val);
+				p = semi;
+			} else if (t[1] == '=' && strchr("+-*/|&", t[0]))
+				die("codegen: a compound assignment to a 16-bit value (%.*s)", (int)n, p);
+			else {
+				sput(&b, "gnn_ld_%s(%.*s[%s])", dt, (int)n, p, idx);
+				p = r + 1;
+			}
+			free(idx);
+		}
+	}
+	return b.s ? b.s : estrdup("");
 }
 
 void
@@ -656,6 +758,21 @@ emitdense(E *e, int i, bool device, bool dev, Args *a)
 		 * zeros are skipped when a sample of its rows says that pays,
 		 * which gives the same bits (gnnrt.h) */
 		int R = e->sched.gemm;
+		int adt = valstoredtype(e->fn, in->arg[0]), cdt = valstoredtype(e->fn, in->to);
+		if (adt != DNone || cdt != DNone) {
+			/* 16-bit A or C: the runtime's conversions around the
+			 * same float path (gnn_hgemm), so the bits are gnn_sgemm's
+			 * on the 16-bit values */
+			const char *ad = adt != DNone ? gnndtype(adt) : "GNN_F32", *cd = cdt != DNone ? gnndtype(cdt) : "GNN_F32";
+			arg(a, "int sp_", "gnn_hgemm_sparse_pays(%s, %s, %s, %lld, %lld)", Aval, ad, M, K, K);
+			kernelhead(e, i, device, a);
+			out(e, "const int64_t m0_ = t0_ * %d, m1_ = t1_ * %d < M_ ? t1_ * %d : M_;\n(void)t_;\n", R, R, R);
+			out(e, "gnn_hgemm(m0_, m1_, %lld, %lld, %s, %s, %lld, %s, %lld, %s, %s, %lld, %d, sp_);\n", K, P, A, ad, K, B, P,
+			    O, cd, P, e->sched.kc);
+			out(e, "break;   /* one call covers the range */\n");
+			kerneltail(e);
+			return pf(e, "((%s) + %d) / %d", M, R - 1, R);
+		}
 		arg(a, "int sp_", "gnn_sgemm_sparse_pays(%s, %s, %lld, %lld)", Aval, M, K, K);
 		kernelhead(e, i, device, a);
 		out(e, "const int64_t m0_ = t0_ * %d, m1_ = t1_ * %d < M_ ? t1_ * %d : M_;\n(void)t_;\n", R, R, R);
@@ -929,9 +1046,9 @@ emitkernel(E *e, int i, Args *a, Str *call)
 		kernelhead(e, i, device, a);
 		out(e, "const int64_t p_ = t_ %% P_, m_ = (t_ / P_) %% M_;\n");
 		stridedbody(e, ob.rank, 2, "t_ / (P_ * M_)");
-		out(e, "const %s *ap_ = %s + i0_ * M_ * K_ + m_ * K_;\n", ot, X);
-		out(e, "const %s *bp_ = %s + i1_ * K_ * P_ + p_;\n", ot, Y);
-		dotbody(e, ot, "acc_", "ap_[k_]", "bp_[k_ * P_]", "K_");
+		/* element accesses, not row pointers: a 16-bit operand is read
+		 * through its conversion (halfaccess) */
+		dotbody(e, ot, "acc_", pf(e, "%s[i0_ * M_ * K_ + m_ * K_ + k_]", X), pf(e, "%s[i1_ * K_ * P_ + p_ + k_ * P_]", Y), "K_");
 		out(e, "%s[t_] = acc_;\n", O);
 		kerneltail(e);
 		break;
@@ -1085,8 +1202,7 @@ emitkernel(E *e, int i, Args *a, Str *call)
 		}
 		kernelhead(e, i, device, a);
 		out(e, "const int64_t i_ = t_ %% inner_, o_ = t_ / inner_;\n");
-		out(e, "const %s *x0_ = %s + o_ * D_ * inner_ + i_;\n", ctype(src[0].dtype), X);
-		reducebody(e, in, src[0].dtype, "x0_[k_ * inner_]", "D_", pf(e, "%s[t_]", O), pf(e, "%s[o_ * D_ * inner_ + i_ + k_ * inner_]", O));
+		reducebody(e, in, src[0].dtype, pf(e, "%s[o_ * D_ * inner_ + i_ + k_ * inner_]", X), "D_", pf(e, "%s[t_]", O), pf(e, "%s[o_ * D_ * inner_ + i_ + k_ * inner_]", O));
 		kerneltail(e);
 		T = pf(e, "%s * %s", cprod(e, &src[0], 0, d), cprod(e, &src[0], d + 1, src[0].rank));
 		break;
@@ -1271,6 +1387,12 @@ kernel(E *e, Kset *ks, int i, int grp, const char *name)
 	else
 		emitkernel(e, i, &a, &call);
 	e->w = w;
+	if (a.nhalf) {
+		char *t = halfaccess(sstr(&kw.s), kw.s.len, &a);
+		sfree(&kw.s);
+		kw.s.s = t;
+		kw.s.len = kw.s.cap = strlen(t);
+	}
 	text = sstr(&kw.s);
 	head = strstr(text, "\nGNN_");   /* the comment before it names the op */
 	head = head ? head + 1 : text;
@@ -1325,28 +1447,6 @@ candidates(E *e, Kset *ks, int i, int kk)
 	return sw.s;
 }
 
-/* call, then the rounding of each value that the kernel starting at
- * instruction i (group grp, or i alone) stores in 16 bits (gnn_store_*_,
- * emit.c's prelude) */
-static char *
-roundstores(E *e, int i, int grp, char *call)
-{
-	Str b = {0};
-	int j, dt;
-	Ref v;
-
-	sput(&b, "%s", call);
-	for (j = i; j < e->fn->nins && (j == i || (grp >= 0 && attrint(&e->fn->ins[j], "group", -1) == grp)); j++) {
-		if ((dt = storedtype(&e->fn->ins[j])) == DNone)
-			continue;
-		v = e->fn->ins[j].to;
-		sput(&b, "\nGNN_HLAUNCH(gnn_store_%s_, \"%s\", \"\", %s, (float *)%s);", dtypename(dt),
-		     pf(e, "%s_store%d", e->nm, j), cnumel(e, v), storage(e, storageof(e->p, v), true));
-	}
-	free(call);
-	return b.s;
-}
-
 void
 emitkernels(E *e)
 {
@@ -1389,8 +1489,6 @@ emitkernels(E *e)
 			e->calls[i] = kernel(e, &ks, i, grp, pf(e, "%s_g%d", e->nm, grp));
 		else if (kern[i] < 0 ? needskernel(e, &e->fn->ins[i]) : first)
 			e->calls[i] = kernel(e, &ks, i, -1, pf(e, "%s_k%d", e->nm, i));
-		if (first && e->calls[i])
-			e->calls[i] = roundstores(e, i, grp, e->calls[i]);
 		if (kern[i] >= 0)
 			last = kern[i];
 	}

@@ -307,7 +307,7 @@ valbytes(R *r, Ref v, Dim *b)
 	bool ok = true;
 
 	*b = dimprod(r->m, t->dim, t->rank, &ok);
-	*b = dimmul(r->m, *b, dimconst((int64_t)dtypesize(t->dtype)), &ok);
+	*b = dimmul(r->m, *b, dimconst((int64_t)valelemsize(r->fn, v)), &ok);
 	return ok;
 }
 

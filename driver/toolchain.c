@@ -636,8 +636,10 @@ cpuflags(Cmd *c, int cpu, bool openmp)
 	 * turns it off): where a compiler contracts
 	 * depends on the shape of the code, so two schedules of one kernel
 	 * would differ in the last bits; the dense transforms, where FMA pays,
-	 * use gnn_sgemm's explicit FMAs */
-	cmdwords(c, "-std=c11 -O2 -fPIC");
+	 * use gnn_sgemm's explicit FMAs.  A pointer of the wrong type is an
+	 * error, not a warning: a 16-bit buffer (uint16_t) read as float
+	 * would be a silent miscomputation */
+	cmdwords(c, "-std=c11 -O2 -fPIC -Werror=incompatible-pointer-types");
 	if (cpu != CpuPortable) {
 		cmdadd(c, march = astrfmt(NULL, "-march=%s", optcpus[cpu]));
 		free(march);

@@ -370,6 +370,22 @@ storageroot(const Fn *fn, Ref v)
 	return v;
 }
 
+int
+valstoredtype(const Fn *fn, Ref v)
+{
+	int d = fn->val[storageroot(fn, v)].def;
+
+	return d >= 0 ? storedtype(&fn->ins[d]) : DNone;
+}
+
+int
+valelemsize(const Fn *fn, Ref v)
+{
+	int sdt = valstoredtype(fn, v);
+
+	return (int)dtypesize(sdt != DNone ? sdt : fn->val[v].type.dtype);
+}
+
 void
 filluse(Fn *fn)
 {

@@ -362,6 +362,13 @@ void filluse(Fn *fn);          /* recompute val[].nuse and val[].def */
  * one; v itself when it is not an alias.  The one such walk: memplan,
  * codegen and the reports must agree on it. */
 Ref storageroot(const Fn *fn, Ref v);
+/* The dtype v's memory holds: storedtype() of the instruction that makes
+ * v's storage (storageroot), or DNone (its type's dtype); and the bytes
+ * an element of that memory takes.  memplan, codegen and the reports
+ * size and read 16-bit values through these.  fn's val[].def must be
+ * current (filluse). */
+int valstoredtype(const Fn *fn, Ref v);
+int valelemsize(const Fn *fn, Ref v);
 
 /* typecheck.c ----------------------------------------------------------- */
 

@@ -153,7 +153,8 @@ bytesof(Fn *fn, Ref v, Dim *out)
 	bool ok = true;
 	Dim n = dimprod(fn->mod, t->dim, t->rank, &ok);
 
-	n = dimmul(fn->mod, n, dimconst((int64_t)dtypesize(t->dtype)), &ok);
+	/* a value stored in 16 bits (passes/precision.c) takes 2 bytes an element */
+	n = dimmul(fn->mod, n, dimconst((int64_t)valelemsize(fn, v)), &ok);
 	*out = n;
 	return ok;
 }

@@ -31,6 +31,11 @@
 ** So, on one path, neither kc, MR nor the row split changes a bit, and
 ** the sparse form, which leaves out the steps whose a is zero, gives the
 ** dense form's bits when B is finite: such a step adds an exact zero.
+**
+** 16-bit storage (gnn_hgemm, --precision): A in bfloat16 or half words
+** is decoded a block of rows at a time into a float scratch, C's block
+** is computed in float and encoded (rounded to nearest even) as it is
+** stored; the product between is the float path's, so its bits too.
 */
 #include <stdatomic.h>
 #include <stdint.h>
@@ -39,6 +44,8 @@
 #include <math.h>
 
 #include "internal.h"
+#include "gnnhalf.h"
+#include "gnnhalf.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define GEMM_X86 1
@@ -779,6 +786,89 @@ gnn_sgemm_sparse_pays(const float *A, int64_t M, int64_t K, int64_t lda)
 		const float *a = A + (s * M / rows) * lda;
 		for (int64_t k0 = 0; k0 < K; k0 += SPCHUNK)
 			nz += t->nz(a + k0, K - k0 < SPCHUNK ? K - k0 : SPCHUNK, k0, idx, val);
+	}
+	return (double)nz < SPARSE_DENSITY * (double)(rows * K);
+}
+
+/* 16-bit A or C (--precision): blocks of HROWS rows converted to float
+** in a scratch while they are in cache (A's block: HROWS * K floats,
+** 256 KiB at K = 2048), multiplied by the float path, and C's block
+** stored rounded; a row's chain is the float path's, so the bits are
+** those of the float GEMM on the 16-bit values. */
+#define HROWS 32
+
+static void
+loadrows(float *dst, const void *src, int dt, int64_t rows, int64_t K, int64_t ld)
+{
+	for (int64_t r = 0; r < rows; r++) {
+		float *d = dst + r * K;
+		const uint16_t *h = (const uint16_t *)src + r * ld;
+		if (dt == GNN_BF16)
+			for (int64_t k = 0; k < K; k++)
+				d[k] = gnn_ld_bf16(h[k]);
+		else
+			for (int64_t k = 0; k < K; k++)
+				d[k] = gnn_ld_f16(h[k]);
+	}
+}
+
+static void
+storerows(void *dst, int dt, const float *src, int64_t rows, int64_t N, int64_t ld)
+{
+	for (int64_t r = 0; r < rows; r++) {
+		const float *x = src + r * N;
+		uint16_t *h = (uint16_t *)dst + r * ld;
+		if (dt == GNN_BF16)
+			for (int64_t n = 0; n < N; n++)
+				h[n] = gnn_st_bf16(x[n]);
+		else
+			for (int64_t n = 0; n < N; n++)
+				h[n] = gnn_st_f16(x[n]);
+	}
+}
+
+void
+gnn_hgemm(int64_t m0, int64_t m1, int64_t K, int64_t N, const void *A, int adt, int64_t lda,
+	const float *B, int64_t ldb, void *C, int cdt, int64_t ldc, int64_t kc, int sp)
+{
+	float *a = NULL, *c = NULL;
+
+	if (m1 <= m0)
+		return;
+	if ((adt != GNN_F32 && !(a = malloc((size_t)(HROWS * K + 1) * sizeof *a))) ||
+	    (cdt != GNN_F32 && !(c = malloc((size_t)(HROWS * N + 1) * sizeof *c))))
+		abort();   /* a few hundred KiB; generated code has no status path here */
+	for (int64_t i = m0; i < m1; i += HROWS) {
+		int64_t r = m1 - i < HROWS ? m1 - i : HROWS;
+		const float *ai = a ? a : (const float *)A + i * lda;
+		float *ci = c ? c : (float *)C + i * ldc;
+		if (a)
+			loadrows(a, (const uint16_t *)A + i * lda, adt, r, K, lda);
+		if (sp)
+			gnn_sgemm_sparse(0, r, K, N, ai, a ? K : lda, B, ldb, ci, c ? N : ldc, 0);
+		else
+			gnn_sgemm(0, r, K, N, ai, a ? K : lda, B, ldb, ci, c ? N : ldc, kc, 0);
+		if (c)
+			storerows((uint16_t *)C + i * ldc, cdt, c, r, N, ldc);
+	}
+	free(a);
+	free(c);
+}
+
+int
+gnn_hgemm_sparse_pays(const void *A, int adt, int64_t M, int64_t K, int64_t lda)
+{
+	int64_t rows = M < 16 ? M : 16, nz = 0;
+
+	if (adt == GNN_F32)
+		return gnn_sgemm_sparse_pays(A, M, K, lda);
+	if (rows <= 0 || K <= 0)
+		return 0;
+	/* +-0 is the one 16-bit zero, in either format */
+	for (int64_t s = 0; s < rows; s++) {
+		const uint16_t *h = (const uint16_t *)A + (s * M / rows) * lda;
+		for (int64_t k = 0; k < K; k++)
+			nz += (h[k] & 0x7fffu) != 0;
 	}
 	return (double)nz < SPARSE_DENSITY * (double)(rows * K);
 }

@@ -13,6 +13,13 @@
 ** The interpreter's reference is ir/type.c's round16, in double; the
 ** tests compare both with NumPy's float16 and an independent bfloat16.
 **
+** The 16-bit words themselves: gnn_st_bf16 / gnn_st_f16 give the bits a
+** 16-bit store writes (the rounding above, then the format's encoding),
+** gnn_ld_bf16 / gnn_ld_f16 the float a 16-bit load reads (exact: every
+** 16-bit value is a float).  bfloat16 is a shift either way; half's
+** encodings are integer and float operations without branches as well,
+** or F16C's vcvtph2ps for the load where the compiler targets it.
+**
 ** Header-only, for C and CUDA: generated code includes it beside gnnrt.h.
 */
 #ifndef GNNRT_GNNHALF_H
@@ -76,5 +83,52 @@ gnn_round_f16(float x)
 	r = a >= 0x477ff000u ? s | 0x7f800000u : r;
 	return gnn_bitsf_(a > 0x7f800000u ? q : r);
 }
+
+/* the stored words */
+GNN_HALF_FN uint16_t
+gnn_st_bf16(float x)
+{
+	return (uint16_t)(gnn_fbits_(gnn_round_bf16(x)) >> 16);
+}
+
+GNN_HALF_FN float
+gnn_ld_bf16(uint16_t h)
+{
+	return gnn_bitsf_((uint32_t)h << 16);
+}
+
+/* x rounded to half, then encoded: a normal half moves float's exponent
+ * from bias 127 to 15 (the 13 mantissa bits dropped are zeros), a
+ * subnormal one is its multiple of 2^-24, NaN and infinity keep
+ * mantissa bits 22..13 */
+GNN_HALF_FN uint16_t
+gnn_st_f16(float x)
+{
+	uint32_t u = gnn_fbits_(gnn_round_f16(x)), a = u & 0x7fffffffu, s = (u >> 16) & 0x8000u;
+	uint32_t n = (a - 0x38000000u) >> 13;
+	uint32_t sub = (uint32_t)(gnn_bitsf_(a < 0x38800000u ? a : 0u) * 16777216.0f);
+	uint32_t inf = 0x7c00u | ((a >> 13) & 0x3ffu);
+
+	return (uint16_t)(s | (a >= 0x7f800000u ? inf : a >= 0x38800000u ? n : sub));
+}
+
+#if defined(__F16C__) && !defined(__CUDACC__)
+#include <immintrin.h>
+GNN_HALF_FN float
+gnn_ld_f16(uint16_t h)
+{
+	return _cvtsh_ss(h);
+}
+#else
+GNN_HALF_FN float
+gnn_ld_f16(uint16_t h)
+{
+	uint32_t s = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+	uint32_t n = ((uint32_t)(h & 0x7fffu) << 13) + 0x38000000u;
+	uint32_t sub = gnn_fbits_((float)m * (1.0f / 16777216.0f));
+
+	return gnn_bitsf_(s | (e == 31u ? 0x7f800000u | m << 13 : e == 0u ? sub : n));
+}
+#endif
 
 #endif

@@ -815,6 +815,15 @@ void gnn_sgemm(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int
 void gnn_sgemm_sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
                       const float *B, int64_t ldb, float *C, int64_t ldc, int flags);
 
+/* gnn_sgemm (sp: gnn_sgemm_sparse) with A and C stored as adt and cdt:
+** GNN_F32, or GNN_BF16 / GNN_F16 (16-bit words, --precision): A's rows
+** read through the exact 16-bit to float conversion, C's rounded to
+** nearest even where stored, the float path's bits in between. Serial.
+** And the sparse form's test on such an A. */
+void gnn_hgemm(int64_t m0, int64_t m1, int64_t K, int64_t N, const void *A, int adt, int64_t lda,
+               const float *B, int64_t ldb, void *C, int cdt, int64_t ldc, int64_t kc, int sp);
+int gnn_hgemm_sparse_pays(const void *A, int adt, int64_t M, int64_t K, int64_t lda);
+
 /* A weight's gradient, C = A @ B reducing over K (the node count, so M
 ** and the columns are the layer's widths): C[m*ldc + p] = sum_k A[m*lda +
 ** k] * B[k*ldb + p] for m < M and p0 <= p < p1, each one chain over k in

@@ -35,7 +35,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from report import cell, esc, num   # noqa: E402  (bench/report.py's cell formatting)
 
-SYSTEMS = [("gnncc-O2", "gnncc -O2"), ("gnncc-O0", "gnncc -O0"), ("pyg-eager", "PyG eager"),
+SYSTEMS = [("gnncc-O2", "gnncc -O2"), ("gnncc-bf16", "gnncc bf16"), ("gnncc-O0", "gnncc -O0"),
+           ("pyg-eager", "PyG eager"),
            ("pyg-compile-dynamic", "compile dynamic"), ("pyg-compile-static", "compile static")]
 BASELINES = ["pyg-eager", "pyg-compile-dynamic", "pyg-compile-static"]
 MODELS = [("gcn", "GCN"), ("sage", "SAGE"), ("gat", "GAT"), ("gin", "GIN")]
@@ -145,8 +146,11 @@ def header(meta):
               f"{num(tm.get('slow_cap_s'))} s, at least 1, where "
               f"{tm.get('floor_runs', '?')} would take longer: marked (n=…)), in ms.  Speedup: the best of "
               "PyG eager and both torch.compile modes over gnncc -O2 (above 1: gnncc is "
-              "faster).  Agreement: every system's output against PyG eager's, within "
-              f"{m.get('tolerance', 1e-4):g} of the largest |value| (✗: outside it); the "
+              "faster).  gnncc bf16: -O2 with --precision=bf16 (features, activations and "
+              "messages stored in bfloat16, float32 arithmetic; docs/precision.md).  "
+              "Agreement: every system's output against PyG eager's, within "
+              f"{m.get('tolerance', 1e-4):g} of the largest |value| (gnncc bf16: within "
+              "1.6e-2, bfloat16's documented tolerance; ✗: outside it); the "
               "number checked and the largest relative difference.  See bench/README.md, "
               "\"CPU benchmark\"."]
     return lines
@@ -200,8 +204,28 @@ def time_table(idx, rs, t, min_runs):
     return lines
 
 
+def bf16_table(idx, rs, threads):
+    """gnncc -O2 (float32) over gnncc bf16: what 16-bit storage gains"""
+    lines = ["## bfloat16 storage: gnncc -O2 time over gnncc bf16", "",
+             "| model | graph | " + " | ".join(f"{t} thr" for t in threads) + " |",
+             "|---|---|" + "---:|" * len(threads)]
+    any_ = False
+    for m, label, g in rs:
+        cs = []
+        for t in threads:
+            a, b = idx.get(("gnncc-O2", m, g, t)), idx.get(("gnncc-bf16", m, g, t))
+            if ok(a) and ok(b):
+                cs.append(f"{num(a['median_ms'] / b['median_ms'])}×")
+                any_ = True
+            else:
+                cs.append("—")
+        lines.append(f"| {label} | {g} | " + " | ".join(cs) + " |")
+    return lines if any_ else []
+
+
 def compile_table(idx, rs, threads):
-    cols = [("gnncc-O2", None, "gnncc -O2"), ("gnncc-O0", None, "gnncc -O0")]
+    cols = [("gnncc-O2", None, "gnncc -O2"), ("gnncc-bf16", None, "gnncc bf16"),
+            ("gnncc-O0", None, "gnncc -O0")]
     for s in ("pyg-compile-dynamic", "pyg-compile-static"):
         cols += [(s, t, f"{SHORT[s]}, {t} thr") for t in threads]
     lines = ["## Compile times (s)", "",
@@ -321,6 +345,8 @@ def markdown(data):
         for t in tthreads:
             out += [""] + train_table(tidx, trs, t, min_runs)
     out += [""] + few_runs(allrecs, meta.get("timing", {}))
+    if recs and bf16_table(idx, rs, threads):
+        out += [""] + bf16_table(idx, rs, threads)
     if recs:
         out += [""] + compile_table(idx, rs, threads)
         out += [""] + rss_table(idx, rs, threads)

@@ -11,7 +11,9 @@
 ** (every kc, every row split, sparse == dense on finite B, GNN_SGEMM_ACC)
 ** and keeps canaries around every buffer and in C's row padding; the
 ** dropout must give philox.h's scalar mask bit for bit (test_dropout),
-** the weight gradient's product gnn_sgemm's (test_wgrad).
+** the weight gradient's product gnn_sgemm's (test_wgrad), and the 16-bit
+** forms (test_hgemm) gnn_sgemm's on the decoded A with C then encoded,
+** word for word, every row range and both forms.
 ** Usage: test_gemm [shared-dir] (the folder is not used)
 */
 #include "rtcheck.h"
@@ -21,6 +23,7 @@
 #include <sys/wait.h>
 
 #include "../../runtime/philox.h"
+#include "../../runtime/gnnhalf.h"
 
 #define GUARD 64           /* canary floats on each side of a buffer */
 #define CANARY 12345.678f
@@ -367,6 +370,63 @@ test_wgrad(void)
 	CHECK(bad == 0);
 }
 
+/* gnn_hgemm: A and C in bf16 or f16 words (or float), row ranges that
+** cut its 32-row blocks anywhere; the reference decodes A with the
+** words' meaning (a shift for bf16, NumPy-checked gnn_ld_f16 for half),
+** runs gnn_sgemm over all rows at once and encodes C */
+static void
+test_hgemm(void)
+{
+	static const int64_t Ms[] = {1, 31, 33, 100}, Ks[] = {1, 17, 300}, Ns[] = {1, 7, 16, 40};
+	static const int dts[] = {GNN_F32, GNN_BF16, GNN_F16};
+	int bad = 0;
+
+	for (size_t a = 0; a < sizeof Ms / sizeof *Ms; a++)
+		for (size_t b = 0; b < sizeof Ks / sizeof *Ks; b++)
+			for (size_t c = 0; c < sizeof Ns / sizeof *Ns; c++)
+				for (int ad = 0; ad < 3; ad++)
+					for (int cd = 0; cd < 3; cd++) {
+						int64_t M = Ms[a], K = Ks[b], N = Ns[c], lda = K + 1, ldc = N + 2;
+						int adt = dts[ad], cdt = dts[cd];
+						uint16_t *Ah = malloc((size_t)(M * lda) * 2), *Ch = malloc((size_t)(M * ldc) * 2);
+						float *Af = malloc((size_t)(M * lda) * 4), *B = malloc((size_t)(K * N) * 4);
+						float *C0 = malloc((size_t)(M * ldc) * 4), *Cf = malloc((size_t)(M * ldc) * 4);
+						for (int64_t i = 0; i < M * lda; i++) {
+							uint64_t r = rt_next() % 100;
+							float x = r < 50 ? 0.0f : unif() * 4;
+							Ah[i] = adt == GNN_BF16 ? gnn_st_bf16(x) : gnn_st_f16(x);
+							Af[i] = adt == GNN_F32 ? x : adt == GNN_BF16 ? gnn_ld_bf16(Ah[i]) : gnn_ld_f16(Ah[i]);
+						}
+						for (int64_t i = 0; i < K * N; i++)
+							B[i] = unif();
+						for (int64_t i = 0; i < M * ldc; i++)
+							Ch[i] = 0xbeef, Cf[i] = CANARY;
+						gnn_sgemm(0, M, K, N, Af, lda, B, N, C0, ldc, 0, 0);
+						for (int sp = 0; sp < 2; sp++)
+							for (int64_t m0 = 0, m1; m0 < M; m0 = m1) {
+								m1 = m0 + 1 + (int64_t)(rt_next() % 45);
+								if (m1 > M)
+									m1 = M;
+								gnn_hgemm(m0, m1, K, N, adt == GNN_F32 ? (const void *)Af : Ah, adt, lda, B, N,
+								          cdt == GNN_F32 ? (void *)Cf : Ch, cdt, ldc, 0, sp);
+								for (int64_t i = m0; i < m1; i++)
+									for (int64_t n = 0; n < ldc; n++) {
+										float want = C0[i * ldc + n];
+										int ok = n >= N ? (cdt == GNN_F32 ? Cf[i * ldc + n] == CANARY : Ch[i * ldc + n] == 0xbeef) :
+										         cdt == GNN_F32 ? !memcmp(&Cf[i * ldc + n], &want, 4) :
+										         cdt == GNN_BF16 ? Ch[i * ldc + n] == gnn_st_bf16(want) :
+										         Ch[i * ldc + n] == gnn_st_f16(want);
+										if (!ok && bad++ < 5)
+											printf("  hgemm M %lld K %lld N %lld A %d C %d sp %d: C[%lld][%lld] wrong\n",
+											       (long long)M, (long long)K, (long long)N, adt, cdt, sp,
+											       (long long)i, (long long)n);
+									}
+							}
+						free(Ah), free(Ch), free(Af), free(B), free(C0), free(Cf);
+					}
+	CHECK(bad == 0);
+}
+
 static void
 test_small(void)
 {
@@ -499,6 +559,7 @@ main(int argc, char **argv)
 	test_misc();
 	test_dropout();
 	test_wgrad();
+	test_hgemm();
 	test_small();
 	test_tall();
 	return summary();
