@@ -84,10 +84,18 @@ lname(E *e, Args *a, const char *fmt, ...)
 	return s;
 }
 
+/* v lives in a 16-bit buffer: a kernel reads its elements through
+ * gnn_ld_* (halfaccess), never through a float pointer of its own */
+static bool
+stored16(E *e, Ref v)
+{
+	return valstoredtype(e->fn, v) != DNone;
+}
+
 const char *
 memctype(E *e, Ref v)
 {
-	return valstoredtype(e->fn, v) != DNone ? "uint16_t" : ctype(ty(e, v).dtype);
+	return stored16(e, v) ? "uint16_t" : ctype(ty(e, v).dtype);
 }
 
 const char *
@@ -880,7 +888,7 @@ emitkernel(E *e, int i, Args *a, Str *call)
 		Y = ptrarg(e, a, NULL, in->arg[1], false, dev);
 		arg(a, "int64_t row_", "%s", cprod(e, &src[0], 1, src[0].rank));
 		kernelhead(e, i, device, a);
-		if (!e->cuda) {
+		if (!e->cuda && !stored16(e, in->arg[0]) && !stored16(e, in->to)) {
 			/* a task per row: one index load, then a copy the
 			 * compiler vectorizes, where a task per element divided
 			 * and reloaded the index for each */
@@ -912,7 +920,7 @@ emitkernel(E *e, int i, Args *a, Str *call)
 		arg(a, "int64_t row_", "%s", cprod(e, &src[0], 1, src[0].rank));
 		kernelhead(e, i, device, a);
 		out(e, "const int64_t *order_ = rowptr_ + n_ + 1;\n");
-		if (!e->cuda) {
+		if (!e->cuda && !stored16(e, in->arg[0])) {
 			segscatterbody(e, in, ot, X, O);
 			kerneltail(e);
 			T = pf(e, "%s * ((%s + %d) / %d)", cdim(e, n), cprod(e, &src[0], 1, src[0].rank), RB - 1, RB);
@@ -1186,7 +1194,8 @@ emitkernel(E *e, int i, Args *a, Str *call)
 		X = ptrarg(e, a, NULL, in->arg[0], false, dev);
 		arg(a, "int64_t D_", "%s", cdim(e, src[0].dim[d]));
 		arg(a, "int64_t inner_", "%s", cprod(e, &src[0], d + 1, src[0].rank));
-		if (!e->cuda && d + 1 < src[0].rank && (in->op == Osum || in->op == Omean || in->op == Omax)) {
+		if (!e->cuda && d + 1 < src[0].rank && (in->op == Osum || in->op == Omean || in->op == Omax) &&
+		    !stored16(e, in->arg[0]) && !stored16(e, in->to)) {
 			/* a sum over rows (a bias's gradient, batch norm's
 			 * statistics): a task per RB columns walks the rows in
 			 * order, so memory is read as it lies, where a task per
