@@ -95,6 +95,14 @@ plan(Plan *p, Fn *fn, int target)
 		t = fn->val[a].type;
 		if (t.kind != TGraph)
 			continue;
+		if (isrelation(t)) {
+			/* the runtime binds one node set per graph (gnn_graph) */
+			errorat(fn->loc, "model %s: input '%s' is a relation %s; code generation supports graphs of one "
+			        "node type only (the interpreter runs relations)", fn->name, fn->val[a].name,
+			        typestr(m->arena, m, t));
+			nerr++;
+			continue;
+		}
 		if (p->graph != RNone) {
 			errorat(fn->loc, "model %s: code generation supports one graph input, this model has several", fn->name);
 			nerr++;

@@ -243,6 +243,15 @@ type:
 			$$ = newnode(ps->a, ND_TGRAPH, @1);
 			$$->args = $3;
 		}
+	| GRAPH '[' expr ARROW expr ',' expr ']'
+		{
+			/* a relation: sources of one node type, targets of another */
+			$$ = newnode(ps->a, ND_TGRAPH, @1);
+			$$->ival = 1;
+			$$->args = list1(ps, $3);
+			listpush(ps->a, &$$->args, $5);
+			listpush(ps->a, &$$->args, $7);
+		}
 	;
 
 dimsopt:

@@ -750,6 +750,38 @@ makespec(Ctx *c, Node *def, Node *call)
 	return (CVal){.kind = CSpec, .spec = sp};
 }
 
+/* A relation formal, graph[Ns -> Nd, E]: a homogeneous graph[N, E] (or
+ * a batch of graphs) is the relation with Ns = Nd = N, so a layer
+ * written for relations takes either. */
+static bool
+matchrelation(Ctx *c, Node *ty, Type actual, const char *what, Loc at)
+{
+	const char *got = tystr(actual);
+	Dim have[3] = {graphsrcnodes(actual), actual.dim[0], actual.dim[1]}, want[3], d;
+	Node *dn;
+	CVal v;
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		dn = ty->args.v[k];
+		want[k] = have[k];
+		if (dn->kind == ND_NAME && !binding(c, dn->name, &v)) {
+			bind(c->sc, dn->name, dimval(have[k]), BLocal, dn->loc);
+			continue;
+		}
+		v = eval(c, dn);
+		if (!todim(c, v, dn->loc, &d))
+			return false;
+		want[k] = d;
+	}
+	if (want[0] != have[0] || want[1] != have[1] || want[2] != have[2]) {
+		serror(at, "type mismatch: %s expects %s, got %s", what,
+		       tystr(relationtype(want[0], want[1], want[2])), got);
+		return false;
+	}
+	return true;
+}
+
 /* Match an actual type against a formal's declared type.  Names in the
  * formal dims that are unbound in sc bind to the actual sizes. */
 static bool
@@ -771,6 +803,8 @@ matchtype(Ctx *c, Node *ty, Type actual, const char *what, Loc at)
 		serror(at, "%s expects a %s, got %s", what, ty->kind == ND_TGRAPH ? "graph" : "tensor", got);
 		return false;
 	}
+	if (ty->kind == ND_TGRAPH && ty->ival)
+		return matchrelation(c, ty, actual, what, at);
 	if (ty->kind == ND_TGRAPH) {
 		nd = ty->args.n ? ty->args.n : 2;
 		if (nd == 3 && actual.rank != 3) {
@@ -1383,7 +1417,9 @@ sigtype(Ctx *c, Node *ty, Type *t)
 		/* only a graph's dims have defaults: a tensor's are all written */
 		if (!sigdim(c, k < ty->args.n ? ty->args.v[k] : NULL, k < 3 ? gdefault[k] : NULL, &d[k]))
 			return false;
-	if (ty->kind == ND_TGRAPH)
+	if (ty->kind == ND_TGRAPH && ty->ival)
+		*t = relationtype(d[0], d[1], d[2]);
+	else if (ty->kind == ND_TGRAPH)
 		*t = nd == 3 ? batchgraphtype(d[0], d[1], d[2]) : graphtype(d[0], d[1]);
 	else
 		*t = tensortype((int)ty->ival, nd, d);
