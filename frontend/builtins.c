@@ -473,7 +473,7 @@ CVal
 callbuiltin(Ctx *c, Node *call, const char *name)
 {
 	const Builtin *b = findbuiltin(name);
-	CVal v[4], none = {.kind = CNone};
+	CVal v[4], none = {.kind = CNone}, out;
 	bool given[4];
 	Attr a[2];
 	Ref r[64];
@@ -535,7 +535,16 @@ callbuiltin(Ctx *c, Node *call, const char *name)
 			t.dim[1] = dimsym(S.mod, symfresh(S.mod, "E"));
 			return emitop(c, b->op, &v[0].ref, 1, NULL, 0, &t, call->loc);
 		}
-		return emitop(c, b->op, &v[0].ref, 1, NULL, 0, NULL, call->loc);
+		out = emitop(c, b->op, &v[0].ref, 1, NULL, 0, NULL, call->loc);
+		t = vtype(v[0]);
+		if (out.kind == CTensor && isrelation(t) && (b->op == Osrc || b->op == Odst)) {
+			struct IdxRange *x = arena_alloc(S.arena, sizeof *x);
+			*x = (struct IdxRange){.fn = S.fn, .ref = out.ref, .nodes = b->op == Osrc ? graphsrcnodes(t) : t.dim[0],
+			                       .what = astrfmt(S.arena, "%s of %s", name, tystr(t)),
+			                       .next = S.idxrange};
+			S.idxrange = x;
+		}
+		return out;
 	case KAddRemaining:
 		if (!wanttensor(call, b, v, 0, CGraph))
 			return none;
@@ -559,12 +568,14 @@ callbuiltin(Ctx *c, Node *call, const char *name)
 	case KGather:
 		if (!wanttensor(call, b, v, 0, CTensor) || !wanttensor(call, b, v, 1, CTensor))
 			return none;
+		if (vtype(v[0]).rank >= 1 && !indexfits(v[1].ref, vtype(v[0]).dim[0], "gather", call->loc))
+			return none;
 		r[0] = v[0].ref, r[1] = v[1].ref;
 		return emitop(c, b->op, r, 2, NULL, 0, NULL, call->loc);
 	case KScatter:
 		if (!wanttensor(call, b, v, 0, CTensor) || !wanttensor(call, b, v, 1, CTensor))
 			return none;
-		if (!todim(c, v[2], argloc(call, b->formals, 2), &n))
+		if (!todim(c, v[2], argloc(call, b->formals, 2), &n) || !indexfits(v[1].ref, n, name, call->loc))
 			return none;
 		r[0] = v[0].ref, r[1] = v[1].ref;
 		a[0] = mkattrdim(S.mod->arena, "n", n);

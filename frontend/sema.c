@@ -502,6 +502,19 @@ evalmember(Ctx *c, Node *n)
 	return none;
 }
 
+bool
+indexfits(Ref idx, Dim n, const char *op, Loc l)
+{
+	for (struct IdxRange *x = S.idxrange; x; x = x->next)
+		if (x->fn == S.fn && x->ref == idx && x->nodes != n) {
+			serror(l, "%s: the index is %s, which indexes %s nodes, but the %s has %s rows", op, x->what,
+			       dimstr(S.arena, S.mod, x->nodes), strcmp(op, "gather") == 0 ? "input" : "result",
+			       dimstr(S.arena, S.mod, n));
+			return false;
+		}
+	return true;
+}
+
 static CVal
 evalindex(Ctx *c, Node *n)
 {
@@ -521,6 +534,8 @@ evalindex(Ctx *c, Node *n)
 			return none;
 		}
 		r[0] = a.ref, r[1] = i.ref;
+		if (vtype(a).rank >= 1 && !indexfits(i.ref, vtype(a).dim[0], "gather", n->loc))
+			return none;
 		return emitop(c, Ogather, r, 2, NULL, 0, NULL, n->loc);
 	}
 	if (i.kind != CInt) {

@@ -114,6 +114,16 @@ typedef struct Sema {
 		Ref v;
 	} upd[64];
 	int nupd;
+	/* src(g) and dst(g) of relations: the node set their values index,
+	 * so that gathering or scattering with them over another node type
+	 * is an error at the call (a list in the arena; few per model) */
+	struct IdxRange {
+		const Fn *fn;
+		Ref ref;
+		Dim nodes;
+		const char *what;   /* "src of graph[N_a -> N_p, E]" */
+		struct IdxRange *next;
+	} *idxrange;
 } Sema;
 
 extern Sema S;
@@ -130,6 +140,9 @@ void bind(Scope *sc, const char *name, CVal v, int how, Loc l);
 const char *kindname(const CVal *v);
 bool todim(Ctx *c, CVal v, Loc l, Dim *d);
 CVal tensorval(Ref r);
+/* false (said why at l) when idx is src/dst of a relation whose node
+ * set is not the extent n that op indexes or scatters into */
+bool indexfits(Ref idx, Dim n, const char *op, Loc l);
 Type vtype(CVal v);
 void lowermodel(Node *model);
 /* the train items of main, and with o->train every model without one */
