@@ -20,6 +20,7 @@ enum BKind {
 	KTranspose, KReshape, KConcat, KCast,
 	KUpdate, KLoss,
 	KRange, KLen, KAssert,
+	KTypes,
 };
 
 typedef struct Builtin {
@@ -81,6 +82,8 @@ static const Builtin builtins[] = {
 	{"mse_loss", KLoss, 0, 2, {"input", "target", "mask"}},
 	{"range", KRange, 0, 1, {"a", "b", "step"}},
 	{"len", KLen, 0, 1, {"x"}},
+	{"node_types", KTypes, 0, 1, {"g"}},
+	{"edge_types", KTypes, 1, 1, {"g"}},
 	{"assert", KAssert, 0, 1, {"cond", "message"}},
 };
 enum { NBuiltin = sizeof builtins / sizeof builtins[0] };
@@ -659,6 +662,29 @@ callbuiltin(Ctx *c, Node *call, const char *name)
 		return emitop(c, b->op, &v[0].ref, 1, NULL, 0, &t, call->loc);
 	case KRange:
 		return lowerrange(call, b, v, given);
+	case KTypes:
+		/* a heterogeneous graph's metadata, as PyG's: node type names,
+		 * or [src, rel, dst] lists of names */
+		if (v[0].kind != CHetero) {
+			serror(argloc(call, b->formals, 0), "%s() takes a heterogeneous graph, not a %s", name, kindname(&v[0]));
+			return none;
+		}
+		{
+			const Hetero *h = v[0].het;
+			int n = b->op ? h->nedge : h->nnode;
+			CVal *l = arena_alloc(S.arena, (size_t)(n + 1) * sizeof *l);
+			for (k = 0; k < n; k++) {
+				if (!b->op) {
+					l[k] = (CVal){.kind = CStr, .s = h->node[k]};
+					continue;
+				}
+				CVal *e3 = arena_alloc(S.arena, 3 * sizeof *e3);
+				for (int j = 0; j < 3; j++)
+					e3[j] = (CVal){.kind = CStr, .s = h->edge[k][j]};
+				l[k] = (CVal){.kind = CList, .elems = e3, .n = 3};
+			}
+			return (CVal){.kind = CList, .elems = l, .n = n};
+		}
 	case KLen:
 		if (v[0].kind == CList)
 			return (CVal){.kind = CInt, .i = v[0].n};

@@ -30,6 +30,7 @@ enum CKind {
 	CArr,       /* layer array: layer lins[i] = ... */
 	CTensor,    /* an IR value */
 	CGraph,     /* an IR value of graph type */
+	CHetero,    /* a heterogeneous graph: its relations (het) */
 };
 
 typedef struct Spec {
@@ -43,7 +44,22 @@ typedef struct Spec {
 typedef struct InstArr {
 	Inst **v;
 	int n;
+	/* keyed by strings (layer conv1["author__writes__paper"] = ...,
+	 * PyG's ModuleDict): key[i] holds kv[i] */
+	const char **key;
+	Inst **kv;
+	int nkey;
 } InstArr;
+
+/* A heterogeneous graph (graph[types; (src, rel, dst), ...]): one
+ * relation input per edge type, named src__rel__dst */
+typedef struct Hetero {
+	int nnode, nedge;
+	const char **node;          /* node types, in order */
+	const char *(*edge)[3];     /* edge types */
+	const char **key;           /* src__rel__dst */
+	Ref *rel;                   /* the relation inputs */
+} Hetero;
 
 struct CVal {
 	int kind;
@@ -57,6 +73,7 @@ struct CVal {
 	Spec *spec;
 	Inst *inst;
 	InstArr *arr;
+	Hetero *het;                /* CHetero */
 };
 
 typedef struct Binding {

@@ -17,8 +17,10 @@ PyG builds the model (lazy (-1, -1) SAGEConvs, initialized by one forward,
 seeded), its state_dict goes to safetensors unchanged (gnnrun rejects
 missing and unexpected names, so to_hetero's names --
 conv1.author__writes__paper.lin_l.weight, ... -- are checked too), and
-PyG's forward in float64 is the reference.  gnnrun gets one
---graph REL=edge_index.npy per relation.  Each engine's outputs (one per
+PyG's forward in float64 is the reference.  The model takes the graph
+as one heterogeneous input, graph[author, paper, inst; (author, writes,
+paper), ...], which stands for one relation input per edge type, and
+gnnrun gets one --graph REL=edge_index.npy per relation.  Each engine's outputs (one per
 node type) must be within 1e-5 of PyG's (tests/ref/compare.py), and a
 second run must be bitwise the first.  Prints one line per aggregation
 and engine, then `hetero: all ok` or the failures.
@@ -66,30 +68,24 @@ class GNN(torch.nn.Module):
 
 
 def model_source(aggr):
-    """to_hetero's model in gnncc's language: per relation a SAGEConv on
-    (x_src, x_dst), summed/averaged/maxed per destination type"""
-    def level(name, width):
-        lines = [f"layer {name}() {{"]
-        for et in EDGES:
-            s, d = et[0], et[2]
-            win = width[s]
-            wdst = width[d]
-            lines.append(f"  layer {rel(et)} = SAGEConv({win}, {HID if name == 'Conv1' else OUT}, in_dst={wdst})")
-        lines.append("}")
-        return lines
-
-    w1 = {t: f for t, (_, f) in NODES.items()}
-    w2 = {t: HID for t in NODES}
-    src = level("Conv1", w1) + level("Conv2", w2)
-    formals = [f"{rel(et)}: graph[N_{et[0]} -> N_{et[2]}, E_{rel(et)}]" for et in EDGES]
-    formals += [f"x_{t}: f32[N_{t}, {f}]" for t, (_, f) in NODES.items()]
+    """to_hetero's model in gnncc's language: a heterogeneous graph input,
+    per relation a SAGEConv on (x_src, x_dst) in a layer array keyed by
+    src__rel__dst (to_hetero's names), combined per destination type"""
+    width1 = {t: f for t, (_, f) in NODES.items()}
+    types = ", ".join(NODES)
+    ets = ", ".join(f"({s}, {r}, {d})" for s, r, d in EDGES)
+    formals = [f"g: graph[{types}; {ets}]"] + [f"x_{t}: f32[N_{t}, {f}]" for t, (_, f) in NODES.items()]
     outs = ", ".join(f"f32[N_{t}, {OUT}]" for t in NODES)
-    src.append(f"model HSAGE({', '.join(formals)}) -> ({outs}) {{")
-    src += ["  layer conv1 = Conv1()", "  layer conv2 = Conv2()"]
+    src = [f"model HSAGE({', '.join(formals)}) -> ({outs}) {{"]
+    for et in EDGES:
+        s, d = et[0], et[2]
+        src.append(f'  layer conv1["{rel(et)}"] = SAGEConv({width1[s]}, {HID}, in_dst={width1[d]})')
+        src.append(f'  layer conv2["{rel(et)}"] = SAGEConv({HID}, {OUT}, in_dst={HID})')
     combine = {"sum": "+", "mean": "+", "max": "maximum", "min": "minimum"}[aggr]
 
     def per_dst(conv, x, t):
-        terms = [f"{conv}.{rel(et)}({rel(et)}, {x}_{et[0]}, {x}_{t})" for et in EDGES if et[2] == t]
+        terms = [f'{conv}["{rel(et)}"](g["{et[0]}", "{et[1]}", "{et[2]}"], {x}_{et[0]}, {x}_{t})'
+                 for et in EDGES if et[2] == t]
         if combine == "+":
             e = " + ".join(terms)
             return f"({e}) / {len(terms)}.0" if aggr == "mean" and len(terms) > 1 else e
