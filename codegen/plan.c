@@ -95,20 +95,20 @@ plan(Plan *p, Fn *fn, int target)
 		t = fn->val[a].type;
 		if (t.kind != TGraph)
 			continue;
-		if (isrelation(t)) {
-			/* the runtime binds one node set per graph (gnn_graph) */
-			errorat(fn->loc, "model %s: input '%s' is a relation %s; code generation supports graphs of one "
-			        "node type only (the interpreter runs relations)", fn->name, fn->val[a].name,
+		/* the cuda target's bind on the device (devbind.cu) and its
+		 * memory plan know one graph of one node type */
+		if (isrelation(t) && target == TargetCUDA) {
+			errorat(fn->loc, "model %s: input '%s' is a relation %s; the cuda target supports graphs of one "
+			        "node type only (the cpu target and the interpreter run relations)", fn->name, fn->val[a].name,
 			        typestr(m->arena, m, t));
 			nerr++;
-			continue;
-		}
-		if (p->graph != RNone) {
-			errorat(fn->loc, "model %s: code generation supports one graph input, this model has several", fn->name);
+		} else if (p->graph != RNone && target == TargetCUDA) {
+			errorat(fn->loc, "model %s: the cuda target supports one graph input, this model has several", fn->name);
 			nerr++;
-			continue;
 		}
-		p->graph = a;
+		/* its sizes are known all the same: no errors follow from these */
+		if (p->graph == RNone)
+			p->graph = a;
 		for (k = 0; k < t.rank; k++) {
 			if (dimisconst(t.dim[k]))
 				continue;

@@ -364,10 +364,10 @@ runcompiled(const Opts *o, Mod *m, Fn *fn, const IValue *args, IValue *outs)
 	Engine en;
 	const gnn_model_desc *d;
 	void *model = NULL, *in[MaxIO] = {0};
-	gnn_graph *g = NULL;
+	gnn_graph *g[MaxIO] = {0};
 	size_t nb;
 	bool ok = false;
-	int i, k;
+	int i, k, ng = 0;
 
 	if (engineload(&en, m, fn, o->target, o->cpu, o->gpumath, o->emu, o->vendor, o->model) < 0)
 		return false;   /* it said why */
@@ -379,12 +379,12 @@ runcompiled(const Opts *o, Mod *m, Fn *fn, const IValue *args, IValue *outs)
 				goto done;
 			}
 			k++;
-		} else if (igraphruntime(&args[i].g, &g) != GNN_OK) {
+		} else if (igraphruntime(&args[i].g, isrelation(fn->val[fn->arg[i]].type), &g[ng++]) != GNN_OK) {
 			goto fail;
 		}
 	}
 	if (d->create(&model) != GNN_OK || (o->weights && d->load_weights(model, o->weights) != GNN_OK) ||
-	    d->bind(model, g) != GNN_OK || forwardoutputs(d, model, (const void *const *)in, outs) != GNN_OK)
+	    d->bind_graphs(model, g, ng) != GNN_OK || forwardoutputs(d, model, (const void *const *)in, outs) != GNN_OK)
 		goto fail;
 	ok = true;
 	goto done;
@@ -393,7 +393,8 @@ fail:
 done:
 	if (model)
 		d->destroy(model);
-	gnn_graph_destroy(g);
+	for (i = 0; i < ng; i++)
+		gnn_graph_destroy(g[i]);
 	for (i = 0; i < MaxIO; i++)
 		free(in[i]);
 	engineclose(&en);
