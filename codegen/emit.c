@@ -100,7 +100,7 @@ typedef struct Host {
 	int *share;        /* per buffer: the buffer whose memory it reuses (memplan's slots), or -1 */
 	int nbuf;
 	int *graph;        /* per value: its graph slot, or -1 */
-	int ngraph;
+	int ngraph, nbound;   /* graph slots; the graph inputs among them (the first) */
 	int *seg;          /* per instruction: its segment plan, or -1 */
 	int nseg;
 	Str poly;          /* the polynomial table's text */
@@ -113,6 +113,13 @@ typedef struct Host {
 	int nextra, capextra;
 	Str extrasteps;
 } Host;
+
+/* a graph type's nodes, edges, graphs (1 unbatched) and source nodes */
+static Dim
+graphdim(Type t, int k)
+{
+	return k == 0 ? t.dim[0] : k == 1 ? t.dim[1] : k == 2 ? (t.rank == 3 ? t.dim[2] : 1) : graphsrcnodes(t);
+}
 
 const char *
 storage(E *e, Ref v, bool dev)
@@ -380,7 +387,10 @@ hostlayout(E *e, Host *h)
 	slot = emalloc((fn->nval + 1) * sizeof *slot);
 	rep = emalloc((fn->nval + 1) * sizeof *rep);
 	arenabuffers(fn, e->p->phase, slot, rep);
-	h->graph[e->p->graph] = h->ngraph++;   /* the bound graph: g[0] */
+	for (i = 0; i < fn->narg; i++)   /* the bound graphs: g[0..nbound), in order */
+		if (ty(e, fn->arg[i]).kind == TGraph)
+			h->graph[fn->arg[i]] = h->ngraph++;
+	h->nbound = h->ngraph;
 	for (i = 0; i < fn->narg; i++) {
 		v = fn->arg[i];
 		if (ty(e, v).kind == TTensor)
@@ -534,7 +544,6 @@ emittables(E *e)
 	int i, k, b, nparam = 0, nbind = 0, nload = 0;
 	char *segdone;   /* per plan: its step written; then: forward walks it */
 	Ref v;
-	Type gt = ty(e, e->p->graph);
 	const char *nm = e->nm;
 
 	/* tensor infos (the descriptor's and load_weights') */
@@ -612,9 +621,11 @@ emittables(E *e)
 		nload++;
 	h->nbind = nbind;
 	h->nload = nload;
-	/* the sizes the graph sets (or, specialized, must have) */
-	for (k = 0; k < 3; k++)
-		(void)polyof(e, k < gt.rank ? gt.dim[k] : 1);
+	/* the sizes the graphs set (or, specialized, must have) */
+	for (i = 0; i < fn->narg; i++)
+		if (ty(e, fn->arg[i]).kind == TGraph)
+			for (k = 0; k < 4; k++)
+				(void)polyof(e, graphdim(ty(e, fn->arg[i]), k));
 	for (i = 0; i < fn->nret; i++)
 		for (k = 0; k < ty(e, fn->ret[i]).rank; k++)
 			(void)polyof(e, ty(e, fn->ret[i]).dim[k]);
@@ -698,7 +709,6 @@ emitprogram(E *e)
 	Fn *fn = e->fn;
 	Host *h = e->host;
 	const char *nm = e->nm;
-	Type gt = ty(e, e->p->graph);
 	int i, k, *ins;
 
 	/* bind- and load-time kernels, by instruction */
@@ -743,19 +753,32 @@ emitprogram(E *e)
 		emitswitch(e, pf(e, "\nstatic void\n%s_launch(gnn_instance *m, int k)\n", nm), e->tc->nkernels, e->kstart);
 	free(ins);
 
+	/* per graph input: the symbols its sizes set, else the sizes they
+	 * must be (gnn_program.bound) */
+	out(e, "\nstatic const int %s_bound[] = {\n", nm);
+	for (i = 0; i < fn->narg; i++) {
+		Type gt = ty(e, fn->arg[i]);
+		if (gt.kind != TGraph)
+			continue;
+		out(e, "\t");
+		for (k = 0; k < 8; k++) {
+			Dim d = graphdim(gt, k % 4);
+			/* a graph of one node type sets no source count of its own,
+			 * and an unbatched one leaves its graph count unchecked */
+			bool none = (k % 4 == 3 && !isrelation(gt)) || (k % 4 == 2 && gt.rank != 3), sym = dimassym(e->m, d) >= 0;
+			out(e, "%d, ", none ? -1 : k < 4 ? (sym ? dimassym(e->m, d) : -1) : (sym ? -1 : polyof(e, d)));
+		}
+		out(e, "  /* %s */\n", fn->val[fn->arg[i]].name);
+	}
+	out(e, "};\n");
 	out(e, "\nstatic const gnn_program %s_prog = {\n", nm);
 	e->w->ind++;
 	out(e, "\"%s\", &%s, %d, %s_poly,\n", nm, e->cuda ? "GNN_CUDA_DEVICE" : "gnn_device_cpu", e->m->nsym, nm);
 	out(e, "%d, %s_buffers, %d, %d, %s_segdev,\n", h->nbuf, nm, h->ngraph, h->nseg, nm);
 	out(e, "%d, %d, %s, %s,\n", h->nbind, h->nload, h->nbind ? pf(e, "%s_bindsteps", nm) : "NULL",
 	    h->nload ? pf(e, "%s_loadsteps", nm) : "NULL");
-	out(e, "{");
-	for (k = 0; k < 3; k++)
-		out(e, "%s%d", k ? ", " : "", k < gt.rank && dimassym(e->m, gt.dim[k]) >= 0 ? dimassym(e->m, gt.dim[k]) : -1);
-	out(e, "}, {");
-	for (k = 0; k < 3; k++)
-		out(e, "%s%d", k ? ", " : "", k < gt.rank && dimassym(e->m, gt.dim[k]) < 0 ? polyof(e, gt.dim[k]) : -1);
-	out(e, "},\n%d, %d, %d, %s_io, %s_io + %d, %s_io + %d, %s_outshape,\n", h->nin, fn->nret, e->p->nparam, nm, nm, h->nin,
+	out(e, "%d, %s_bound,\n", h->nbound, nm);
+	out(e, "%d, %d, %d, %s_io, %s_io + %d, %s_io + %d, %s_outshape,\n", h->nin, fn->nret, e->p->nparam, nm, nm, h->nin,
 	    nm, h->nin + fn->nret, nm);
 	out(e, "%s_inputs, %s_outputs, %s_params,\n", nm, nm, nm);
 	out(e, "%d, %s_kernel, %s_run, %s,\n", e->tc ? e->tc->nkernels : 0, nm, nm, e->tc ? pf(e, "%s_launch", nm) : "NULL");
@@ -879,7 +902,8 @@ emitapi(E *e)
 	    nm, nm, e->cuda ? "GNN_TARGET_CUDA" : "GNN_TARGET_CPU", e->host->nin, fn->nret, e->p->nparam, nm, nm, nm);
 	out(e, "\t%s_d_create, gnn_prog_load, gnn_prog_bind, gnn_prog_output_shape,\n\t%s_run, gnn_prog_run_host, gnn_prog_destroy,\n",
 	    nm, nm);
-	out(e, "\t%s,\n};\n", trainof(e->m, fn) ? pf(e, "&%s_tprog", trainof(e->m, fn)->name) : "NULL");
+	out(e, "\t%s,\n", trainof(e->m, fn) ? pf(e, "&%s_tprog", trainof(e->m, fn)->name) : "NULL");
+	out(e, "\t%d, gnn_prog_bind_graphs,\n};\n", e->host->nbound);
 	if (e->tc) {
 		out(e, "\nstatic const char *\n%s_arch(void)\n{\n\treturn gnn_prog_arch(&%s_prog);\n}\n", nm, nm);
 		out(e, "\nstatic const int %s_ncand[] = {", nm);
@@ -1166,6 +1190,8 @@ emitheader(FILE *f, Mod *m, const CodegenOpts *o)
 		out(&e, "gnn_status %s_create(%s **model);\n", fn->name, fn->name);
 		out(&e, "gnn_status %s_load_weights(%s *model, const char *safetensors_path);\n", fn->name, fn->name);
 		out(&e, "gnn_status %s_bind(%s *model, gnn_graph *graph);\n", fn->name, fn->name);
+		/* the graph inputs in order: a heterogeneous graph's relations */
+		out(&e, "gnn_status %s_bind_graphs(%s *model, gnn_graph *const *graphs, int n);\n", fn->name, fn->name);
 		out(&e, "gnn_status %s_forward(", fn->name);
 		forwardparams(&e);
 		out(&e, ");\ngnn_status %s_forward_host(", fn->name);

@@ -95,12 +95,20 @@ plan(Plan *p, Fn *fn, int target)
 		t = fn->val[a].type;
 		if (t.kind != TGraph)
 			continue;
-		if (p->graph != RNone) {
-			errorat(fn->loc, "model %s: code generation supports one graph input, this model has several", fn->name);
+		/* the cuda target's bind on the device (devbind.cu) and its
+		 * memory plan know one graph of one node type */
+		if (isrelation(t) && target == TargetCUDA) {
+			errorat(fn->loc, "model %s: input '%s' is a relation %s; the cuda target supports graphs of one "
+			        "node type only (the cpu target and the interpreter run relations)", fn->name, fn->val[a].name,
+			        typestr(m->arena, m, t));
 			nerr++;
-			continue;
+		} else if (p->graph != RNone && target == TargetCUDA) {
+			errorat(fn->loc, "model %s: the cuda target supports one graph input, this model has several", fn->name);
+			nerr++;
 		}
-		p->graph = a;
+		/* its sizes are known all the same: no errors follow from these */
+		if (p->graph == RNone)
+			p->graph = a;
 		for (k = 0; k < t.rank; k++) {
 			if (dimisconst(t.dim[k]))
 				continue;

@@ -315,7 +315,7 @@ itensorbytes(const ITensor *t, gnn_dtype dt, size_t *nbytes)
 }
 
 gnn_status
-igraphruntime(const IGraph *ig, gnn_graph **g)
+igraphruntime(const IGraph *ig, bool rel, gnn_graph **g)
 {
 	int64_t *ei;
 	gnn_status s;
@@ -325,7 +325,8 @@ igraphruntime(const IGraph *ig, gnn_graph **g)
 		return gnn_error(GNN_ERR_MEM, "out of memory");
 	memcpy(ei, ig->src, ig->nedge * sizeof *ei);
 	memcpy(ei + ig->nedge, ig->dst, ig->nedge * sizeof *ei);
-	s = gnn_graph_from_edge_index(g, ei, GNN_I64, ig->nedge, ig->nnode);
+	s = rel ? gnn_graph_relation_from_edge_index(g, ei, GNN_I64, ig->nedge, ig->nsrc, ig->nnode)
+	        : gnn_graph_from_edge_index(g, ei, GNN_I64, ig->nedge, ig->nnode);
 	free(ei);
 	if (s == GNN_OK && ig->batch && (s = gnn_graph_set_batch(*g, ig->batch, GNN_I64, ig->ngraph)) != GNN_OK) {
 		gnn_graph_destroy(*g);

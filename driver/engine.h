@@ -39,7 +39,7 @@ void engineclose(Engine *en);
  * runtime's status, its message in gnn_errmsg(). */
 bool arraydoubles(const gnn_array *a, double *out);
 void *itensorbytes(const ITensor *t, gnn_dtype dt, size_t *nbytes);
-gnn_status igraphruntime(const IGraph *ig, gnn_graph **g);
+gnn_status igraphruntime(const IGraph *ig, bool rel, gnn_graph **g);   /* rel: a relation (ig->nsrc) */
 gnn_status forwardoutputs(const gnn_model_desc *d, void *model, const void *const *in, IValue *outs);
 
 #endif

@@ -19,6 +19,7 @@
  * never leaves a new output file nor changes an existing one.
  */
 #define _GNU_SOURCE     /* RTLD_DEFAULT, getline */
+#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
@@ -42,7 +43,9 @@ enum { MaxIO = 64 };   /* inputs and outputs: a training step has one per parame
 typedef struct Opts {
 	const char *model;       /* path */
 	const char *fnname;      /* --model-name */
-	const char *graph;
+	const char *graph;       /* --graph FILE: the one graph input */
+	const char *gname[MaxIO], *gfile[MaxIO];   /* --graph NAME=FILE: by input name */
+	int ngname;
 	const char *batch;
 	const char *weights;
 	const char **inname;     /* --input NAME=FILE: the names (malloc'd) */
@@ -226,22 +229,48 @@ checkweights(Weights *w)
 
 /* --- the graph ----------------------------------------------------------- */
 
-/* The graph of --graph (and --batch) with nnode nodes, or with as many as
- * its largest index needs when nnode < 0; from says where nnode came from. */
+/* The largest index + 1 of g's sources (ends 1), targets (2) or both
+ * (3), or -1 (said why) when that overflows */
+static int64_t
+maxindex1(const char *path, const IGraph *g, int ends, const char *from)
+{
+	int64_t n = 0;
+
+	for (int64_t i = 0; i < g->nedge; i++) {
+		int64_t s = ends & 1 ? g->src[i] : 0, d = ends & 2 ? g->dst[i] : 0;
+		/* index + 1 would overflow: no node count holds it (as gnn_graph_read_npy) */
+		if (s == INT64_MAX || d == INT64_MAX) {
+			opterror("%s: edge %lld (%lld -> %lld): no node count holds index %lld (%s)", path,
+			    (long long)i, (long long)g->src[i], (long long)g->dst[i], (long long)INT64_MAX, from);
+			return -1;
+		}
+		if (s + 1 > n)
+			n = s + 1;
+		if (d + 1 > n)
+			n = d + 1;
+	}
+	return n;
+}
+
+/* The graph at path (and --batch) with nnode nodes, or with as many as
+ * its largest index needs when nnode < 0; from says where nnode came from.
+ * A relation (rel) has nsrc source nodes (src's range; nnode is dst's),
+ * found the same way, from srcfrom. */
 static bool
-loadgraph(const Opts *o, int64_t nnode, const char *from, IGraph *g)
+loadgraph(const Opts *o, const char *path, int64_t nnode, const char *from, bool rel, int64_t nsrc,
+          const char *srcfrom, IGraph *g)
 {
 	gnn_array a, b = {0};
 	int64_t e, i, v;
 
-	if (gnn_npy_read(o->graph, &a) != GNN_OK) {
+	if (gnn_npy_read(path, &a) != GNN_OK) {
 		opterror("%s", gnn_errmsg());
 		return false;
 	}
 	if (a.rank != 2 || a.shape[0] != 2 || (a.dtype != GNN_I64 && a.dtype != GNN_I32)) {
 		char s[ShapeLen];
 		shapestr(s, sizeof s, a.shape, a.rank);
-		opterror("%s: edge_index must be int32 or int64 of shape [2, E], got %s %s", o->graph, gnn_dtype_name(a.dtype), s);
+		opterror("%s: edge_index must be int32 or int64 of shape [2, E], got %s %s", path, gnn_dtype_name(a.dtype), s);
 		gnn_array_free(&a);
 		return false;
 	}
@@ -260,28 +289,35 @@ loadgraph(const Opts *o, int64_t nnode, const char *from, IGraph *g)
 		(i < e ? g->src : g->dst)[i % (e ? e : 1)] = v;
 	}
 	gnn_array_free(&a);
-	if (nnode < 0) {
-		nnode = 0;
-		for (i = 0; i < e; i++) {
-			/* index + 1 would overflow: no node count holds it (as gnn_graph_read_npy) */
-			if (g->src[i] == INT64_MAX || g->dst[i] == INT64_MAX) {
-				opterror("%s: edge %lld (%lld -> %lld): no node count holds index %lld (%s)", o->graph,
-				    (long long)i, (long long)g->src[i], (long long)g->dst[i], (long long)INT64_MAX, from);
-				return false;
-			}
-			if (g->src[i] + 1 > nnode)
-				nnode = g->src[i] + 1;
-			if (g->dst[i] + 1 > nnode)
-				nnode = g->dst[i] + 1;
-		}
+	if (nnode < 0 && (nnode = maxindex1(path, g, rel ? 2 : 3, from)) < 0)
+		return false;
+	if (rel && nsrc < 0 && (nsrc = maxindex1(path, g, 1, srcfrom)) < 0)
+		return false;
+	if (!rel) {
+		nsrc = nnode;
+		srcfrom = from;
 	}
 	g->nnode = nnode;
-	for (i = 0; i < e; i++)
-		if (g->src[i] < 0 || g->src[i] >= nnode || g->dst[i] < 0 || g->dst[i] >= nnode) {
-			opterror("%s: edge %lld (%lld -> %lld) is out of range for %lld nodes (%s)", o->graph, (long long)i,
+	g->nsrc = nsrc;
+	for (i = 0; i < e; i++) {
+		if (!rel && (g->src[i] < 0 || g->src[i] >= nnode || g->dst[i] < 0 || g->dst[i] >= nnode)) {
+			opterror("%s: edge %lld (%lld -> %lld) is out of range for %lld nodes (%s)", path, (long long)i,
 			    (long long)g->src[i], (long long)g->dst[i], (long long)nnode, from);
 			return false;
 		}
+		if (g->src[i] < 0 || g->src[i] >= nsrc) {
+			opterror("%s: edge %lld (%lld -> %lld): source %lld is out of range for %lld source nodes (%s)",
+			    path, (long long)i, (long long)g->src[i], (long long)g->dst[i], (long long)g->src[i],
+			    (long long)nsrc, srcfrom);
+			return false;
+		}
+		if (g->dst[i] < 0 || g->dst[i] >= nnode) {
+			opterror("%s: edge %lld (%lld -> %lld): target %lld is out of range for %lld target nodes (%s)",
+			    path, (long long)i, (long long)g->src[i], (long long)g->dst[i], (long long)g->dst[i],
+			    (long long)nnode, from);
+			return false;
+		}
+	}
 	g->ngraph = 1;
 	if (o->batch) {
 		if (gnn_npy_read(o->batch, &b) != GNN_OK) {
@@ -328,10 +364,10 @@ runcompiled(const Opts *o, Mod *m, Fn *fn, const IValue *args, IValue *outs)
 	Engine en;
 	const gnn_model_desc *d;
 	void *model = NULL, *in[MaxIO] = {0};
-	gnn_graph *g = NULL;
+	gnn_graph *g[MaxIO] = {0};
 	size_t nb;
 	bool ok = false;
-	int i, k;
+	int i, k, ng = 0;
 
 	if (engineload(&en, m, fn, o->target, o->cpu, o->gpumath, o->emu, o->vendor, o->model) < 0)
 		return false;   /* it said why */
@@ -343,12 +379,12 @@ runcompiled(const Opts *o, Mod *m, Fn *fn, const IValue *args, IValue *outs)
 				goto done;
 			}
 			k++;
-		} else if (igraphruntime(&args[i].g, &g) != GNN_OK) {
+		} else if (igraphruntime(&args[i].g, isrelation(fn->val[fn->arg[i]].type), &g[ng++]) != GNN_OK) {
 			goto fail;
 		}
 	}
 	if (d->create(&model) != GNN_OK || (o->weights && d->load_weights(model, o->weights) != GNN_OK) ||
-	    d->bind(model, g) != GNN_OK || forwardoutputs(d, model, (const void *const *)in, outs) != GNN_OK)
+	    d->bind_graphs(model, g, ng) != GNN_OK || forwardoutputs(d, model, (const void *const *)in, outs) != GNN_OK)
 		goto fail;
 	ok = true;
 	goto done;
@@ -357,7 +393,8 @@ fail:
 done:
 	if (model)
 		d->destroy(model);
-	gnn_graph_destroy(g);
+	for (i = 0; i < ng; i++)
+		gnn_graph_destroy(g[i]);
 	for (i = 0; i < MaxIO; i++)
 		free(in[i]);
 	engineclose(&en);
@@ -510,7 +547,20 @@ parseargs(int argc, char **argv, Opts *o)
 		case OptVersion:
 			puts("gnnrun " GNNCC_VERSION);
 			exit(0);
-		case OptGraph: o->graph = v; break;
+		case OptGraph:
+			/* NAME=FILE names a graph input (a relation, src__rel__dst) */
+			if (v[strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")] == '=' &&
+			    !isdigit((unsigned char)v[0]) && v[0] != '=') {
+				if (o->ngname == MaxIO)
+					opterror("too many --graph NAME=FILE");
+				else {
+					size_t n = strcspn(v, "=");
+					o->gname[o->ngname] = astrfmt(NULL, "%.*s", (int)n, v);
+					o->gfile[o->ngname++] = v + n + 1;
+				}
+			} else
+				o->graph = v;
+			break;
 		case OptBatch: o->batch = v; break;
 		case OptWeights: o->weights = v; break;
 		case OptEngine: o->engine = v; break;
@@ -584,7 +634,7 @@ parseargs(int argc, char **argv, Opts *o)
 		}
 	if (!o->model)
 		opterror("no model file given (see --help)");
-	else if (!o->graph)
+	else if (!o->graph && !o->ngname)
 		opterror("no --graph given");
 	else if ((o->emucheck || o->emuorder || o->emugrid || o->emuwork || o->emudefer) &&
 	         strcmp(o->engine, "cuda-emu") != 0)
@@ -713,12 +763,11 @@ loadmodel(const char *path, const FrontOpts *fo)
 	return m;
 }
 
-/* The node count: from a tensor input that shares the graph's node dim,
- * whose name goes to *from; -1 if there is none. */
+/* A node count: from a tensor input that has the dim n, whose name goes
+ * to *from; -1 if there is none. */
 static int64_t
-nodecount(Fn *fn, Ref garg, const IValue *in, const bool *have, const char **from)
+nodecount(Fn *fn, Dim n, const IValue *in, const bool *have, const char **from)
 {
-	Dim n = fn->val[garg].type.dim[0];
 	int i, k;
 
 	for (i = 0; i < fn->narg; i++) {
@@ -732,6 +781,74 @@ nodecount(Fn *fn, Ref garg, const IValue *in, const bool *have, const char **fro
 			}
 	}
 	return -1;
+}
+
+/* how --graph FILE or NAME=FILE feeds graph input v (NULL: none does) */
+static const char *
+graphfile(const Opts *o, const Fn *fn, const Val *v)
+{
+	int i, ngraph = 0;
+
+	for (i = 0; i < o->ngname; i++)
+		if (strcmp(o->gname[i], v->name) == 0)
+			return o->gfile[i];
+	for (i = 0; i < fn->narg; i++)
+		ngraph += fn->val[fn->arg[i]].type.kind == TGraph;
+	return ngraph == 1 ? o->graph : NULL;
+}
+
+/* Every graph input from its --graph; a relation's two node counts each
+ * from a tensor input of that size, or its largest index + 1 */
+static bool
+graphinputs(const Opts *o, Fn *fn, IValue *args, bool *have)
+{
+	int i, k;
+	bool ok = true;
+
+	for (k = 0; k < o->ngname; k++) {
+		for (i = 0; i < fn->narg; i++)
+			if (fn->val[fn->arg[i]].type.kind == TGraph && strcmp(fn->val[fn->arg[i]].name, o->gname[k]) == 0)
+				break;
+		if (i == fn->narg) {
+			opterror("--graph %s=%s: model %s has no graph input '%s'", o->gname[k], o->gfile[k], fn->name,
+			         o->gname[k]);
+			ok = false;
+		}
+	}
+	for (i = 0; i < fn->narg && ok; i++) {
+		Val *v = &fn->val[fn->arg[i]];
+		const char *path, *from = NULL, *sfrom = NULL;
+		char *why, *swhy = NULL;
+		int64_t nnode, nsrc = -1;
+		bool rel = isrelation(v->type);
+
+		if (v->type.kind != TGraph)
+			continue;
+		if (!(path = graphfile(o, fn, v))) {
+			opterror("no edge_index for graph input '%s' of model %s (give --graph %s=EDGE_INDEX.npy)", v->name,
+			         fn->name, v->name);
+			ok = false;
+			continue;
+		}
+		nnode = o->numnodes >= 0 && !rel ? o->numnodes : nodecount(fn, v->type.dim[0], args, have, &from);
+		if (o->numnodes >= 0 && !rel)
+			why = astrfmt(NULL, "from --num-nodes");
+		else if (from)
+			why = astrfmt(NULL, "the node count of input '%s'", from);
+		else
+			why = astrfmt(NULL, "no input gives the node count: the largest index + 1");
+		if (rel) {
+			nsrc = nodecount(fn, graphsrcnodes(v->type), args, have, &sfrom);
+			swhy = sfrom ? astrfmt(NULL, "the node count of input '%s'", sfrom)
+			             : astrfmt(NULL, "no input gives the source node count: the largest index + 1");
+		}
+		args[i].kind = TGraph;
+		have[i] = true;
+		ok = loadgraph(o, path, nnode, why, rel, nsrc, swhy, &args[i].g);
+		free(why);
+		free(swhy);
+	}
+	return ok;
 }
 
 static double *
@@ -890,7 +1007,6 @@ main(int argc, char **argv)
 	IValue compiled[MaxIO] = {{0}}, *outs;
 	gnn_array a;
 	int i, k, rc = 1;
-	int64_t nnode;
 
 	if (!parseargs(argc, argv, &o) || !emuprepare(&o, argv))
 		return 1;
@@ -998,26 +1114,8 @@ main(int argc, char **argv)
 		checkweights(&w);
 	if (optnerrors())
 		goto out;
-	for (i = 0; i < fn->narg; i++) {
-		if (fn->val[fn->arg[i]].type.kind != TGraph)
-			continue;
-		const char *from = NULL;
-		char *why;
-		bool ok;
-		nnode = o.numnodes >= 0 ? o.numnodes : nodecount(fn, fn->arg[i], args, have, &from);
-		if (o.numnodes >= 0)
-			why = astrfmt(NULL, "from --num-nodes");
-		else if (from)
-			why = astrfmt(NULL, "the node count of input '%s'", from);
-		else
-			why = astrfmt(NULL, "no input gives the node count: the largest index + 1");
-		args[i].kind = TGraph;
-		have[i] = true;
-		ok = loadgraph(&o, nnode, why, &args[i].g);
-		free(why);
-		if (!ok)
-			goto out;
-	}
+	if (!graphinputs(&o, fn, args, have))
+		goto out;
 	run.fn = fn;
 	run.args = args;
 	run.param = getparam;

@@ -471,7 +471,7 @@ traincompiled(TrainJob *j, IValue *outs)
 			goto oom;
 		nin++;
 	}
-	if (igraphruntime(ig, &g) != GNN_OK || d->create(&model) != GNN_OK)
+	if (igraphruntime(ig, false, &g) != GNN_OK || d->create(&model) != GNN_OK)
 		goto fail;
 	if (j->weights ? d->load_weights(model, j->weights) != GNN_OK : gnn_prog_init(model, j->seed) != GNN_OK)
 		goto fail;

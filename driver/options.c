@@ -60,7 +60,7 @@ static const OptSpec table[] = {
 	{OptInclude, CC | RUN, "-I", NULL, ArgRequired, "DIR", NULL, NULL,
 	 "search DIR for imports, after the importing file's\ndirectory (repeatable; -IDIR too)"},
 	{OptGraph, RUN, "--graph", NULL, ArgRequired, "FILE", NULL, NULL,
-	 "edge_index, int32 or int64 [2, E] (row 0 source,\nrow 1 target)"},
+	 "edge_index, int32 or int64 [2, E] (row 0 source,\nrow 1 target); NAME=FILE: of graph input NAME\n(a relation, src__rel__dst; repeatable)"},
 	{OptBatch, RUN, "--batch", NULL, ArgRequired, "FILE", NULL, NULL,
 	 "node-to-graph ids for a batched graph[N, E, B] input"},
 	{OptNumNodes, RUN, "--num-nodes", NULL, ArgRequired, "N", NULL, NULL,

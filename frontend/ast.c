@@ -329,7 +329,7 @@ dump(FILE *f, const Node *n, int ind)
 		inlinelist(f, &n->args, ind);
 		break;
 	case ND_TGRAPH:
-		fputs("(graph", f);
+		fputs(n->ival == 2 ? "(hetero" : n->ival ? "(relation" : "(graph", f);
 		exprloc(f, n);
 		inlinelist(f, &n->args, ind);
 		break;

@@ -57,7 +57,9 @@ enum NodeKind {
 
 	/* types */
 	ND_TTENSOR,  /* ival: dtype (enum DType); args: dim exprs (may be empty) */
-	ND_TGRAPH,   /* args: 0, 2 or 3 dim exprs */
+	ND_TGRAPH,   /* args: 0, 2 or 3 dim exprs; ival 1: a relation, args Ns, Nd, E;
+	                ival 2: heterogeneous, args its edge types (ND_LIST of 3
+	                ND_STR), lhs NULL or an ND_LIST of node type names */
 	ND_TSCALAR,  /* ival: a ScalarKind (int/float/bool/str/layer) */
 };
 

@@ -20,6 +20,7 @@ enum BKind {
 	KTranspose, KReshape, KConcat, KCast,
 	KUpdate, KLoss,
 	KRange, KLen, KAssert,
+	KTypes,
 };
 
 typedef struct Builtin {
@@ -81,6 +82,8 @@ static const Builtin builtins[] = {
 	{"mse_loss", KLoss, 0, 2, {"input", "target", "mask"}},
 	{"range", KRange, 0, 1, {"a", "b", "step"}},
 	{"len", KLen, 0, 1, {"x"}},
+	{"node_types", KTypes, 0, 1, {"g"}},
+	{"edge_types", KTypes, 1, 1, {"g"}},
 	{"assert", KAssert, 0, 1, {"cond", "message"}},
 };
 enum { NBuiltin = sizeof builtins / sizeof builtins[0] };
@@ -473,7 +476,7 @@ CVal
 callbuiltin(Ctx *c, Node *call, const char *name)
 {
 	const Builtin *b = findbuiltin(name);
-	CVal v[4], none = {.kind = CNone};
+	CVal v[4], none = {.kind = CNone}, out;
 	bool given[4];
 	Attr a[2];
 	Ref r[64];
@@ -535,7 +538,16 @@ callbuiltin(Ctx *c, Node *call, const char *name)
 			t.dim[1] = dimsym(S.mod, symfresh(S.mod, "E"));
 			return emitop(c, b->op, &v[0].ref, 1, NULL, 0, &t, call->loc);
 		}
-		return emitop(c, b->op, &v[0].ref, 1, NULL, 0, NULL, call->loc);
+		out = emitop(c, b->op, &v[0].ref, 1, NULL, 0, NULL, call->loc);
+		t = vtype(v[0]);
+		if (out.kind == CTensor && isrelation(t) && (b->op == Osrc || b->op == Odst)) {
+			struct IdxRange *x = arena_alloc(S.arena, sizeof *x);
+			*x = (struct IdxRange){.fn = S.fn, .ref = out.ref, .nodes = b->op == Osrc ? graphsrcnodes(t) : t.dim[0],
+			                       .what = astrfmt(S.arena, "%s of %s", name, tystr(t)),
+			                       .next = S.idxrange};
+			S.idxrange = x;
+		}
+		return out;
 	case KAddRemaining:
 		if (!wanttensor(call, b, v, 0, CGraph))
 			return none;
@@ -559,12 +571,14 @@ callbuiltin(Ctx *c, Node *call, const char *name)
 	case KGather:
 		if (!wanttensor(call, b, v, 0, CTensor) || !wanttensor(call, b, v, 1, CTensor))
 			return none;
+		if (vtype(v[0]).rank >= 1 && !indexfits(v[1].ref, vtype(v[0]).dim[0], "gather", call->loc))
+			return none;
 		r[0] = v[0].ref, r[1] = v[1].ref;
 		return emitop(c, b->op, r, 2, NULL, 0, NULL, call->loc);
 	case KScatter:
 		if (!wanttensor(call, b, v, 0, CTensor) || !wanttensor(call, b, v, 1, CTensor))
 			return none;
-		if (!todim(c, v[2], argloc(call, b->formals, 2), &n))
+		if (!todim(c, v[2], argloc(call, b->formals, 2), &n) || !indexfits(v[1].ref, n, name, call->loc))
 			return none;
 		r[0] = v[0].ref, r[1] = v[1].ref;
 		a[0] = mkattrdim(S.mod->arena, "n", n);
@@ -648,6 +662,29 @@ callbuiltin(Ctx *c, Node *call, const char *name)
 		return emitop(c, b->op, &v[0].ref, 1, NULL, 0, &t, call->loc);
 	case KRange:
 		return lowerrange(call, b, v, given);
+	case KTypes:
+		/* a heterogeneous graph's metadata, as PyG's: node type names,
+		 * or [src, rel, dst] lists of names */
+		if (v[0].kind != CHetero) {
+			serror(argloc(call, b->formals, 0), "%s() takes a heterogeneous graph, not a %s", name, kindname(&v[0]));
+			return none;
+		}
+		{
+			const Hetero *h = v[0].het;
+			int n = b->op ? h->nedge : h->nnode;
+			CVal *l = arena_alloc(S.arena, (size_t)(n + 1) * sizeof *l);
+			for (k = 0; k < n; k++) {
+				if (!b->op) {
+					l[k] = (CVal){.kind = CStr, .s = h->node[k]};
+					continue;
+				}
+				CVal *e3 = arena_alloc(S.arena, 3 * sizeof *e3);
+				for (int j = 0; j < 3; j++)
+					e3[j] = (CVal){.kind = CStr, .s = h->edge[k][j]};
+				l[k] = (CVal){.kind = CList, .elems = e3, .n = 3};
+			}
+			return (CVal){.kind = CList, .elems = l, .n = n};
+		}
 	case KLen:
 		if (v[0].kind == CList)
 			return (CVal){.kind = CInt, .i = v[0].n};

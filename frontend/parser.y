@@ -123,11 +123,11 @@ static void recover(PState *ps, int mode, int la, int *clear);
 %token ARROW "'->'" POW "'**'" EQ "'=='" NE "'!='" LE "'<='" GE "'>='"
 
 %type <str> ident
-%type <node> item formal opttype optinit type stmt ifstmt
+%type <node> item formal opttype optinit type stmt ifstmt edgetype
 %type <node> expr or_e and_e not_e cmp_e add_e mul_e un_e pow_e post_e primary arg
 %type <node> nexpr nor_e nand_e ncmp_e nadd_e nmul_e npow_e npost_e
 %type <list> formals formallist rettype typelist block stmts
-%type <list> exprlist dimsopt args arglist listopt
+%type <list> exprlist dimsopt args arglist listopt edgetypes
 %type <op> cmpop addop mulop
 
 %%
@@ -242,6 +242,48 @@ type:
 				    "(nodes, edges[, graphs]), not %d", $3.n);
 			$$ = newnode(ps->a, ND_TGRAPH, @1);
 			$$->args = $3;
+		}
+	| GRAPH '[' edgetypes ']'
+		{
+			/* a heterogeneous graph: its edge types, PyG's metadata */
+			$$ = newnode(ps->a, ND_TGRAPH, @1);
+			$$->ival = 2;
+			$$->args = $3;
+		}
+	| GRAPH '[' exprlist ';' edgetypes ']'
+		{
+			/* the same with its node types declared */
+			$$ = newnode(ps->a, ND_TGRAPH, @1);
+			$$->ival = 2;
+			$$->args = $5;
+			$$->lhs = newnode(ps->a, ND_LIST, @3);
+			$$->lhs->args = $3;
+		}
+	| GRAPH '[' expr ARROW expr ',' expr ']'
+		{
+			/* a relation: sources of one node type, targets of another */
+			$$ = newnode(ps->a, ND_TGRAPH, @1);
+			$$->ival = 1;
+			$$->args = list1(ps, $3);
+			listpush(ps->a, &$$->args, $5);
+			listpush(ps->a, &$$->args, $7);
+		}
+	;
+
+edgetypes:
+	  edgetype			{ $$ = list1(ps, $1); }
+	| edgetypes ',' edgetype	{ $$ = $1; listpush(ps->a, &$$, $3); }
+	;
+
+edgetype:
+	  '(' ident ',' ident ',' ident ')'
+		{
+			/* (src_type, relation, dst_type): a list of three names */
+			Node *k;
+			$$ = newnode(ps->a, ND_LIST, @1);
+			k = newnode(ps->a, ND_STR, @2); k->str = $2; listpush(ps->a, &$$->args, k);
+			k = newnode(ps->a, ND_STR, @4); k->str = $4; listpush(ps->a, &$$->args, k);
+			k = newnode(ps->a, ND_STR, @6); k->str = $6; listpush(ps->a, &$$->args, k);
 		}
 	;
 

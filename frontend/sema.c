@@ -105,6 +105,7 @@ kindname(const CVal *v)
 		[CNone] = "error", [CInt] = "int", [CFloat] = "float", [CBool] = "bool",
 		[CStr] = "string", [CList] = "list", [CDimv] = "size", [CSpec] = "layer constructor",
 		[CInst] = "layer", [CArr] = "layer array", [CTensor] = "tensor", [CGraph] = "graph",
+		[CHetero] = "heterogeneous graph",
 	};
 	return names[v->kind];
 }
@@ -309,6 +310,8 @@ evalconstbinary(Ctx *c, Node *n, CVal a, CVal b)
 		}
 		return mkbool(eq == (n->op == BEq));
 	}
+	if (n->op == BAdd && a.kind == CStr && b.kind == CStr)   /* Python's: "author" + "__" */
+		return (CVal){.kind = CStr, .s = astrfmt(S.arena, "%s%s", a.s, b.s)};
 	if (!isnum(&a) || !isnum(&b)) {
 		serror(n->loc, "operator needs numbers here, got %s and %s", kindname(&a), kindname(&b));
 		return none;
@@ -473,6 +476,9 @@ evalunary(Ctx *c, Node *n)
 	}
 }
 
+static CVal heterorel(const Hetero *h, const char *key, Loc l);
+static Inst *arrkey(const InstArr *a, const char *key);
+
 static CVal
 evalmember(Ctx *c, Node *n)
 {
@@ -492,6 +498,8 @@ evalmember(Ctx *c, Node *n)
 		at = mkattrints(S.mod->arena, "perm", perm, t.rank);
 		return emitop(c, Otranspose, &a.ref, 1, &at, 1, NULL, n->loc);
 	}
+	if (a.kind == CHetero)
+		return heterorel(a.het, n->name, n->loc);
 	if (a.kind == CInst) {
 		if ((b = findlocal(&a.inst->scope, n->name)) && b->how == BDecl)
 			return b->v;
@@ -502,12 +510,74 @@ evalmember(Ctx *c, Node *n)
 	return none;
 }
 
+/* the layer of a string-keyed array under key, or NULL */
+static Inst *
+arrkey(const InstArr *a, const char *key)
+{
+	for (int i = 0; i < a->nkey; i++)
+		if (strcmp(a->key[i], key) == 0)
+			return a->kv[i];
+	return NULL;
+}
+
+/* relation key ("src__rel__dst") of heterogeneous graph h, as a graph
+ * value; an error listing h's edge types if it has none such */
+static CVal
+heterorel(const Hetero *h, const char *key, Loc l)
+{
+	char *list;
+	int i;
+
+	for (i = 0; i < h->nedge; i++)
+		if (strcmp(h->key[i], key) == 0)
+			return (CVal){.kind = CGraph, .ref = h->rel[i]};
+	list = "";
+	for (i = 0; i < h->nedge; i++)
+		list = astrfmt(S.arena, "%s%s(%s, %s, %s)", list, i ? ", " : "", h->edge[i][0], h->edge[i][1], h->edge[i][2]);
+	serror(l, "the heterogeneous graph has no edge type %s; its edge types are %s", key, list);
+	return none;
+}
+
+bool
+indexfits(Ref idx, Dim n, const char *op, Loc l)
+{
+	for (struct IdxRange *x = S.idxrange; x; x = x->next)
+		if (x->fn == S.fn && x->ref == idx && x->nodes != n) {
+			serror(l, "%s: the index is %s, which indexes %s nodes, but the %s has %s rows", op, x->what,
+			       dimstr(S.arena, S.mod, x->nodes), strcmp(op, "gather") == 0 ? "input" : "result",
+			       dimstr(S.arena, S.mod, n));
+			return false;
+		}
+	return true;
+}
+
 static CVal
 evalindex(Ctx *c, Node *n)
 {
 	CVal a = eval(c, n->lhs), i;
 	Ref r[2];
 
+	if (a.kind == CHetero) {
+		/* g["author", "writes", "paper"] or g["author__writes__paper"], as HeteroData */
+		const char *part[3], *key;
+		int k;
+		if (n->args.n != 1 && n->args.n != 3) {
+			serror(n->loc, "a heterogeneous graph is indexed by an edge type: g[\"src\", \"rel\", \"dst\"]");
+			return none;
+		}
+		for (k = 0; k < n->args.n; k++) {
+			i = eval(c, n->args.v[k]);
+			if (i.kind == CNone)
+				return none;
+			if (i.kind != CStr) {
+				serror(n->args.v[k]->loc, "an edge type's names are strings, not a %s", kindname(&i));
+				return none;
+			}
+			part[k] = i.s;
+		}
+		key = n->args.n == 1 ? part[0] : astrfmt(S.arena, "%s__%s__%s", part[0], part[1], part[2]);
+		return heterorel(a.het, key, n->loc);
+	}
 	if (n->args.n != 1) {
 		serror(n->loc, "only one index is supported");
 		return none;
@@ -515,12 +585,20 @@ evalindex(Ctx *c, Node *n)
 	i = eval(c, n->args.v[0]);
 	if (a.kind == CNone || i.kind == CNone)
 		return none;
+	if (a.kind == CArr && i.kind == CStr) {
+		Inst *in = arrkey(a.arr, i.s);
+		if (!in)
+			serror(n->args.v[0]->loc, "no layer under key \"%s\"", i.s);
+		return in ? (CVal){.kind = CInst, .inst = in} : none;
+	}
 	if (a.kind == CTensor) {
 		if (i.kind != CTensor) {
 			serror(n->args.v[0]->loc, "a tensor is indexed by an integer tensor (gather), not a %s", kindname(&i));
 			return none;
 		}
 		r[0] = a.ref, r[1] = i.ref;
+		if (vtype(a).rank >= 1 && !indexfits(i.ref, vtype(a).dim[0], "gather", n->loc))
+			return none;
 		return emitop(c, Ogather, r, 2, NULL, 0, NULL, n->loc);
 	}
 	if (i.kind != CInt) {
@@ -750,6 +828,38 @@ makespec(Ctx *c, Node *def, Node *call)
 	return (CVal){.kind = CSpec, .spec = sp};
 }
 
+/* A relation formal, graph[Ns -> Nd, E]: a homogeneous graph[N, E] (or
+ * a batch of graphs) is the relation with Ns = Nd = N, so a layer
+ * written for relations takes either. */
+static bool
+matchrelation(Ctx *c, Node *ty, Type actual, const char *what, Loc at)
+{
+	const char *got = tystr(actual);
+	Dim have[3] = {graphsrcnodes(actual), actual.dim[0], actual.dim[1]}, want[3], d;
+	Node *dn;
+	CVal v;
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		dn = ty->args.v[k];
+		want[k] = have[k];
+		if (dn->kind == ND_NAME && !binding(c, dn->name, &v)) {
+			bind(c->sc, dn->name, dimval(have[k]), BLocal, dn->loc);
+			continue;
+		}
+		v = eval(c, dn);
+		if (!todim(c, v, dn->loc, &d))
+			return false;
+		want[k] = d;
+	}
+	if (want[0] != have[0] || want[1] != have[1] || want[2] != have[2]) {
+		serror(at, "type mismatch: %s expects %s, got %s", what,
+		       tystr(relationtype(want[0], want[1], want[2])), got);
+		return false;
+	}
+	return true;
+}
+
 /* Match an actual type against a formal's declared type.  Names in the
  * formal dims that are unbound in sc bind to the actual sizes. */
 static bool
@@ -771,6 +881,12 @@ matchtype(Ctx *c, Node *ty, Type actual, const char *what, Loc at)
 		serror(at, "%s expects a %s, got %s", what, ty->kind == ND_TGRAPH ? "graph" : "tensor", got);
 		return false;
 	}
+	if (ty->kind == ND_TGRAPH && ty->ival == 2) {
+		serror(ty->loc, "a heterogeneous graph is a model input; a layer takes its relations (g[\"src\", \"rel\", \"dst\"])");
+		return false;
+	}
+	if (ty->kind == ND_TGRAPH && ty->ival)
+		return matchrelation(c, ty, actual, what, at);
 	if (ty->kind == ND_TGRAPH) {
 		nd = ty->args.n ? ty->args.n : 2;
 		if (nd == 3 && actual.rank != 3) {
@@ -1033,9 +1149,12 @@ declname(Ctx *c, Node *n, CVal *idx)
 	if (!n->index)
 		return n->name;
 	*idx = eval(c, n->index);
+	if (idx->kind == CStr && n->kind == ND_LAYERDECL && idx->s[0] && !strchr(idx->s, '.'))
+		return astrfmt(S.arena, "%s.%s", n->name, idx->s);   /* PyG's ModuleDict */
 	if (idx->kind != CInt || idx->i < 0 || idx->i > 100000) {
 		if (idx->kind != CNone)
-			serror(n->index->loc, "a layer or param index must be a non-negative int");
+			serror(n->index->loc, "a layer or param index must be a non-negative int%s",
+			       n->kind == ND_LAYERDECL ? " or a layer's a non-empty string without '.'" : "");
 		return NULL;
 	}
 	return astrfmt(S.arena, "%s.%lld", n->name, (long long)idx->i);
@@ -1111,6 +1230,23 @@ layerdecl1(Ctx *c, Node *n)
 	else {
 		arr = arena_alloc(S.arena, sizeof *arr);
 		bind(c->sc, n->name, (CVal){.kind = CArr, .arr = arr}, BDecl, n->loc);
+	}
+	if (idx.kind == CStr) {
+		if (arrkey(arr, idx.s)) {
+			serror(n->loc, "duplicate definition of '%s[\"%s\"]'", n->name, idx.s);
+			return false;
+		}
+		const char **k = arena_alloc(S.arena, (arr->nkey + 1) * sizeof *k);
+		Inst **v = arena_alloc(S.arena, (arr->nkey + 1) * sizeof *v);
+		if (arr->nkey) {
+			memcpy(k, arr->key, arr->nkey * sizeof *k);
+			memcpy(v, arr->kv, arr->nkey * sizeof *v);
+		}
+		k[arr->nkey] = idx.s;
+		v[arr->nkey++] = in;
+		arr->key = k;
+		arr->kv = v;
+		return true;
 	}
 	if (idx.i >= arr->n) {
 		Inst **v = arena_alloc(S.arena, (idx.i + 1) * sizeof(Inst *));
@@ -1363,6 +1499,81 @@ sigdim(Ctx *c, Node *dn, const char *dflt, Dim *d)
 	return todim(c, v, dn->loc, d);
 }
 
+/*
+ * A heterogeneous graph input, graph[types; (src, rel, dst), ...]: one
+ * relation input graph[N_src -> N_dst, E_src_rel_dst] per edge type,
+ * named src__rel__dst (PyG's to_hetero and gnnrun --graph name them so).
+ * The node types are declared before ';', or else those the edge types
+ * name, in order.
+ */
+static CVal
+heteroinput(Ctx *c, Node *ty)
+{
+	Hetero *h = arena_alloc(S.arena, sizeof *h);
+	NodeList *types = NULL;
+	int k, j, ne = ty->args.n, nt;
+	Node *et;
+
+	if (ty->lhs)
+		types = &ty->lhs->args;
+	nt = types ? types->n : 0;
+	h->node = arena_alloc(S.arena, (size_t)(nt + 2 * ne + 1) * sizeof *h->node);
+	h->edge = arena_alloc(S.arena, (size_t)(ne + 1) * sizeof *h->edge);
+	h->key = arena_alloc(S.arena, (size_t)(ne + 1) * sizeof *h->key);
+	h->rel = arena_alloc(S.arena, (size_t)(ne + 1) * sizeof *h->rel);
+	for (k = 0; k < nt; k++) {
+		Node *t = types->v[k];
+		if (t->kind != ND_NAME) {
+			serror(t->loc, "a node type is a name");
+			return (CVal){0};
+		}
+		for (j = 0; j < h->nnode; j++)
+			if (strcmp(h->node[j], t->name) == 0) {
+				serror(t->loc, "duplicate node type '%s'", t->name);
+				return (CVal){0};
+			}
+		h->node[h->nnode++] = t->name;
+	}
+	for (k = 0; k < ne; k++) {
+		Dim d[3];
+		et = ty->args.v[k];
+		for (j = 0; j < 3; j++)
+			h->edge[k][j] = et->args.v[j]->str;
+		for (j = 0; j < 3; j += 2) {
+			int i;
+			for (i = 0; i < h->nnode && strcmp(h->node[i], h->edge[k][j]) != 0; i++)
+				;
+			if (i < h->nnode)
+				continue;
+			if (types) {
+				serror(et->args.v[j]->loc, "edge type (%s, %s, %s): no node type '%s'", h->edge[k][0],
+				       h->edge[k][1], h->edge[k][2], h->edge[k][j]);
+				return (CVal){0};
+			}
+			h->node[h->nnode++] = h->edge[k][j];
+		}
+		h->key[k] = astrfmt(S.arena, "%s__%s__%s", h->edge[k][0], h->edge[k][1], h->edge[k][2]);
+		for (j = 0; j < k; j++)
+			if (strcmp(h->key[j], h->key[k]) == 0) {
+				serror(et->loc, "duplicate edge type (%s, %s, %s)", h->edge[k][0], h->edge[k][1], h->edge[k][2]);
+				return (CVal){0};
+			}
+		if (!sigdim(c, NULL, astrfmt(S.arena, "N_%s", h->edge[k][0]), &d[0]) ||
+		    !sigdim(c, NULL, astrfmt(S.arena, "N_%s", h->edge[k][2]), &d[1]) ||
+		    !sigdim(c, NULL, astrfmt(S.arena, "E_%s_%s_%s", h->edge[k][0], h->edge[k][1], h->edge[k][2]), &d[2]))
+			return (CVal){0};
+		h->rel[k] = addarg(S.fn, h->key[k], relationtype(d[0], d[1], d[2]));
+		h->nedge++;
+	}
+	/* a declared node type no edge type names still has its size symbol */
+	for (k = 0; k < h->nnode; k++) {
+		Dim d;
+		if (!sigdim(c, NULL, astrfmt(S.arena, "N_%s", h->node[k]), &d))
+			return (CVal){0};
+	}
+	return (CVal){.kind = CHetero, .het = h};
+}
+
 static bool
 sigtype(Ctx *c, Node *ty, Type *t)
 {
@@ -1374,6 +1585,10 @@ sigtype(Ctx *c, Node *ty, Type *t)
 		serror(ty->loc, "model inputs and outputs are tensors or graphs");
 		return false;
 	}
+	if (ty->kind == ND_TGRAPH && ty->ival == 2) {
+		serror(ty->loc, "a heterogeneous graph is a model input, not an output");
+		return false;
+	}
 	nd = ty->kind == ND_TGRAPH ? (ty->args.n ? ty->args.n : 2) : ty->args.n;
 	if (nd > MaxRank) {
 		serror(ty->loc, "rank %d exceeds the maximum of %d", nd, MaxRank);
@@ -1383,7 +1598,9 @@ sigtype(Ctx *c, Node *ty, Type *t)
 		/* only a graph's dims have defaults: a tensor's are all written */
 		if (!sigdim(c, k < ty->args.n ? ty->args.v[k] : NULL, k < 3 ? gdefault[k] : NULL, &d[k]))
 			return false;
-	if (ty->kind == ND_TGRAPH)
+	if (ty->kind == ND_TGRAPH && ty->ival)
+		*t = relationtype(d[0], d[1], d[2]);
+	else if (ty->kind == ND_TGRAPH)
 		*t = nd == 3 ? batchgraphtype(d[0], d[1], d[2]) : graphtype(d[0], d[1]);
 	else
 		*t = tensortype((int)ty->ival, nd, d);
@@ -1428,12 +1645,19 @@ lowerbody(Node *model, const char *name, Inst *self, CVal *ret)
 			serror(p->loc, "model input '%s' needs a type", p->name);
 			return false;
 		}
-		if (!sigtype(&c, p->type, &t))
-			return false;
 		if (findlocal(&sc, p->name)) {
 			serror(p->loc, "duplicate definition of '%s'", p->name);
 			return false;
 		}
+		if (p->type->kind == ND_TGRAPH && p->type->ival == 2) {
+			CVal h = heteroinput(&c, p->type);
+			if (h.kind == CNone)
+				return false;
+			bind(&sc, p->name, h, BArg, p->loc);
+			continue;
+		}
+		if (!sigtype(&c, p->type, &t))
+			return false;
 		bind(&sc, p->name, tensorval(addarg(S.fn, p->name, t)), BArg, p->loc);
 	}
 	if (S.training)

@@ -30,6 +30,7 @@ enum CKind {
 	CArr,       /* layer array: layer lins[i] = ... */
 	CTensor,    /* an IR value */
 	CGraph,     /* an IR value of graph type */
+	CHetero,    /* a heterogeneous graph: its relations (het) */
 };
 
 typedef struct Spec {
@@ -43,7 +44,22 @@ typedef struct Spec {
 typedef struct InstArr {
 	Inst **v;
 	int n;
+	/* keyed by strings (layer conv1["author__writes__paper"] = ...,
+	 * PyG's ModuleDict): key[i] holds kv[i] */
+	const char **key;
+	Inst **kv;
+	int nkey;
 } InstArr;
+
+/* A heterogeneous graph (graph[types; (src, rel, dst), ...]): one
+ * relation input per edge type, named src__rel__dst */
+typedef struct Hetero {
+	int nnode, nedge;
+	const char **node;          /* node types, in order */
+	const char *(*edge)[3];     /* edge types */
+	const char **key;           /* src__rel__dst */
+	Ref *rel;                   /* the relation inputs */
+} Hetero;
 
 struct CVal {
 	int kind;
@@ -57,6 +73,7 @@ struct CVal {
 	Spec *spec;
 	Inst *inst;
 	InstArr *arr;
+	Hetero *het;                /* CHetero */
 };
 
 typedef struct Binding {
@@ -114,6 +131,16 @@ typedef struct Sema {
 		Ref v;
 	} upd[64];
 	int nupd;
+	/* src(g) and dst(g) of relations: the node set their values index,
+	 * so that gathering or scattering with them over another node type
+	 * is an error at the call (a list in the arena; few per model) */
+	struct IdxRange {
+		const Fn *fn;
+		Ref ref;
+		Dim nodes;
+		const char *what;   /* "src of graph[N_a -> N_p, E]" */
+		struct IdxRange *next;
+	} *idxrange;
 } Sema;
 
 extern Sema S;
@@ -130,6 +157,9 @@ void bind(Scope *sc, const char *name, CVal v, int how, Loc l);
 const char *kindname(const CVal *v);
 bool todim(Ctx *c, CVal v, Loc l, Dim *d);
 CVal tensorval(Ref r);
+/* false (said why at l) when idx is src/dst of a relation whose node
+ * set is not the extent n that op indexes or scatters into */
+bool indexfits(Ref idx, Dim n, const char *op, Loc l);
 Type vtype(CVal v);
 void lowermodel(Node *model);
 /* the train items of main, and with o->train every model without one */

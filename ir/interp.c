@@ -281,7 +281,7 @@ newtensor(R *r, ITensor *t, int rank, const int64_t *shape)
 static int
 newgraph(R *r, IGraph *g, int64_t nnode, int64_t nedge, bool weighted, const IGraph *like)
 {
-	g->nnode = nnode;
+	g->nnode = g->nsrc = nnode;
 	g->nedge = nedge;
 	g->ngraph = like->ngraph;
 	if (!(g->src = xalloc(r, nedge, sizeof *g->src)) || !(g->dst = xalloc(r, nedge, sizeof *g->dst)))
@@ -570,7 +570,7 @@ degree(R *r, IValue *o)
 
 	if (!g)
 		return -1;
-	shape[0] = g->nnode, shape[1] = 1;
+	shape[0] = r->ins->op == Oin_degree ? g->nnode : g->nsrc, shape[1] = 1;
 	if (newtensor(r, &o->t, 2, shape) < 0)
 		return -1;
 	p = r->ins->op == Oin_degree ? g->dst : g->src;
@@ -1397,7 +1397,8 @@ extents(const IValue *v, int64_t *x)
 	x[0] = v->g.nnode;
 	x[1] = v->g.nedge;
 	x[2] = v->g.ngraph;
-	return 3;
+	x[3] = v->g.nsrc;
+	return 4;
 }
 
 /* Compare the computed result with the declared type; bind the derived
@@ -1461,7 +1462,7 @@ step(R *r, const Ins *ins)
 			return fail(r, "malformed IR: operand %s is not defined before its use",
 			            valname(fn, ins->arg[k], vn, sizeof vn));
 	r->rty = fn->val[ins->to].type;
-	if (r->rty.rank > MaxRank || (r->rty.kind == TGraph && r->rty.rank != 2 && r->rty.rank != 3))
+	if (r->rty.rank > MaxRank || (r->rty.kind == TGraph && (r->rty.rank < 2 || r->rty.rank > 4)))
 		return fail(r, "malformed IR: bad result type");
 	for (k = 0; k < r->rty.rank; k++) {
 		r->want[k] = dimeval(r->m, r->rty.dim[k], r->symval);
@@ -1505,17 +1506,19 @@ fail:
 
 /* Inputs ------------------------------------------------------------------ */
 
-static const char *const graphdim[] = {"node count", "edge count", "graph count"};
+static const char *const graphdim[] = {"node count", "edge count", "graph count", "source node count"};
 
 static int
-checkgraph(R *r, int a, IGraph *g)
+checkgraph(R *r, int a, IGraph *g, Type t)
 {
 	char an[80];
-	int64_t e, i;
+	int64_t e, i, nsrc = isrelation(t) ? g->nsrc : g->nnode;
 
 	argname(r, a, an, sizeof an);
-	if (g->nnode < 0 || g->nedge < 0)
+	if (g->nnode < 0 || g->nedge < 0 || nsrc < 0)
 		return fail(r, "%s: negative node or edge count", an);
+	if (!isrelation(t))
+		g->nsrc = g->nnode;
 	if (g->nedge > 0 && (!g->src || !g->dst))
 		return fail(r, "%s: no edge arrays", an);
 	if (!g->batch) {
@@ -1524,9 +1527,9 @@ checkgraph(R *r, int a, IGraph *g)
 		g->ngraph = 1;  /* zero-initialized means one graph */
 	}
 	for (e = 0; e < g->nedge; e++) {
-		if (g->src[e] < 0 || g->src[e] >= g->nnode)
+		if (g->src[e] < 0 || g->src[e] >= nsrc)
 			return fail(r, "%s: edge %lld: src %lld out of range [0, %lld)", an,
-			            (long long)e, (long long)g->src[e], (long long)g->nnode);
+			            (long long)e, (long long)g->src[e], (long long)nsrc);
 		if (g->dst[e] < 0 || g->dst[e] >= g->nnode)
 			return fail(r, "%s: edge %lld: dst %lld out of range [0, %lld)", an,
 			            (long long)e, (long long)g->dst[e], (long long)g->nnode);
@@ -1553,7 +1556,7 @@ checkinput(R *r, int a)
 	if (iv.kind != t.kind)
 		return fail(r, "%s: expected %s, got a %s", an, ts, iv.kind == TGraph ? "graph" : "tensor");
 	if (t.kind == TGraph) {
-		if (checkgraph(r, a, &iv.g) < 0)
+		if (checkgraph(r, a, &iv.g, t) < 0)
 			return -1;
 	} else {
 		if (iv.t.rank != t.rank)

@@ -18,6 +18,9 @@
 
 typedef struct IGraph {
 	int64_t nnode, nedge;
+	int64_t nsrc;            /* a relation's (graph[Ns -> Nd, E]) source
+	                            node count, which src indexes; nnode is
+	                            Nd.  Unread for other graphs */
 	int64_t *src, *dst;      /* [nedge] */
 	double *weight;          /* [nedge] or NULL: unweighted */
 	int64_t ngraph;          /* 1 unless batch is set */

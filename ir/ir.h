@@ -164,6 +164,13 @@ enum TKind { TTensor, TGraph };
 /*
  * Tensor: dtype, rank, dim[0..rank).  Graph: dtype DNone, rank 2 or 3,
  * dim[0] nodes, dim[1] edges, dim[2] graphs in a batch (rank 3 only).
+ * A relation (a bipartite graph, graph[Ns -> Nd, E]: src indexes Ns
+ * source nodes, dst Nd destination nodes) is rank 4: dim[0] Nd, dim[1]
+ * E, dim[2] the constant 1 (one graph), dim[3] Ns.  Keeping Ns among the
+ * dims lets every pass that rewrites or binds dims treat it as any other;
+ * dim[0] stays the node count that targets index, so in-degrees,
+ * scatters into targets and edge_softmax need no case of their own.
+ * relationtype() with Ns == Nd is the homogeneous graph[Nd, E].
  */
 typedef struct Type {
 	uint8_t kind, dtype, rank;
@@ -173,6 +180,9 @@ typedef struct Type {
 Type tensortype(int dtype, int rank, const Dim *dim);
 Type graphtype(Dim nodes, Dim edges);
 Type batchgraphtype(Dim nodes, Dim edges, Dim graphs);
+Type relationtype(Dim srcnodes, Dim dstnodes, Dim edges);
+bool isrelation(Type t);                /* a graph whose src and dst index different node sets */
+Dim graphsrcnodes(Type t);              /* the node count src indexes: dim[3] or dim[0] */
 bool typeeq(Type a, Type b);
 /* Whether t's element count is a Dim (a tensor's may not be: a constant
  * product above DIMMAX, a coefficient that overflows, degree above

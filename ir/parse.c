@@ -665,7 +665,7 @@ parsetype(Parser *P, Type *ty)
 	Tok *k = next(P), *at;
 	Dim dim[MaxRank];
 	int rank = 0, dt = DNone;
-	bool graph;
+	bool graph, arrow = false;
 	Ev v;
 
 	if (k->kind != TIdent)
@@ -683,11 +683,20 @@ parsetype(Parser *P, Type *ty)
 			if (!expr(P, &v, 0) || !evdim(P, at, v, &dim[rank]))
 				return false;
 			rank++;
-			if (!accept(P, ','))
+			/* a relation: graph[Ns -> Nd, E] */
+			if (graph && rank == 1 && accept(P, TArrow))
+				arrow = true;
+			else if (!accept(P, ','))
 				break;
 		}
 	if (!expect(P, ']', "',' or ']'"))
 		return false;
+	if (arrow) {
+		if (rank != 3)
+			return err(P, k, "a relation type is graph[Ns -> Nd, E]");
+		*ty = relationtype(dim[0], dim[1], dim[2]);
+		return true;
+	}
 	if (!graph) {
 		*ty = tensortype(dt, rank, dim);
 		if (!typenumelok(P->m, *ty))

@@ -20,6 +20,7 @@
  *	rets   := type | '(' [type, ...] ')'            one result prints bare
  *	ins    := %ID '=' type OPNAME [%ID, ...] ['{' KEY '=' value, ... '}']
  *	type   := DTYPE '[' [dim, ...] ']' | 'graph' '[' dim ',' dim [',' dim] ']'
+ *	        | 'graph' '[' dim '->' dim ',' dim ']'     a relation: sources -> targets, edges
  *	dim    := integers, symbols, + - * and parentheses
  *	value  := INT | FLOAT | 'true' | 'false' | STRING | dim | '[' [dim, ...] ']'
  *

@@ -4,6 +4,7 @@
  * integer comparison.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir.h"
@@ -83,6 +84,26 @@ batchgraphtype(Dim nodes, Dim edges, Dim graphs)
 	return (Type){.kind = TGraph, .rank = 3, .dim = {nodes, edges, graphs}};
 }
 
+Type
+relationtype(Dim srcnodes, Dim dstnodes, Dim edges)
+{
+	if (srcnodes == dstnodes)
+		return graphtype(dstnodes, edges);
+	return (Type){.kind = TGraph, .rank = 4, .dim = {dstnodes, edges, dimconst(1), srcnodes}};
+}
+
+bool
+isrelation(Type t)
+{
+	return t.kind == TGraph && t.rank == 4;
+}
+
+Dim
+graphsrcnodes(Type t)
+{
+	return isrelation(t) ? t.dim[3] : t.dim[0];
+}
+
 bool
 typeeq(Type a, Type b)
 {
@@ -106,6 +127,16 @@ snprinttype(char *buf, size_t n, const Mod *m, Type t)
 	if (!buf)
 		buf = dummy, n = 0;
 #define AT buf + (len < n ? len : n), (len < n ? n - len : 0)
+	if (isrelation(t)) {
+		len = snprintf(buf, n, "graph[");
+		len += snprintdim(AT, m, t.dim[3]);
+		len += snprintf(AT, " -> ");
+		len += snprintdim(AT, m, t.dim[0]);
+		len += snprintf(AT, ", ");
+		len += snprintdim(AT, m, t.dim[1]);
+		len += snprintf(AT, "]");
+		return (int)len;
+	}
 	len = snprintf(buf, n, "%s[", t.kind == TGraph ? "graph" : dtypename(t.dtype));
 	for (i = 0; i < t.rank; i++) {
 		if (i)
@@ -120,15 +151,10 @@ snprinttype(char *buf, size_t n, const Mod *m, Type t)
 void
 fprinttype(FILE *f, const Mod *m, Type t)
 {
-	int i;
+	char *s = typestr(NULL, m, t);
 
-	fprintf(f, "%s[", t.kind == TGraph ? "graph" : dtypename(t.dtype));
-	for (i = 0; i < t.rank; i++) {
-		if (i)
-			fputs(", ", f);
-		fprintdim(f, m, t.dim[i]);
-	}
-	fputc(']', f);
+	fputs(s, f);
+	free(s);
 }
 
 bool

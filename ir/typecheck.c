@@ -562,6 +562,12 @@ check(Ctx *c)
 		if (!isgraphop(c, 0))
 			return false;
 		g = c->at[0];
+		/* self-loops and gcn_norm pair a node with itself: they need
+		 * one node set on both ends */
+		if (isrelation(g) && (c->op == Oadd_self_loops || c->op == Oremove_self_loops ||
+		                      c->op == Oadd_remaining_self_loops || c->op == Ogcn_norm))
+			return fail(c, "%s: %s is a relation between two node types; it has no self-loops",
+			            opname(c->op), ty(c, g));
 	}
 	switch (c->op) {
 	case Oconst:
@@ -604,7 +610,7 @@ check(Ctx *c)
 	case Oout_degree:
 		if (!checkkeys(c, ""))
 			return false;
-		d[0] = g.dim[0], d[1] = 1;
+		d[0] = c->op == Oout_degree ? graphsrcnodes(g) : g.dim[0], d[1] = 1;
 		*c->out = tensortype(DF32, 2, d);
 		return true;
 	case Oedge_weight:

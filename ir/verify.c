@@ -102,8 +102,10 @@ checktype(V *v, Ref r, Type t)
 		return bad(v, r, "rank %d exceeds %d", t.rank, MaxRank);
 	if (t.kind == TTensor && (t.dtype <= DNone || t.dtype >= NDType))
 		return bad(v, r, "bad dtype %d", t.dtype);
-	if (t.kind == TGraph && (t.dtype != DNone || t.rank < 2 || t.rank > 3))
+	if (t.kind == TGraph && (t.dtype != DNone || t.rank < 2 || t.rank > 4))
 		return bad(v, r, "bad graph type (dtype %d, rank %d)", t.dtype, t.rank);
+	if (isrelation(t) && (t.dim[2] != dimconst(1) || t.dim[3] == t.dim[0]))
+		return bad(v, r, "bad relation type (graph count %d, source nodes %d)", (int)t.dim[2], (int)t.dim[3]);
 	for (i = 0; i < t.rank; i++)
 		if (!dimok(v->m, t.dim[i]))
 			return bad(v, r, "dim %d of its type is invalid (%d)", i, (int)t.dim[i]);

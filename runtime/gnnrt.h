@@ -176,6 +176,19 @@ typedef struct gnn_graph gnn_graph;
 */
 gnn_status gnn_graph_from_edge_index(gnn_graph **g, const void *edge_index,
 	gnn_dtype dtype, int64_t num_edges, int64_t num_nodes);
+/*
+** A relation, one edge type (src_type, rel, dst_type) of a heterogeneous
+** graph (PyG's HeteroData[src_type, rel, dst_type].edge_index): sources
+** index num_src_nodes nodes of one type, targets num_dst_nodes of
+** another; each index is checked against its own type's count
+** (GNN_ERR_RANGE).  gnn_graph_num_nodes is num_dst_nodes (what targets,
+** scatters and in-degrees index), gnn_graph_num_src_nodes num_src_nodes.
+** Self loops and gcn_norm refuse a relation.  A model with relation
+** inputs binds one graph per relation (NAME_bind_graphs).
+*/
+gnn_status gnn_graph_relation_from_edge_index(gnn_graph **g, const void *edge_index,
+	gnn_dtype dtype, int64_t num_edges, int64_t num_src_nodes, int64_t num_dst_nodes);
+int64_t gnn_graph_num_src_nodes(const gnn_graph *g);   /* num_nodes for one node type */
 /* An edge_index .npy file (int32 or int64, [2, E]) as a graph of
 ** num_nodes nodes; num_nodes < 0: the largest index + 1. */
 gnn_status gnn_graph_read_npy(gnn_graph **g, const char *path, int64_t num_nodes);
@@ -302,6 +315,9 @@ typedef struct gnn_model_desc {
 	/* the model's training step (NULL when compiled without one): see
 	** gnn_prog_train_step */
 	const struct gnn_train_prog *train;
+	/* graph inputs, and bind for several (bind takes a model of one) */
+	int ngraphs;
+	gnn_status (*bind_graphs)(void *model, gnn_graph *const *g, int n);
 } gnn_model_desc;
 
 /*
@@ -509,8 +525,11 @@ struct gnn_program {
 	const unsigned char *segdev;   /* per segment: forward reads it (2: scratch, device only) */
 	int nstep, nload;
 	const gnn_step *step, *load;
-	int graphsym[3];         /* nodes, edges, graphs: the symbol each sets, or -1 */
-	int graphsize[3];        /* else the constant it must be: a polynomial, or -1 */
+	int nbound;              /* graph inputs: g[0..nbound), bound in the model's order */
+	/* per graph input 8 ints: the symbol its nodes, edges, graphs and
+	 * source nodes (a relation's; else the nodes) each set, or -1; then
+	 * for each the polynomial it must equal instead, or -1 */
+	const int *bound;
 	int ninput, noutput, nparam;
 	const int *input, *output, *param;   /* buffer indices */
 	const int *outshape;     /* the outputs' dims in order: polynomials */
@@ -530,6 +549,11 @@ gnn_status gnn_prog_create(const gnn_program *p, size_t size, gnn_instance **out
 void gnn_prog_destroy(void *m);
 gnn_status gnn_prog_load(void *m, const char *path);
 gnn_status gnn_prog_bind(void *m, gnn_graph *g);
+/* a model with several graph inputs (the relations of a heterogeneous
+** graph) binds one graph per input, in the model's order; each is
+** checked against its input's sizes.  gnn_prog_bind(m, g) is
+** gnn_prog_bind_graphs(m, &g, 1). */
+gnn_status gnn_prog_bind_graphs(void *m, gnn_graph *const *g, int n);
 /* forward's prologue (checks, inputs) and epilogue (outputs, errors) */
 gnn_status gnn_prog_begin(gnn_instance *m, const void *const *in, void *const *out);
 /* forward issues its launches while this says so: `while (gnn_prog_issue(m))
@@ -611,6 +635,8 @@ void gnn_prog_free_device(void *model, void *p);
 	gnn_status NAME##_init_weights(NAME *m, uint64_t seed) { return gnn_prog_init(m, seed); } \
 	gnn_status NAME##_save_weights(NAME *m, const char *path) { return gnn_prog_save(m, path); } \
 	gnn_status NAME##_bind(NAME *m, gnn_graph *graph) { return gnn_prog_bind(m, graph); } \
+	gnn_status NAME##_bind_graphs(NAME *m, gnn_graph *const *graphs, int n) \
+		{ return gnn_prog_bind_graphs(m, graphs, n); } \
 	gnn_status NAME##_synchronize(NAME *m) { return gnn_prog_sync(m); } \
 	void NAME##_destroy(NAME *m) { gnn_prog_destroy(m); } \
 	static gnn_status NAME##_d_create(void **m) { return gnn_prog_create(&PROG, sizeof(NAME), (gnn_instance **)m); }

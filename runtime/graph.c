@@ -14,6 +14,12 @@
 ** one element, so that NULL keeps meaning "unweighted" / "no batch" on
 ** an empty graph too.
 **
+** A relation (one edge type of a heterogeneous graph) is a graph whose
+** sources index ns nodes of one type and whose targets index n nodes of
+** another: the CSR is by target as for any graph, outdeg has ns entries,
+** and the ops that pair a node with itself (self loops, dis and
+** gcn_norm) refuse it. A graph of one node type has ns = n.
+**
 ** Why outdeg and dis are stored: out-degrees counted in float would
 ** stick at 2^24, and gcn_norm needs deg^-1/2 of every node in double.
 ** Both are computed with the CSR (dis again when weights are set), in
@@ -33,6 +39,7 @@
 
 struct gnn_graph {
 	int64_t n, e, ngraphs;
+	int64_t ns;          /* source nodes: n, or a relation's own count */
 	int64_t loops;       /* edges with src == dst (bind sizes derived graphs by them) */
 	int64_t *slots;      /* src, dst */
 	int64_t *cslots;     /* the host CSR block, or NULL: not built */
@@ -113,11 +120,11 @@ setdis(gnn_graph *g)
 	}
 }
 
-/* slots of the host CSR block: perm[E], rowptr[N+1], outdeg[N], dis[N] */
+/* slots of the host CSR block: perm[E], rowptr[N+1], outdeg[Ns], dis[N] */
 static size_t
 ncslots(const gnn_graph *g)
 {
-	return (size_t)g->e + 3 * (size_t)g->n + 1;
+	return (size_t)g->e + 2 * (size_t)g->n + (size_t)g->ns + 1;
 }
 
 gnn_status
@@ -140,12 +147,13 @@ gnn_graph_csr_(const gnn_graph *cg)
 			g->rowptr = c + g->e;
 			g->outdeg = g->rowptr + g->n + 1;
 			/* malloc'd memory takes the type it is stored with, so this is not aliasing */
-			g->dis = (double *)(void *)(g->outdeg + g->n);
+			g->dis = (double *)(void *)(g->outdeg + g->ns);
 			countsort(g->dst, g->e, g->n, g->rowptr, g->perm);
-			memset(g->outdeg, 0, (size_t)g->n * sizeof *g->outdeg);
+			memset(g->outdeg, 0, (size_t)g->ns * sizeof *g->outdeg);
 			for (int64_t e = 0; e < g->e; e++)
 				g->outdeg[g->src[e]]++;
-			setdis(g);
+			if (g->ns == g->n)   /* a relation has no dis (gcn_norm refuses it) */
+				setdis(g);
 			__atomic_store_n(&g->ready, 1, __ATOMIC_RELEASE);
 		}
 	}
@@ -191,7 +199,7 @@ newgraph(const char *who, int64_t n, int64_t e, const gnn_graph *like, gnn_graph
 			who, (long long)e, (long long)n);
 	if (!(g = gnn_malloc(sizeof *g)))
 		return gnn_fail(GNN_ERR_MEM, "%s: out of memory", who);
-	*g = (gnn_graph){.n = n, .e = e, .ngraphs = like ? like->ngraphs : 1};
+	*g = (gnn_graph){.n = n, .ns = n, .e = e, .ngraphs = like ? like->ngraphs : 1};
 	if (!(g->slots = gnn_malloc((2 * (size_t)e + 1) * 8)))
 		goto nomem;
 	g->src = g->slots;
@@ -219,20 +227,24 @@ intat(const void *p, gnn_dtype t, int64_t i)
 	return t == GNN_I32 ? ((const int32_t *)p)[i] : ((const int64_t *)p)[i];
 }
 
-gnn_status
-gnn_graph_from_edge_index(gnn_graph **g, const void *edge_index, gnn_dtype dtype,
-	int64_t num_edges, int64_t num_nodes)
+/* a graph from edge_index whose sources lie in [0, ns) and targets in [0, n) */
+static gnn_status
+fromedges(const char *who, gnn_graph **g, const void *edge_index, gnn_dtype dtype,
+	int64_t num_edges, int64_t ns, int64_t num_nodes)
 {
 	static const char *const rows[] = {"source", "target"};
 	gnn_graph *ng;
 	gnn_status s;
 
 	if (!g)
-		return gnn_fail(GNN_ERR_ARG, "gnn_graph_from_edge_index: g is NULL");
+		return gnn_fail(GNN_ERR_ARG, "%s: g is NULL", who);
 	*g = NULL;
-	if (num_edges < 0 || num_nodes < 0)
-		return gnn_fail(GNN_ERR_ARG, "gnn_graph_from_edge_index: negative count "
-			"(%lld edges, %lld nodes)", (long long)num_edges, (long long)num_nodes);
+	if (num_edges < 0 || num_nodes < 0 || ns < 0)
+		return gnn_fail(GNN_ERR_ARG, "%s: negative count (%lld edges, %lld nodes)", who,
+			(long long)num_edges, (long long)(ns < 0 ? ns : num_nodes));
+	if (ns != num_nodes && !nslots(num_edges, ns))
+		return gnn_fail(GNN_ERR_SHAPE, "%s: %lld edges from %lld nodes are too many to address",
+			who, (long long)num_edges, (long long)ns);
 	if (dtype != GNN_I32 && dtype != GNN_I64)
 		return gnn_fail(GNN_ERR_DTYPE, "edge_index: dtype %s, want i32 or i64",
 			gnn_dtype_name(dtype));
@@ -241,22 +253,45 @@ gnn_graph_from_edge_index(gnn_graph **g, const void *edge_index, gnn_dtype dtype
 	/* allocate before reading: the size check proves that 2E indices are addressable */
 	if ((s = newgraph("edge_index", num_nodes, num_edges, NULL, &ng)) != GNN_OK)
 		return s;
+	ng->ns = ns;
 	for (int r = 0; r < 2; r++) {
-		int64_t *to = r ? ng->dst : ng->src;
+		int64_t *to = r ? ng->dst : ng->src, lim = r ? num_nodes : ns;
 		for (int64_t e = 0; e < num_edges; e++) {
 			int64_t v = intat(edge_index, dtype, r * num_edges + e);
-			if (v < 0 || v >= num_nodes) {
+			if (v < 0 || v >= lim) {
 				gnn_graph_destroy(ng);
 				return gnn_fail(GNN_ERR_RANGE, "edge_index: %s of edge %lld is %lld, "
 					"outside [0, %lld)", rows[r], (long long)e, (long long)v,
-					(long long)num_nodes);
+					(long long)lim);
 			}
 			to[e] = v;
-			ng->loops += r == 1 && v == ng->src[e];
+			/* a relation's node ids of two types are never a loop */
+			ng->loops += r == 1 && ns == num_nodes && v == ng->src[e];
 		}
 	}
 	*g = ng;
 	return GNN_OK;
+}
+
+gnn_status
+gnn_graph_from_edge_index(gnn_graph **g, const void *edge_index, gnn_dtype dtype,
+	int64_t num_edges, int64_t num_nodes)
+{
+	return fromedges("gnn_graph_from_edge_index", g, edge_index, dtype, num_edges, num_nodes, num_nodes);
+}
+
+gnn_status
+gnn_graph_relation_from_edge_index(gnn_graph **g, const void *edge_index, gnn_dtype dtype,
+	int64_t num_edges, int64_t num_src_nodes, int64_t num_dst_nodes)
+{
+	return fromedges("gnn_graph_relation_from_edge_index", g, edge_index, dtype, num_edges, num_src_nodes,
+		num_dst_nodes);
+}
+
+int64_t
+gnn_graph_num_src_nodes(const gnn_graph *g)
+{
+	return g ? g->ns : 0;
 }
 
 gnn_status
@@ -312,7 +347,7 @@ gnn_graph_set_edge_weight(gnn_graph *g, const float *weight)
 	if (g->weight)
 		gnn_free(g->weight, atleast1(g->e) * sizeof *g->weight);
 	g->weight = w;
-	if (g->ready)
+	if (g->ready && g->ns == g->n)
 		setdis(g);
 	return GNN_OK;
 }
@@ -422,6 +457,9 @@ gnn_graph_add_self_loops(const gnn_graph *g, gnn_graph **out)
 	*out = NULL;
 	if (!g)
 		return gnn_fail(GNN_ERR_ARG, "gnn_graph_add_self_loops: g is NULL");
+	if (g->ns != g->n)
+		return gnn_fail(GNN_ERR_ARG, "add_self_loops: a relation (%lld -> %lld nodes) has no self loops",
+			(long long)g->ns, (long long)g->n);
 	/* E + N cannot overflow: g's own block already holds more slots */
 	if ((s = newgraph("add_self_loops", g->n, g->e + g->n, g, &o)) != GNN_OK)
 		return s;
@@ -451,6 +489,9 @@ keepnonloops(const char *who, const gnn_graph *g, int64_t extra, gnn_graph **out
 	gnn_status s;
 
 	*out = NULL;
+	if (g->ns != g->n)
+		return gnn_fail(GNN_ERR_ARG, "%s: a relation (%lld -> %lld nodes) has no self loops", who,
+			(long long)g->ns, (long long)g->n);
 	for (int64_t e = 0; e < g->e; e++)
 		kept += g->src[e] != g->dst[e];
 	if ((s = newgraph(who, g->n, kept + extra, g, &o)) != GNN_OK)
@@ -529,7 +570,7 @@ gnn_graph_out_degree(const gnn_graph *g, float *out)
 {
 	if (!g || !out || gnn_graph_csr_(g) != GNN_OK)
 		return;
-	for (int64_t i = 0; i < g->n; i++)
+	for (int64_t i = 0; i < g->ns; i++)
 		out[i] = (float)g->outdeg[i];
 }
 
@@ -547,6 +588,11 @@ gnn_graph_gcn_norm(const gnn_graph *g, float *out)
 {
 	if (!g || !out || gnn_graph_csr_(g) != GNN_OK)
 		return;
+	if (g->ns != g->n) {
+		gnn_fail(GNN_ERR_ARG, "gcn_norm: a relation (%lld -> %lld nodes) has no degree normalization",
+			(long long)g->ns, (long long)g->n);
+		return;
+	}
 	for (int64_t e = 0; e < g->e; e++) {
 		double w = g->weight ? g->weight[e] : 1.0;
 		out[e] = (float)(g->dis[g->src[e]] * w * g->dis[g->dst[e]]);

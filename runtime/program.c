@@ -352,11 +352,11 @@ gnn_prog_unbind_(gnn_instance *m)
 			m->h[i] = m->b[i] = NULL;
 			m->nb[i] = 0;
 		}
-	for (i = 1; i < p->ngraph; i++) {   /* g[0] is the caller's */
-		gnn_graph_destroy(m->g[i]);
+	for (i = 0; i < p->ngraph; i++) {   /* g[0..nbound) are the caller's */
+		if (i >= p->nbound)
+			gnn_graph_destroy(m->g[i]);
 		m->g[i] = NULL;
 	}
-	m->g[0] = NULL;
 	for (i = 0; i < p->nseg; i++) {
 		gnn_free(m->hseg[i], m->segnb[i]);
 		m->hseg[i] = m->seg[i] = NULL;
@@ -981,43 +981,83 @@ roomcheck(gnn_instance *m)
 /* binds made in this process: each bind's number (gnn_instance.bindgen) */
 static uint64_t bindcount;
 
+/* The graphs' sizes into the symbols they set, each checked against
+** the size its input was compiled for (a constant: --specialize; a
+** symbol an earlier graph set: N_paper of two relations) */
 static gnn_status
-bind(void *mv, gnn_graph *graph)
+bindsizes(gnn_instance *m, gnn_graph *const *graphs)
+{
+	const gnn_program *p = m->prog;
+	static const char *const what[4] = {"nodes", "edges", "graphs", "source nodes"};
+	int64_t have, want;
+	int i, k, n = p->nbound, sym, size;
+
+	for (k = 0; k < n; k++) {
+		const int *b = p->bound + 8 * k;
+		gnn_graph *g = graphs[k];
+		for (i = 0; i < 4; i++) {
+			have = i == 0 ? gnn_graph_num_nodes(g) : i == 1 ? gnn_graph_num_edges(g) :
+			       i == 2 ? gnn_graph_num_graphs(g) : gnn_graph_num_src_nodes(g);
+			sym = b[i], size = b[4 + i];
+			if (i == 3 && sym < 0 && size < 0) {
+				/* an input of one node type */
+				if (have != gnn_graph_num_nodes(g))
+					return gnn_error(GNN_ERR_SHAPE, "%s_bind: graph %d is a relation (%lld source nodes, %lld "
+					                 "target nodes); the model takes a graph of one node type there", p->name, k,
+					                 (long long)have, (long long)gnn_graph_num_nodes(g));
+				continue;
+			}
+			if (sym >= 0 && m->sym[sym] < 0) {
+				m->sym[sym] = have;
+				continue;
+			}
+			want = sym >= 0 ? m->sym[sym] : size >= 0 ? poly(m, size) : have;
+			if (have != want && n > 1)
+				return gnn_error(GNN_ERR_SHAPE, "%s_bind: graph %d has %lld %s, where the model has %lld",
+				                 p->name, k, (long long)have, what[i], (long long)want);
+			if (have != want)
+				return gnn_error(GNN_ERR_SHAPE, "%s_bind: the model was compiled for %lld %s, the graph has %lld",
+				                 p->name, (long long)want, what[i], (long long)have);
+		}
+	}
+	return GNN_OK;
+}
+
+static gnn_status
+bind(void *mv, gnn_graph *const *graphs, int n)
 {
 	gnn_instance *m = (gnn_instance *)mv;
 	const gnn_program *p;
-	static const char *const what[3] = {"nodes", "edges", "graphs"};
-	int64_t have;
 	gnn_status s;
 	int i, err;
 
-	if (!m || !graph)
+	if (!m || !graphs)
 		return gnn_error(GNN_ERR_ARG, "%s_bind: NULL argument", m ? m->prog->name : "model");
 	p = m->prog;
+	if (n != p->nbound)
+		return gnn_error(GNN_ERR_ARG, "%s_bind: the model takes %d graph%s, got %d", p->name, p->nbound,
+		                 p->nbound == 1 ? "" : "s", n);
+	for (i = 0; i < n; i++)
+		if (!graphs[i])
+			return gnn_error(GNN_ERR_ARG, "%s_bind: NULL argument", p->name);
 	/* forwards still queued read what bind replaces */
 	if ((err = p->dev->sync(m->stream)))
 		return deverr(m, "bind: an earlier forward failed", err);
 	gnn_prog_unbind_(m);
-	m->g[0] = graph;
-	for (i = 0; i < 3; i++) {
-		have = i == 0 ? gnn_graph_num_nodes(graph) : i == 1 ? gnn_graph_num_edges(graph) : gnn_graph_num_graphs(graph);
-		if (p->graphsym[i] >= 0)
-			m->sym[p->graphsym[i]] = have;
-		else if (p->graphsize[i] >= 0 && have != poly(m, p->graphsize[i])) {
-			/* a constant size (--specialize) */
-			m->g[0] = NULL;
-			return gnn_error(GNN_ERR_SHAPE, "%s_bind: the model was compiled for %lld %s, the graph has %lld", p->name,
-			                 (long long)poly(m, p->graphsize[i]), what[i], (long long)have);
-		}
-	}
+	for (i = 0; i < p->nsym; i++)
+		m->sym[i] = -1;
+	if ((s = bindsizes(m, graphs)) != GNN_OK)
+		return s;
+	for (i = 0; i < n; i++)
+		m->g[i] = graphs[i];
 	if (p->dev->separate && p->dev->bind && !(m->dg = (gnn_dgraph *)zalloc(dgbytes(p)))) {
-		m->g[0] = NULL;
+		gnn_prog_unbind_(m);
 		return gnn_error(GNN_ERR_MEM, "%s_bind: out of memory", p->name);
 	}
 	for (i = 0; i < p->nstep; i++)
 		if (p->step[i].op == GNN_STEP_KERNEL && p->dev->separate && !m->dg) {
 			/* generated bind kernels of the cuda target are device code */
-			m->g[0] = NULL;
+			gnn_prog_unbind_(m);
 			return gnn_error(GNN_ERR_CUDA, "%s_bind: this runtime's %s device cannot bind on the device", p->name,
 			                 p->dev->name);
 		}
@@ -1043,14 +1083,20 @@ bind(void *mv, gnn_graph *graph)
 }
 
 gnn_status
-gnn_prog_bind(void *mv, gnn_graph *graph)
+gnn_prog_bind_graphs(void *mv, gnn_graph *const *graphs, int n)
 {
 	/* for the profile's records, bind's own kernels' too (devbind.cu) */
 	const char *ph = gnn_prof_phase_("bind", mv ? ((gnn_instance *)mv)->prog->name : NULL);
-	gnn_status s = bind(mv, graph);
+	gnn_status s = bind(mv, graphs, n);
 
 	gnn_prof_phase_(ph, NULL);
 	return s;
+}
+
+gnn_status
+gnn_prog_bind(void *mv, gnn_graph *graph)
+{
+	return gnn_prog_bind_graphs(mv, &graph, 1);
 }
 
 /* ---- forward ----------------------------------------------------------- */

@@ -64,9 +64,11 @@ run(void *m, const void *const *in, void *const *out)
 	return GNN_OK;
 }
 
+static const int bound[8] = {0, 1, -1, -1, -1, -1, -1, -1};   /* the graph sets N and E */
+
 static gnn_program prog = {
 	"D", &gnn_device_cpu, 5, poly, NBUF, bufs, NG, NSEG, segdev, 0, 0, steps, NULL,
-	{0, 1, -1}, {-1, -1, -1}, 0, 0, 0, io, io, io, io,
+	1, bound, 0, 0, 0, io, io, io, io,
 	NULL, NULL, NULL, 0, NULL, run, NULL, NULL,
 };
 

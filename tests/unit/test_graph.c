@@ -586,11 +586,46 @@ test_read_npy(void)
 	}
 }
 
+/* a relation: sources of 4 nodes of one type, targets of 2 of another */
+static void
+test_relation(void)
+{
+	const int64_t ei[2 * 3] = {0, 3, 3, 1, 0, 1}, bad[2 * 2] = {0, 1, 2, 0};
+	float deg[4];
+	gnn_graph *g, *o = NULL;
+
+	CHECK_ST(gnn_graph_relation_from_edge_index(&g, bad, GNN_I64, 2, 4, 2), GNN_ERR_RANGE);
+	CHECK_MSG("edge_index: target of edge 0 is 2, outside [0, 2)");
+	CHECK_ST(gnn_graph_relation_from_edge_index(&g, ei, GNN_I64, 3, 3, 2), GNN_ERR_RANGE);
+	CHECK_MSG("edge_index: source of edge 1 is 3, outside [0, 3)");
+	CHECK_ST(gnn_graph_relation_from_edge_index(&g, ei, GNN_I64, 3, -1, 2), GNN_ERR_ARG);
+	if (!CHECK_ST(gnn_graph_relation_from_edge_index(&g, ei, GNN_I64, 3, 4, 2), GNN_OK))
+		return;
+	CHECK(gnn_graph_num_nodes(g) == 2 && gnn_graph_num_src_nodes(g) == 4 && gnn_graph_num_edges(g) == 3);
+	/* out-degrees per source node (4), in-degrees per target node (2) */
+	gnn_graph_out_degree(g, deg);
+	CHECK(deg[0] == 1 && deg[1] == 0 && deg[2] == 0 && deg[3] == 2);
+	gnn_graph_in_degree(g, deg);
+	CHECK(deg[0] == 1 && deg[1] == 2);
+	CHECK(gnn_graph_rowptr(g)[2] == 3);
+	/* ops that pair a node with itself refuse it */
+	CHECK_ST(gnn_graph_add_self_loops(g, &o), GNN_ERR_ARG);
+	CHECK_MSG("add_self_loops: a relation (4 -> 2 nodes) has no self loops");
+	CHECK_ST(gnn_graph_remove_self_loops(g, &o), GNN_ERR_ARG);
+	CHECK(o == NULL);
+	gnn_graph_destroy(g);
+	/* one node type: the source count is the node count */
+	CHECK_ST(gnn_graph_from_edge_index(&g, ei, GNN_I64, 3, 4), GNN_OK);
+	CHECK(gnn_graph_num_src_nodes(g) == 4);
+	gnn_graph_destroy(g);
+}
+
 int
 main(int argc, char **argv)
 {
 	(void)argc, (void)argv;
 	test_validation();
+	test_relation();
 	test_setters();
 	test_empty();
 	test_csr_degrees();

@@ -96,9 +96,12 @@ launch(gnn_instance *m, int k)
 	compute(m);
 }
 
+/* the graph sets N (symbol 0) and E (1); bound[4]: the node count it must have instead */
+static int bound[8] = {0, 1, -1, -1, -1, -1, -1, -1};
+
 static gnn_program prog = {
 	"T", &gnn_device_cpu, 2, poly, 6, bufs, 1, 1, segdev, 2, 1, bindsteps, loadsteps,
-	{0, 1, -1}, {-1, -1, -1}, 1, 1, 1, io, io + 1, io + 2, outshape,
+	1, bound, 1, 1, 1, io, io + 1, io + 2, outshape,
 	inputs, outputs, params, 1, kernel, run, launch, NULL,
 };
 
@@ -237,18 +240,23 @@ main(void)
 	CHECK_ST(gnn_prog_run_host(m, in, out), GNN_ERR_STATE);
 	CHECK_MSG("no graph is bound");
 	CHECK_ST(gnn_prog_bind(m, NULL), GNN_ERR_ARG);
+	{
+		gnn_graph *two[2] = {graph, graph};
+		CHECK_ST(gnn_prog_bind_graphs(m, two, 2), GNN_ERR_ARG);
+		CHECK_MSG("T_bind: the model takes 1 graph, got 2");
+	}
 	CHECK_ST(gnn_prog_load(m, tmppath("missing.safetensors")), GNN_ERR_IO);
 	gnn_prog_destroy(m);
 
 	/* a size the model was specialized for */
-	prog.graphsym[0] = -1;
-	prog.graphsize[0] = 11;
+	bound[0] = -1;
+	bound[4] = 11;
 	CHECK_ST(gnn_prog_create(&prog, sizeof *m, &m), GNN_OK);
 	CHECK_ST(gnn_prog_bind(m, graph), GNN_ERR_SHAPE);
 	CHECK_MSG("compiled for 5 nodes, the graph has 3");
 	gnn_prog_destroy(m);
-	prog.graphsym[0] = 0;
-	prog.graphsize[0] = -1;
+	bound[0] = 0;
+	bound[4] = -1;
 
 	/* the fake CUDA device: device copies, staging, events.  It cannot
 	 * capture graphs (its kernels are host code): forward falls back to
