@@ -163,11 +163,6 @@ def main():
         def run(engine, tag):
             outs = [f"{base}-{case}-{tag}-{t}.npy" for t in NODES]
             cmd = [a.gnnrun, mpath, "--weights", wpath, f"--engine={engine}", "--output-dtype=f64"]
-            if gat and engine == "cpu":
-                # gcc 12 at -march=x86-64-v4 stores a fused kernel's row
-                # with vmovdqa at an address 8 bytes off 16 (a crash, on
-                # AVX-512 machines); x86-64-v3 until that is understood
-                cmd.append("--cpu=x86-64-v3")
             for et in EDGES:
                 cmd += ["--graph", f"{rel(et)}={base}-{rel(et)}.npy"]
             for t in NODES:
