@@ -387,7 +387,7 @@ segscatterloop(E *e, const Ins *in, const char *X, const char *NJ)
 {
 	wopen(e->w, "for (int64_t k_ = rowptr_[r_]; k_ < rowptr_[r_ + 1]; k_++)");
 	out(e, "const %s *x0_ = %s + order_[k_] * row_ + j0_;\n\n", ctype(ty(e, in->to).dtype), X);
-	wopen(e->w, pf(e, "for (int64_t j_ = 0; j_ < %s; j_++)", NJ));
+	wopen(e->w, "for (int64_t j_ = 0; j_ < %s; j_++)", NJ);
 	out(e, "const %s x_ = x0_[j_];\n", ctype(ty(e, in->to).dtype));
 	scatterstep(e, in, "k_ == rowptr_[r_]", "x_", "acc_[j_]");
 	wclose(e->w, "");
