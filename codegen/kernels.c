@@ -375,20 +375,15 @@ reducebody(E *e, const Ins *in, int dt, const char *x, const char *D, const char
 
 /* columns of a task of colreducebody and segscatterbody: a 64-byte line of floats */
 enum { RB = 16 };
-/* their accumulators' alignment, stated: gcc 12 put a 16-float array in a
-** leaf kernel's red zone at 8 mod 16 and read it with vmovdqa (a crash
-** in the x86-64-v4 clone of a 7-wide scatter); asked for 64, it aligns
-** the frame itself */
-#define RBALIGN "__attribute__((aligned(64)))"
 
 /* the k loop of segscatterbody over the columns j_ < NJ */
 static void
-segscatterloop(E *e, const Ins *in, const char *X, const char *NJ)
+segscatterloop(E *e, const Ins *in, const char *ot, const char *X, const char *NJ)
 {
 	wopen(e->w, "for (int64_t k_ = rowptr_[r_]; k_ < rowptr_[r_ + 1]; k_++)");
-	out(e, "const %s *x0_ = %s + order_[k_] * row_ + j0_;\n\n", ctype(ty(e, in->to).dtype), X);
+	out(e, "const %s *x0_ = %s + order_[k_] * row_ + j0_;\n\n", ot, X);
 	wopen(e->w, "for (int64_t j_ = 0; j_ < %s; j_++)", NJ);
-	out(e, "const %s x_ = x0_[j_];\n", ctype(ty(e, in->to).dtype));
+	out(e, "const %s x_ = x0_[j_];\n", ot);
 	scatterstep(e, in, "k_ == rowptr_[r_]", "x_", "acc_[j_]");
 	wclose(e->w, "");
 	wclose(e->w, "");
@@ -403,14 +398,14 @@ static void
 segscatterbody(E *e, const Ins *in, const char *ot, const char *X, const char *O)
 {
 	out(e, "const int64_t nb_ = (row_ + %d) / %d, r_ = t_ / nb_, j0_ = t_ %% nb_ * %d;\n", RB - 1, RB, RB);
-	out(e, "const int64_t nj_ = row_ - j0_ < %d ? row_ - j0_ : %d;\n%s acc_[%d] %s;\n\n", RB, RB, ot, RB, RBALIGN);
+	out(e, "const int64_t nj_ = row_ - j0_ < %d ? row_ - j0_ : %d;\n%s acc_[%d];\n\n", RB, RB, ot, RB);
 	out(e, "for (int64_t j_ = 0; j_ < %d; j_++)\n\tacc_[j_] = 0;\n", RB);
 	/* a full block: a constant trip count, one vector of accumulators */
 	wopen(e->w, "if (nj_ == %d)", RB);
-	segscatterloop(e, in, X, pf(e, "%d", RB));
+	segscatterloop(e, in, ot, X, pf(e, "%d", RB));
 	wclose(e->w, " else {");
 	e->w->ind++;
-	segscatterloop(e, in, X, "nj_");
+	segscatterloop(e, in, ot, X, "nj_");
 	wclose(e->w, "");
 	wopen(e->w, "for (int64_t j_ = 0; j_ < nj_; j_++)");
 	scatterfinish(e, in, "rowptr_[r_ + 1] - rowptr_[r_]", "acc_[j_]");
@@ -429,7 +424,7 @@ colreducebody(E *e, const Ins *in, int dt, const char *X, const char *O)
 	out(e, "const int64_t nb_ = (inner_ + %d) / %d, o_ = t_ / nb_, i0_ = t_ %% nb_ * %d;\n", RB - 1, RB, RB);
 	out(e, "const int64_t ni_ = inner_ - i0_ < %d ? inner_ - i0_ : %d;\n", RB, RB);
 	out(e, "const %s *x0_ = %s + o_ * D_ * inner_ + i0_;\n", T, X);
-	out(e, "%s *o0_ = %s + o_ * inner_ + i0_;\n%s a_[%d] %s;\n\n", T, O, T, RB, RBALIGN);
+	out(e, "%s *o0_ = %s + o_ * inner_ + i0_;\n%s a_[%d];\n\n", T, O, T, RB);
 	if (in->op == Omax) {
 		/* NaN propagates, as reducebody's */
 		out(e, "for (int64_t j_ = 0; j_ < ni_; j_++)\n\ta_[j_] = %s;\n", dtypeisfloat(dt) ? pf(e, "(%s)NAN", T) : "0");
@@ -642,12 +637,12 @@ plainindex(E *e, Args *a, const Type *o, int f, int from, int j)
 	return pf(e, f == '/' ? "t_ / %s" : "t_ %% %s", inner);
 }
 
-/* The row count of a binary kernel run a task per row (cpu): both
- * operands in plainform's forms, those that vary within a row ('%', '/')
- * split at the same dim, and the row (the dims from there) a constant of
- * at least 8 elements; else NULL */
+/* The row count of a binary kernel run a task per row (cpu), and in
+ * *width the row's: both operands in plainform's forms, those that vary
+ * within a row ('%', '/') split at the same dim, and the row (the dims
+ * from there) a constant of at least 8 elements; else NULL */
 static const char *
-rowform(E *e, const Type *o, int fx, int sx, int fy, int sy)
+rowform(E *e, const Type *o, int fx, int sx, int fy, int sy, const char **width)
 {
 	bool vx = fx == '%' || fx == '/', vy = fy == '%' || fy == '/', ok = true;
 	int from = vx ? sx : sy;
@@ -658,6 +653,7 @@ rowform(E *e, const Type *o, int fx, int sx, int fy, int sy)
 	w = dimprod(e->m, o->dim + from, o->rank - from, &ok);
 	if (!ok || !dimisconst(w) || dimconstval(w) < 8)
 		return NULL;
+	*width = cprod(e, o, from, o->rank);
 	return cprod(e, o, 0, from);
 }
 
@@ -1223,12 +1219,11 @@ emitkernel(E *e, int i, Args *a, Str *call)
 			Y = ptrarg(e, a, NULL, in->arg[1], false, dev);
 			int fx, fy, sx = 0, sy = 0;
 			if ((fx = plainform(&o, &src[0], &sx)) && (fy = plainform(&o, &src[1], &sy))) {
-				const char *rows = rowform(e, &o, fx, sx, fy, sy);
+				const char *w, *rows = rowform(e, &o, fx, sx, fy, sy, &w);
 				if (rows) {
 					/* a task per row of a constant width: a loop
 					 * the compiler vectorizes, where t_ % inner
 					 * per element (a bias) kept it scalar */
-					const char *w = cprod(e, &o, fx == '%' || fx == '/' ? sx : sy, o.rank);
 					kernelhead(e, i, device, a);
 					wopen(e->w, "for (int64_t j_ = 0; j_ < %s; j_++)", w);
 					out(e, "const int64_t u_ = t_ * %s + j_;\n", w);

@@ -273,9 +273,10 @@ shape(int64_t M, int64_t K, int64_t N, double density, int wlayout, const int64_
 }
 
 /* gnn_dropout_rows against the scalar expression of philox.h, bit for
-** bit: ranges that start and end off the vector width, counters that
-** carry into their high word, runs of +0.0 (skipped) and of -0.0, NaN
-** and infinities (not skipped), in place, and canaries around out */
+** bit: ranges that start and end off the vector width and off a block,
+** counters (element and block) that carry into their high word, runs
+** of +0.0 (skipped) and of -0.0, NaN and infinities (not skipped), in
+** place, and canaries around out */
 static void
 test_dropout(void)
 {
@@ -283,6 +284,9 @@ test_dropout(void)
 		{0, 1000, 0, 0, 0, 0.5f},
 		{3, 37, 7, 11, 2, 0.6f},
 		{((int64_t)1 << 32) - 21, 53, 0x123456789abcdefull, 5, 1, 0.1f},
+		/* a block counter (t / 4) carrying into its high word inside a
+		 * vector run, from a t0 that is not a block's first */
+		{((int64_t)1 << 34) - 99, 300, 99, 3, 4, 0.3f},
 		{5, 300, 42, 0x1ffffffffull, 0x7fffffff, 0.0f},
 		{17, 0, 1, 1, 1, 0.5f},
 	};
