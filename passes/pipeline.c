@@ -30,6 +30,7 @@ const Pass passtab[] = {
 	{"hoist", hoist, "order work by when it runs: weights loaded, graph bound, once per bind (training), forward"},
 	{"fuse", fuse, "fuse message passing and its epilogues into row kernels"},
 	{"memplan", memplan, "arena slots: forward values share memory when their lifetimes are disjoint"},
+	{"gatherfold", gatherfold, "cpu target: a scatter reads its messages through the gather that made them"},
 	{"store-bf16", storebf16, "--precision=bf16: values forward writes are stored in bfloat16 (rounded), arithmetic f32"},
 	{"store-f16", storef16, "--precision=fp16: values forward writes are stored in IEEE half (rounded), arithmetic f32"},
 	{"specialize", specialize, "--specialize's graph sizes become constants (run first when given)"},
@@ -140,12 +141,13 @@ pipelineof(const PassOpts *o)
 }
 
 /*
- * --precision's pass goes before memplan (after fusion: which values
- * are written depends on the kernels), or last when there is no memplan
- * (-O0, a --passes list), unless the pipeline names it itself.
+ * A pass the options add (--precision's, the cpu target's gatherfold)
+ * goes before memplan (after fusion: which values are written depends
+ * on the kernels), or last when there is no memplan (-O0, a --passes
+ * list), unless the pipeline names it itself.
  */
 static int
-addprecision(const char *name, const Pass ***out, int n)
+addbeforememplan(const char *name, const Pass ***out, int n)
 {
 	const Pass *p = findpass(name), **v;
 	int i, at = n;
@@ -182,7 +184,11 @@ passlist(const PassOpts *o, const Pass ***out)
 
 	if ((n = parsepipeline(pipelineof(o), out)) < 0)
 		return n;
-	if (o->precision && (n = addprecision(o->precision, out, n)) < 0)
+	if (o->precision && (n = addbeforememplan(o->precision, out, n)) < 0)
+		return n;
+	/* the cpu target's kernels read through a gather; before memplan,
+	 * after the precision pass (which decides what is stored in 16 bits) */
+	if (o->hostforward && o->olevel >= 1 && !o->pipeline && (n = addbeforememplan("gatherfold", out, n)) < 0)
 		return n;
 	if (!o->specialize)
 		return n;

@@ -692,12 +692,37 @@ gnn_sgemm_rows_sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const float 
 	sparse(m0, m1, K, N, A, lda, Bp, NR, K * NR, C, ldc, flags);
 }
 
-/* B as it is: panel p is the 16 columns from 16p on, its rows ldb apart */
+/* floats of gnn_sgemm's packed B (256 KiB of stack, as much as the
+** generated kernels take: a 500 x 128 or 128 x 128 weight whole) */
+#define PACKMAX 65536
+/* rows from which packing B pays (measured on 19717 rows: 500 x 128,
+** 71 GFLOP/s as it lies, 106 packed) */
+#define PACKROWS 64
+
+/* B as it is: panel p is the 16 columns from 16p on, its rows ldb apart.
+** Read in place, every k of a tile is a line of its own, on a row ldb
+** apart, which the prefetchers serve poorly: with rows enough to reuse
+** them, B is packed first, PACKMAX floats of it (a k block) at a time.
+** Later blocks continue C's chains (GNN_SGEMM_ACC), which is what dense
+** does between its own k blocks, so the bits are the same. */
 void
 gnn_sgemm(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
 	const float *B, int64_t ldb, float *C, int64_t ldc, int64_t kc, int flags)
 {
-	dense(m0, m1, K, N, A, lda, B, ldb, NR, C, ldc, kc, flags);
+	float bp[PACKMAX] __attribute__((aligned(64)));
+	int64_t kb;
+
+	if (m1 - m0 < PACKROWS || trivial(m0, m1, K, N, C, ldc, flags) ||
+	    (kb = PACKMAX / (panels(N) * NR)) < 64) {
+		dense(m0, m1, K, N, A, lda, B, ldb, NR, C, ldc, kc, flags);
+		return;
+	}
+	for (int64_t k0 = 0; k0 < K; k0 += kb) {
+		int64_t n = K - k0 < kb ? K - k0 : kb;
+
+		gnn_sgemm_pack(bp, B + k0 * ldb, n, N, ldb, 1);
+		dense(m0, m1, n, N, A + k0, lda, bp, NR, n * NR, C, ldc, kc, flags | (k0 > 0 ? GNN_SGEMM_ACC : 0));
+	}
 }
 
 void

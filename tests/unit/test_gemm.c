@@ -208,6 +208,15 @@ inplace(const Prob *p, const float *C0, const float *in, int flags, int64_t kc)
 			(long long)p->K, (long long)p->N, (long long)ldb, (long long)kc);
 	CHECK(cintact(p, C));
 	gfree(C);
+	/* all rows at once: from 64 rows gnn_sgemm packs B itself, in k
+	 * blocks of 64 Ki floats (two or more for 1433 x 64) */
+	C = mkc(p, in);
+	gnn_sgemm(0, p->M, p->K, p->N, p->A, p->lda, B, ldb, C, p->ldc, kc, flags);
+	if (!CHECK(sameC(p, C, C0)))
+		printf("  in place, one range, differs from packed: M %lld K %lld N %lld ldb %lld kc %lld\n",
+			(long long)p->M, (long long)p->K, (long long)p->N, (long long)ldb, (long long)kc);
+	CHECK(cintact(p, C));
+	gfree(C);
 	C = mkc(p, in);
 	gnn_sgemm_sparse(0, p->M, p->K, p->N, p->A, p->lda, B, ldb, C, p->ldc, flags);
 	if (!CHECK(sameC(p, C, C0)))
