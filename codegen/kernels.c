@@ -417,6 +417,50 @@ segscatterbody(E *e, const Ins *in, const char *ot, const char *X, const char *O
 	wclose(e->w, "");
 }
 
+/* edge_softmax on the cpu: a task per RB columns (heads) of a node, as
+** segscatterbody's, where a task per element read a float a line on
+** each of its three walks of the node's edges and could not vectorize
+** exp across heads; each weight is the same chain as before (the
+** maximum, then the sum of exp(s - max) in edge order), so the bits too.
+** w columns a task: RB, or the row's constant width below it (GAT's
+** heads), which makes every block full */
+static void
+edgesoftmaxbody(E *e, int dt, const char *ot, const char *X, const char *O, int w)
+{
+	const char *nj[2] = {pf(e, "%d", w), "nj_"};
+
+	out(e, "const int64_t nb_ = (row_ + %d) / %d, r_ = t_ / nb_, j0_ = t_ %% nb_ * %d;\n", w - 1, w, w);
+	out(e, "const int64_t nj_ = row_ - j0_ < %d ? row_ - j0_ : %d;\n%s mx_[%d], sum_[%d];\n\n", w, w, ot, w, w);
+	out(e, "for (int64_t j_ = 0; j_ < %d; j_++)\n\tmx_[j_] = 0, sum_[j_] = 0;\n", w);
+	for (int full = 0; full < 2; full++) {
+		/* a full block: constant trip counts the compiler vectorizes */
+		if (full == 0)
+			wopen(e->w, "if (nj_ == %d)", w);
+		for (int j = 0; j < 3; j++) {
+			wopen(e->w, "for (int64_t k_ = rowptr_[r_]; k_ < rowptr_[r_ + 1]; k_++)");
+			out(e, "const %s *x0_ = %s + order_[k_] * row_ + j0_;\n", ot, X);
+			if (j == 2)
+				out(e, "%s *o0_ = %s + order_[k_] * row_ + j0_;\n", ot, O);
+			out(e, "\n");
+			wopen(e->w, "for (int64_t j_ = 0; j_ < %s; j_++)", nj[full]);
+			out(e, "const %s s_ = x0_[j_];\n", ot);
+			if (j == 0)
+				esmaxstep(e, "k_ == rowptr_[r_]", "s_", "mx_[j_]");
+			else if (j == 1)
+				essumstep(e, dt, "s_", "mx_[j_]", "sum_[j_]");
+			else
+				out(e, "o0_[j_] = %s;\n", esweight(e, dt, "s_", "mx_[j_]", "sum_[j_]"));
+			wclose(e->w, "");
+			wclose(e->w, "");
+		}
+		if (full == 0) {
+			wclose(e->w, " else {");
+			e->w->ind++;
+		} else
+			wclose(e->w, "");
+	}
+}
+
 /* sum, mean or max over a dim with columns after it (D_ rows of inner_
 ** columns per outer index), a task per RB columns of one outer index:
 ** RB accumulators, each the chain reducebody's task per column makes */
@@ -914,7 +958,7 @@ emitkernel(E *e, int i, Args *a, Str *call)
 		/* pull along the segment plan built at bind: one task per
 		 * output element, a fixed order, no atomics */
 		attrdim(in, "n", &n);
-		gi = viagather(e->fn, i);
+		gi = viafold(e->fn, i);
 		O = ptrarg(e, a, NULL, in->to, true, dev);
 		if (gi >= 0) {
 			X = ptrarg(e, a, NULL, e->fn->ins[gi].arg[0], false, dev);
@@ -955,6 +999,16 @@ emitkernel(E *e, int i, Args *a, Str *call)
 		arg(a, "int64_t row_", "%s", row);
 		kernelhead(e, i, device, a);
 		out(e, "const int64_t *order_ = rowptr_ + n_ + 1;\n");
+		if (!e->cuda && !stored16(e, in->arg[1]) && !stored16(e, in->to)) {
+			bool ok = true;
+			Dim rw = dimprod(e->fn->mod, src[1].dim + 1, src[1].rank - 1, &ok);
+			int w = ok && dimisconst(rw) && dimconstval(rw) >= 1 && dimconstval(rw) < RB ? (int)dimconstval(rw) : RB;
+
+			edgesoftmaxbody(e, o.dtype, ot, X, O, w);
+			kerneltail(e);
+			T = pf(e, "%s * ((%s + %d) / %d)", cdim(e, ty(e, in->arg[0]).dim[0]), row, w - 1, w);
+			break;
+		}
 		out(e, "const int64_t r_ = t_ / row_, j_ = t_ %% row_;\n%s mx_ = 0, sum_ = 0;\n", ot);
 		rd = pf(e, "%s[order_[k_] * row_ + j_]", X);
 		for (j = 0; j < 3; j++) {
@@ -973,25 +1027,27 @@ emitkernel(E *e, int i, Args *a, Str *call)
 		break;
 	}
 	case Omatmul: {
-		if (e->sched.vendor) {
+		int ti = viafold(e->fn, i);   /* a weight gradient reading dY through its transpose */
+
+		if (ti < 0 && e->sched.vendor) {
 			emitvendorgemm(e, i, a, call);
 			return;
 		}
-		if (e->sched.bm) {
+		if (ti < 0 && e->sched.bm) {
 			emitgemmcuda(e, i, a, call);
 			return;
 		}
-		if (e->sched.sparse) {
+		if (ti < 0 && e->sched.sparse) {
 			emitspgemmcuda(e, i, a, call);
 			return;
 		}
-		if (e->sched.tile > 1 || e->sched.axpy || e->sched.gemm) {
+		if (ti < 0 && (e->sched.tile > 1 || e->sched.axpy || e->sched.gemm)) {
 			T = emitdense(e, i, device, dev, a);
 			break;
 		}
-		if (!e->cuda && src[0].rank == 2 && src[1].rank == 2 && dimisconst(src[0].dim[0]) &&
+		if (ti >= 0 || (!e->cuda && src[0].rank == 2 && src[1].rank == 2 && dimisconst(src[0].dim[0]) &&
 		    dimisconst(src[1].dim[1]) && !dimisconst(src[0].dim[1]) && dimconstval(src[0].dim[0]) >= 1 &&
-		    dimconstval(src[0].dim[0]) * (int64_t)dtypesize(o.dtype) <= 1 << 18) {
+		    dimconstval(src[0].dim[0]) * (int64_t)dtypesize(o.dtype) <= 1 << 18)) {
 			/* [M, K] @ [K, P] reducing over a size (K = N: a weight's
 			 * gradient, g^T x): a task per tile of PT columns walks b's
 			 * rows once, adding a's column times each element of the
@@ -1010,7 +1066,7 @@ emitkernel(E *e, int i, Args *a, Str *call)
 				 * result is wide enough for two threads to share */
 				PT = ((Pc + 7) / 8 + 15) / 16 * 16;
 				O = ptrarg(e, a, NULL, in->to, true, dev);
-				X = ptrarg(e, a, NULL, in->arg[0], false, dev);
+				X = ptrarg(e, a, NULL, ti >= 0 ? e->fn->ins[ti].arg[0] : in->arg[0], false, dev);
 				Y = ptrarg(e, a, NULL, in->arg[1], false, dev);
 				arg(a, "int64_t K_", "%s", cdim(e, src[0].dim[1]));
 				arg(a, "int sp_", "gnn_sgemm_sparse_pays(%s, %s, %lld, %lld)", a->val[a->n - 2],
@@ -1023,7 +1079,11 @@ emitkernel(E *e, int i, Args *a, Str *call)
 				 * faster on PubMed's 128 x 19717 by 500 and by 128 */
 				out(e, "const int64_t p0_ = t0_ * %lld, p1_ = t1_ * %lld < %lld ? t1_ * %lld : %lld;\n\n", PT, PT,
 				    Pc, PT, Pc);
-				out(e, "(void)t_;\ngnn_sgemm_wgrad(p0_, p1_, %lld, K_, %s, K_, %s, %lld, %s, %lld, sp_);\nbreak;   /* one call covers the range */\n", Mc, X, Y, Pc, O, Pc);
+				if (ti >= 0)   /* dY as it is, [K, M] (readfold) */
+					out(e, "(void)t_;\ngnn_sgemm_wgradt(p0_, p1_, %lld, K_, %s, %lld, %s, %lld, %s, %lld, sp_);\n", Mc, X, Mc, Y, Pc, O, Pc);
+				else
+					out(e, "(void)t_;\ngnn_sgemm_wgrad(p0_, p1_, %lld, K_, %s, K_, %s, %lld, %s, %lld, sp_);\n", Mc, X, Y, Pc, O, Pc);
+				out(e, "break;   /* one call covers the range */\n");
 				kerneltail(e);
 				T = pf(e, "(int64_t)%lld", (Pc + PT - 1) / PT);
 				break;
@@ -1509,7 +1569,7 @@ emitkernels(E *e)
 			e->calls[i] = candidates(e, &ks, i, kern[i]);
 		} else if (first && grp >= 0)
 			e->calls[i] = kernel(e, &ks, i, grp, pf(e, "%s_g%d", e->nm, grp));
-		else if (kern[i] < 0 ? needskernel(e, &e->fn->ins[i]) && !foldedgather(e->fn, i) : first)
+		else if (kern[i] < 0 ? needskernel(e, &e->fn->ins[i]) && !folded(e->fn, i) : first)
 			e->calls[i] = kernel(e, &ks, i, -1, pf(e, "%s_k%d", e->nm, i));
 		if (kern[i] >= 0)
 			last = kern[i];

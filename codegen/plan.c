@@ -224,6 +224,13 @@ codegencheck(Mod *m, const CodegenOpts *o)
 			nerr++;
 		} else
 			nerr += checkscheds(fn, o->target, o->vendor);
+		/* readfold's reads-through are the cpu target's kernels */
+		for (int i = 0; o->target == TargetCUDA && i < fn->nins; i++)
+			if (viafold(fn, i) >= 0) {
+				errorat(fn->ins[i].loc, "'via' (readfold) is for --target=cpu: the cuda target's kernels do not read through '%s'",
+				        opinfo[fn->ins[fn->val[fn->ins[i].arg[0]].def].op].name);
+				nerr++;
+			}
 	}
 	if (!m->fn) {
 		errorat((Loc){0}, "no model to compile");

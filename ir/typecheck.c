@@ -217,7 +217,10 @@ checkkeys(Ctx *c, const char *allowed)
 bool
 isschedattr(const char *key)
 {
-	return strcmp(key, "group") == 0 || strcmp(key, "slot") == 0 || strcmp(key, "once") == 0;
+	/* and passes/readfold.c's marks: a kernel reading through a
+	 * "folded" instruction ("via") */
+	return strcmp(key, "group") == 0 || strcmp(key, "slot") == 0 || strcmp(key, "once") == 0 ||
+	       strcmp(key, "via") == 0 || strcmp(key, "folded") == 0;
 }
 
 static bool

@@ -97,8 +97,12 @@ kindof(const Rows *r, Ref v)
 	if (t->rank >= 1 && t->dim[0] == r->n && constrow(t))
 		return KNode;
 	/* made before the kernel runs: bind-time, or a training step's
-	 * once-time value read by its forward or a later once-time kernel */
-	if (r->phase[v] == PhaseBind || r->phase[v] == PhaseOnce)
+	 * once-time value read by its forward or a later once-time kernel,
+	 * or a forward value of no group (groups are contiguous, so an
+	 * operand of no group was computed by a kernel before this one):
+	 * batch norm's statistics over the rows, the row-sums of its
+	 * backward, which are the kernel boundaries they are reduced at */
+	if (r->phase[v] == PhaseBind || r->phase[v] == PhaseOnce || r->phase[v] == PhaseForward)
 		return t->rank == 0 || dimisconst(t->dim[0]) ? KUniform : KNone;
 	return KNone;
 }

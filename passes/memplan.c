@@ -63,7 +63,7 @@ forwardkernels(const Fn *fn, const unsigned char *phase, int *kern)
 			continue;
 		}
 		last = -1;
-		if (!(opinfo[in->op].flags & (Falias | Fgraph)) && !foldedgather(fn, i))
+		if (!(opinfo[in->op].flags & (Falias | Fgraph)) && !folded(fn, i))
 			kern[i] = n++;
 	}
 	return n;
@@ -91,7 +91,7 @@ needsstorage(const Fn *fn, const unsigned char *phase, Ref v)
 	int d = fn->val[v].def;
 
 	return phase[v] == PhaseForward && d >= 0 && !(opinfo[fn->ins[d].op].flags & Falias) &&
-	       fn->val[v].type.kind == TTensor && !groupinternal(fn, v) && !foldedgather(fn, d);
+	       fn->val[v].type.kind == TTensor && !groupinternal(fn, v) && !folded(fn, d);
 }
 
 /* Live ranges in kernels, [from[v], to[v]], of the values that need
@@ -128,8 +128,8 @@ liveness(const Fn *fn, const unsigned char *phase, Live *l)
 			if (l->need[r] && l->to[r] < kern[i])
 				l->to[r] = kern[i];
 		}
-		/* a scatter through a folded gather reads the gather's table */
-		if ((g = viagather(fn, i)) >= 0)
+		/* a reader through a folded instruction reads its operands */
+		if ((g = viafold(fn, i)) >= 0)
 			for (k = 0; k < fn->ins[g].narg; k++) {
 				r = storageroot(fn, fn->ins[g].arg[k]);
 				if (l->need[r] && l->to[r] < kern[i])

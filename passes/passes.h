@@ -108,9 +108,10 @@ void hoist(Fn *fn);             /* hoist.c: load-, bind-, once- and forward-time
 void fuse(Fn *fn);              /* fuse.c: row kernels (SpMM, attention, epilogues) */
 void specialize(Fn *fn);        /* specialize.c: --specialize's sizes become constants */
 void memplan(Fn *fn);           /* memplan.c: arena slots by liveness */
-void gatherfold(Fn *fn);        /* gatherfold.c: cpu scatters read through their gathers */
-int viagather(const Fn *fn, int j);       /* the gather scatter j reads through, or -1 */
-bool foldedgather(const Fn *fn, int i);   /* gather i is read through by its scatter */
+void readfold(Fn *fn);          /* readfold.c: cpu kernels read through a gather, a transpose */
+int viafold(const Fn *fn, int j);         /* the instruction j reads through, or -1 */
+bool folded(const Fn *fn, int i);         /* instruction i is read through by its one use */
+bool wgradmatmul(const Fn *fn, const Ins *in);   /* a weight gradient's matmul (gnn_sgemm_wgrad) */
 void storebf16(Fn *fn);         /* precision.c: forward's stored values in bfloat16 */
 void storef16(Fn *fn);          /* precision.c: ... in IEEE half */
 

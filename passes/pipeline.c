@@ -30,7 +30,7 @@ const Pass passtab[] = {
 	{"hoist", hoist, "order work by when it runs: weights loaded, graph bound, once per bind (training), forward"},
 	{"fuse", fuse, "fuse message passing and its epilogues into row kernels"},
 	{"memplan", memplan, "arena slots: forward values share memory when their lifetimes are disjoint"},
-	{"gatherfold", gatherfold, "cpu target: a scatter reads its messages through the gather that made them"},
+	{"readfold", readfold, "cpu target: a scatter or a weight gradient reads through the gather or transpose that made its operand"},
 	{"store-bf16", storebf16, "--precision=bf16: values forward writes are stored in bfloat16 (rounded), arithmetic f32"},
 	{"store-f16", storef16, "--precision=fp16: values forward writes are stored in IEEE half (rounded), arithmetic f32"},
 	{"specialize", specialize, "--specialize's graph sizes become constants (run first when given)"},
@@ -141,7 +141,7 @@ pipelineof(const PassOpts *o)
 }
 
 /*
- * A pass the options add (--precision's, the cpu target's gatherfold)
+ * A pass the options add (--precision's, the cpu target's readfold)
  * goes before memplan (after fusion: which values are written depends
  * on the kernels), or last when there is no memplan (-O0, a --passes
  * list), unless the pipeline names it itself.
@@ -186,9 +186,10 @@ passlist(const PassOpts *o, const Pass ***out)
 		return n;
 	if (o->precision && (n = addbeforememplan(o->precision, out, n)) < 0)
 		return n;
-	/* the cpu target's kernels read through a gather; before memplan,
-	 * after the precision pass (which decides what is stored in 16 bits) */
-	if (o->hostforward && o->olevel >= 1 && !o->pipeline && (n = addbeforememplan("gatherfold", out, n)) < 0)
+	/* the cpu target's kernels read through a gather or a transpose;
+	 * before memplan, after the precision pass (which decides what is
+	 * stored in 16 bits) */
+	if (o->hostforward && o->olevel >= 1 && !o->pipeline && (n = addbeforememplan("readfold", out, n)) < 0)
 		return n;
 	if (!o->specialize)
 		return n;

@@ -747,10 +747,12 @@ gnn_sgemm_sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, i
 #define WGKC 512
 
 /* the columns [q0, q0 + n) of C, n * M <= WGACC: accumulated transposed,
-** acc[j*M + m], a column of A (ak) scaled by each nonzero of B's row k */
+** acc[j*M + m], a column of A (ak) scaled by each nonzero of B's row k;
+** A[m][k] at A + m*sm + k*sk (sm = 1: A given transposed, its columns
+** read in place) */
 static void
 wgrad_sparse(const struct gemmisa *t, int64_t q0, int64_t n, int64_t M, int64_t K, const float *A,
-	int64_t lda, const float *B, int64_t ldb, float *C, int64_t ldc)
+	int64_t sm, int64_t sk, const float *B, int64_t ldb, float *C, int64_t ldc)
 {
 	float acc[WGACC], ak[WGACC / NR], val[SPCHUNK + 16];
 	int32_t idx[SPCHUNK + 16];
@@ -758,39 +760,87 @@ wgrad_sparse(const struct gemmisa *t, int64_t q0, int64_t n, int64_t M, int64_t 
 	memset(acc, 0, (size_t)(n * M) * sizeof *acc);
 	for (int64_t k = 0; k < K; k++) {
 		int64_t nnz = t->nz(B + k * ldb + q0, n, 0, idx, val);
+		const float *a = A + k * sk;
 
 		if (nnz == 0)
 			continue;
-		for (int64_t m = 0; m < M; m++)
-			ak[m] = A[m * lda + k];
+		if (sm != 1) {
+			for (int64_t m = 0; m < M; m++)
+				ak[m] = a[m * sm];
+			a = ak;
+		}
 		for (int64_t j = 0; j < nnz; j++)
-			t->ax(M, val[j], ak, acc + (int64_t)idx[j] * M);
+			t->ax(M, val[j], a, acc + (int64_t)idx[j] * M);
 	}
 	for (int64_t m = 0; m < M; m++)
 		for (int64_t j = 0; j < n; j++)
 			C[m * ldc + q0 + j] = acc[j * M + m];
 }
 
+/* gnn_sgemm_wgrad's and gnn_sgemm_wgradt's sparse form; 0 if it does
+** not apply */
+static int
+wgrad_sparse_range(int64_t p0, int64_t p1, int64_t M, int64_t K, const float *A, int64_t sm, int64_t sk,
+	const float *B, int64_t ldb, float *C, int64_t ldc, int sparse)
+{
+	const struct gemmisa *t = isa();
+	int64_t w;
+
+	if (!sparse || M > WGACC / NR)
+		return 0;
+	w = WGACC / M / NR * NR;
+	if (w > SPCHUNK)
+		w = SPCHUNK;
+	for (int64_t q0 = p0; q0 < p1; q0 += w)
+		wgrad_sparse(t, q0, p1 - q0 < w ? p1 - q0 : w, M, K, A, sm, sk, B, ldb, C, ldc);
+	return 1;
+}
+
+/* A given transposed, G = A^T (K x M, rows ldg apart): the dense form
+** transposes WGKC of G's rows at a time into a scratch in cache (a
+** 128-row gradient: 256 KiB), where a transpose kernel of its own wrote
+** all of A to memory and the GEMM read it back; the product is then
+** gnn_sgemm's on the scratch, its chains carried across the blocks in C,
+** so the bits are gnn_sgemm_wgrad's on A */
+void
+gnn_sgemm_wgradt(int64_t p0, int64_t p1, int64_t M, int64_t K, const float *G, int64_t ldg,
+	const float *B, int64_t ldb, float *C, int64_t ldc, int sparse)
+{
+	int64_t kb = K < WGKC ? K : WGKC;
+	float *at;
+
+	if (p1 <= p0 || M <= 0 || wgrad_sparse_range(p0, p1, M, K, G, 1, ldg, B, ldb, C, ldc, sparse))
+		return;
+	if (K <= 0) {
+		gnn_sgemm(0, M, 0, p1 - p0, G, 1, B + p0, ldb, C + p0, ldc, WGKC, 0);
+		return;
+	}
+	if (!(at = malloc((size_t)(M * kb) * sizeof *at)))
+		abort();   /* a few hundred KiB; generated code has no status path here */
+	for (int64_t k0 = 0; k0 < K; k0 += WGKC) {
+		int64_t n = K - k0 < WGKC ? K - k0 : WGKC;
+
+		/* 16 x 16 tiles: a line of G's rows in, a line of at's out */
+		for (int64_t m0 = 0; m0 < M; m0 += 16)
+			for (int64_t j0 = 0; j0 < n; j0 += 16)
+				for (int64_t j = j0; j < n && j < j0 + 16; j++)
+					for (int64_t m = m0; m < M && m < m0 + 16; m++)
+						at[m * n + j] = G[(k0 + j) * ldg + m];
+		gnn_sgemm(0, M, n, p1 - p0, at, n, B + k0 * ldb + p0, ldb, C + p0, ldc, WGKC,
+			k0 > 0 ? GNN_SGEMM_ACC : 0);
+	}
+	free(at);
+}
+
 void
 gnn_sgemm_wgrad(int64_t p0, int64_t p1, int64_t M, int64_t K, const float *A, int64_t lda,
 	const float *B, int64_t ldb, float *C, int64_t ldc, int sparse)
 {
-	const struct gemmisa *t = isa();
-
-	if (p1 <= p0 || M <= 0)
+	if (p1 <= p0 || M <= 0 || wgrad_sparse_range(p0, p1, M, K, A, lda, 1, B, ldb, C, ldc, sparse))
 		return;
-	if (sparse && M <= WGACC / NR) {
-		int64_t w = WGACC / M / NR * NR;
-
-		if (w > SPCHUNK)
-			w = SPCHUNK;
-		for (int64_t q0 = p0; q0 < p1; q0 += w)
-			wgrad_sparse(t, q0, p1 - q0 < w ? p1 - q0 : w, M, K, A, lda, B, ldb, C, ldc);
-		return;
-	}
-	/* B is read as it lies, a row of its own stride per k: a k block of
-	** default_kc's 4096 rows (for 64 columns) spans as many pages and
-	** missed the TLB; 512 rows ran 1.6-2.4x faster on PubMed's shapes
+	/* k blocks of WGKC rows of B: default_kc's 4096 rows (for 64
+	** columns), read as they lie, spanned as many pages and missed the
+	** TLB; 512 rows ran 1.6-2.4x faster on PubMed's shapes
 	** (bench/cpu/gemm_speed.c's way: 128 x 19717 by 500 and 128) */
 	gnn_sgemm(0, M, K, p1 - p0, A, lda, B + p0, ldb, C + p0, ldc, WGKC, 0);
 }

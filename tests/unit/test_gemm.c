@@ -331,11 +331,12 @@ test_dropout(void)
 /* gnn_sgemm_wgrad: C = A @ B reducing over K, on random column splits,
 ** sparse (B's zeros skipped, -0.0 among them) and dense, both giving
 ** gnn_sgemm's bits and near a double reference; M past the sparse
-** form's limit (4096) takes the dense one; canaries around C */
+** form's limit (4096) takes the dense one; canaries around C. The same
+** for gnn_sgemm_wgradt, A given transposed (K past its 512-row blocks) */
 static void
 test_wgrad(void)
 {
-	static const int64_t Ms[] = {1, 7, 16, 33, 256, 4100}, Ks[] = {1, 50, 300}, Ps[] = {1, 16, 17, 200};
+	static const int64_t Ms[] = {1, 7, 16, 33, 256, 4100}, Ks[] = {1, 50, 300, 1100}, Ps[] = {1, 16, 17, 200};
 	int bad = 0;
 
 	for (size_t a = 0; a < sizeof Ms / sizeof *Ms; a++)
@@ -352,13 +353,23 @@ test_wgrad(void)
 					uint64_t r = rt_next() % 100;
 					B[i] = r < 3 ? unif() : r < 5 ? -0.0f : 0.0f;
 				}
+				/* A^T as a training step has it (dY, K x M), rows M + 3 apart */
+				int64_t ldg = M + 3;
+				float *G = galloc(K * ldg);
+				for (int64_t k = 0; k < K; k++)
+					for (int64_t m = 0; m < M; m++)
+						G[k * ldg + m] = A[m * lda + k];
 				gnn_sgemm(0, M, K, P, A, lda, B, P, C0, ldc, 0, 0);
-				for (int sparse = 0; sparse < 2; sparse++) {
+				for (int form = 0; form < 4; form++) {
+					int sparse = form & 1, transposed = form >> 1;
 					for (int64_t p0 = 0, p1; p0 < P; p0 = p1) {
 						p1 = p0 + 1 + (int64_t)(rt_next() % 40);
 						if (p1 > P)
 							p1 = P;
-						gnn_sgemm_wgrad(p0, p1, M, K, A, lda, B, P, C, ldc, sparse);
+						if (transposed)
+							gnn_sgemm_wgradt(p0, p1, M, K, G, ldg, B, P, C, ldc, sparse);
+						else
+							gnn_sgemm_wgrad(p0, p1, M, K, A, lda, B, P, C, ldc, sparse);
 					}
 					for (int64_t m = 0; m < M; m++)
 						for (int64_t p = 0; p < P; p++) {
@@ -369,8 +380,8 @@ test_wgrad(void)
 							}
 							if ((memcmp(&C[m * ldc + p], &C0[m * ldc + p], sizeof(float)) ||
 							     !(fabs(C[m * ldc + p] - want) <= (K + 2) * bound / 16777216.0)) && bad++ < 5)
-								printf("  wgrad M %lld K %lld P %lld sparse %d: C[%lld][%lld] = %a, gemm %a, want %.9g\n",
-								       (long long)M, (long long)K, (long long)P, sparse, (long long)m,
+								printf("  wgrad%s M %lld K %lld P %lld sparse %d: C[%lld][%lld] = %a, gemm %a, want %.9g\n",
+								       transposed ? "t" : "", (long long)M, (long long)K, (long long)P, sparse, (long long)m,
 								       (long long)p, C[m * ldc + p], C0[m * ldc + p], want);
 						}
 					for (int64_t m = 0; m < M; m++)
@@ -378,7 +389,7 @@ test_wgrad(void)
 							bad += C[m * ldc + p] != CANARY;
 					CHECK(gintact(C, M * ldc));
 				}
-				gfree(A), gfree(B), gfree(C0), gfree(C);
+				gfree(A), gfree(B), gfree(C0), gfree(C), gfree(G);
 			}
 	CHECK(bad == 0);
 }

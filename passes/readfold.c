@@ -1,0 +1,144 @@
+/*
+ * readfold: a kernel reads its operand through the gather or the
+ * transpose that made it (the cpu target).
+ *
+ * A training step's backward is full of values made only to be read
+ * once, in another layout, by the next kernel:
+ *   - the backward of an aggregation is a gather of the gradient's rows
+ *     by dst into an [E, F] array, then a scatter of it by src into
+ *     nodes. Fusion's row kernels walk the edges into a node, along dst,
+ *     so the pair stayed two kernels, and the gather wrote E x F floats
+ *     that the scatter read back: 45 MB each way on PubMed at F = 128;
+ *   - a weight's gradient dW = dY^T @ X transposed dY, [N, M], into
+ *     [M, N] for its GEMM: 10 MB written and read back at M = 128.
+ * When such a value has no other use, this pass marks its instruction
+ * "folded" and the reader "via": the scatter's kernel reads row idx[e]
+ * of the gather's table for message e; the weight-gradient GEMM reads
+ * dY as it is (gnn_sgemm_wgradt transposes blocks of it in cache). The
+ * folded instruction runs no kernel and takes no arena memory
+ * (forwardkernels, needsstorage), and its operand stays live until the
+ * reader (memplan). Each sum is the same chain in the same order, so the
+ * bits are unchanged.
+ *
+ * Only what the cpu target's kernels can read through qualifies: a
+ * scatter along a bind-time segment plan, a weight gradient in the form
+ * codegen gives gnn_sgemm_wgrad (wgradmatmul), none of it stored in 16
+ * bits (whose kernels read through the halfaccess rewrite). The pipeline
+ * runs it for the cpu target only (pipeline.c), before memplan.
+ */
+#include <stdlib.h>
+
+#include "passes.h"
+
+/* uses of v as an operand or a result */
+static int
+uses(const Fn *fn, Ref v)
+{
+	int n = 0;
+
+	for (int j = 0; j < fn->nins; j++)
+		for (int k = 0; k < fn->ins[j].narg; k++)
+			n += fn->ins[j].arg[k] == v;
+	for (int k = 0; k < fn->nret; k++)
+		n += fn->ret[k] == v;
+	return n;
+}
+
+bool
+wgradmatmul(const Fn *fn, const Ins *in)
+{
+	const Type *a, *b;
+
+	if (in->op != Omatmul || fn->val[in->to].type.dtype != DF32)
+		return false;
+	a = &fn->val[in->arg[0]].type;
+	b = &fn->val[in->arg[1]].type;
+	return a->rank == 2 && b->rank == 2 && dimisconst(a->dim[0]) && dimisconst(b->dim[1]) &&
+	       !dimisconst(a->dim[1]) && dimconstval(a->dim[0]) >= 1 && dimconstval(a->dim[0]) * 4 <= 1 << 18;
+}
+
+/* a plain 2-D transpose */
+static bool
+swap2(const Fn *fn, const Ins *in)
+{
+	const Attr *p = findattr(in, "perm");
+
+	return in->op == Otranspose && fn->val[in->to].type.rank == 2 && p && p->kind == AInts && p->n == 2 &&
+	       p->u.is[0] == 1 && p->u.is[1] == 0;
+}
+
+/* the instruction reader j may read through, or -1 */
+static int
+foldable(const Fn *fn, const unsigned char *phase, int j)
+{
+	const Ins *in = &fn->ins[j], *d;
+	int di;
+	bool scatter = in->op == Oscatter_sum || in->op == Oscatter_mean || in->op == Oscatter_max;
+
+	if ((!scatter && !wgradmatmul(fn, in)) || phase[in->to] != PhaseForward ||
+	    attrint(in, "group", -1) >= 0 || (di = fn->val[in->arg[0]].def) < 0)
+		return -1;
+	if (scatter && phase[in->arg[1]] != PhaseBind)
+		return -1;
+	d = &fn->ins[di];
+	if (scatter ? d->op != Ogather || fn->val[d->arg[0]].type.rank != fn->val[d->to].type.rank : !swap2(fn, d))
+		return -1;
+	if (phase[d->to] != PhaseForward || attrint(d, "group", -1) >= 0 || uses(fn, d->to) != 1 ||
+	    valstoredtype(fn, d->arg[0]) != DNone || valstoredtype(fn, d->to) != DNone ||
+	    (!scatter && (valstoredtype(fn, in->arg[1]) != DNone || valstoredtype(fn, in->to) != DNone)))
+		return -1;
+	return di;
+}
+
+void
+readfold(Fn *fn)
+{
+	unsigned char *phase = emalloc(fn->nval + 1);
+	int i, d;
+
+	phases(fn, phase);
+	for (i = 0; i < fn->nins; i++) {
+		dropattr(fn, &fn->ins[i], "via");
+		dropattr(fn, &fn->ins[i], "folded");
+	}
+	for (i = 0; i < fn->nins; i++)
+		if ((d = foldable(fn, phase, i)) >= 0) {
+			putattr(fn, &fn->ins[i], mkattrint(fn->mod->arena, "via", 1));
+			putattr(fn, &fn->ins[d], mkattrint(fn->mod->arena, "folded", 1));
+		}
+	free(phase);
+}
+
+/* The instruction reader j reads through, or -1: both marked, and still
+ * a pair the pass would make (IR text may claim one that is not). */
+int
+viafold(const Fn *fn, int j)
+{
+	unsigned char *phase;
+	int d;
+
+	if (!attrint(&fn->ins[j], "via", 0) || fn->ins[j].narg < 1 || (d = fn->val[fn->ins[j].arg[0]].def) < 0 ||
+	    !attrint(&fn->ins[d], "folded", 0))
+		return -1;
+	phase = emalloc(fn->nval + 1);
+	phases(fn, phase);
+	d = foldable(fn, phase, j);
+	free(phase);
+	return d;
+}
+
+/* instruction i runs no kernel and takes no memory: its one use reads
+ * through it */
+bool
+folded(const Fn *fn, int i)
+{
+	Ref v = fn->ins[i].to;
+
+	if (!attrint(&fn->ins[i], "folded", 0))
+		return false;
+	for (int j = i + 1; j < fn->nins; j++)
+		for (int k = 0; k < fn->ins[j].narg; k++)
+			if (fn->ins[j].arg[k] == v)
+				return viafold(fn, j) == i;
+	return false;
+}
