@@ -39,6 +39,11 @@ Sema S;
  * bounds the work of compile-time loops, which multiply when nested.
  */
 enum { MaxDepth = 48, MaxUnroll = 10000, MaxNest = 1000, MaxUnrolled = 1000000 };
+/* Lists and dicts are values, so `l = l + [x]` copies l: a loop that
+ * grows one costs the square of its length.  MaxCopied bounds the
+ * elements so copied in one model (a HeteroConv over R relations copies
+ * about R * R), so that a hostile loop is an error and not gigabytes. */
+enum { MaxCopied = 2000000 };
 
 /* Enter one level of recursion; false (reported once per model) past MaxNest. */
 static bool
@@ -307,11 +312,11 @@ keystr(const CVal *k)
 	switch (k->kind) {
 	case CStr:
 		return astrfmt(S.arena, "\"%s\"", k->s);
-	case CList:
+	case CList:   /* cut short: a key may nest deep */
 		s = "(";
-		for (int i = 0; i < k->n; i++)
+		for (int i = 0; i < k->n && strlen(s) < 200; i++)
 			s = astrfmt(S.arena, "%s%s%s", s, i ? ", " : "", keystr(&k->elems[i]));
-		return astrfmt(S.arena, "%s)", s);
+		return astrfmt(S.arena, "%.200s%s)", s, strlen(s) > 200 ? "..." : "");
 	case CBool:
 		return k->i ? "true" : "false";
 	default:
@@ -328,13 +333,27 @@ dictfind(const CVal *d, const CVal *k)
 	return -1;
 }
 
+/* false (reported once per model) when copying n more elements of lists
+ * or dicts passes MaxCopied */
+static bool
+copying(long n, Loc l)
+{
+	if (S.copied <= MaxCopied && (S.copied += n) > MaxCopied)
+		serror(l, "lists and dicts built with + grow too large: more than %d elements copied in all "
+		       "(each + copies its operands)", MaxCopied);
+	return S.copied <= MaxCopied;
+}
+
 /* d with k mapped to v: a new dict (values are immutable); a key d has
  * keeps its place, as Python's d[k] = v */
 static CVal
-dictput(CVal d, CVal k, CVal v)
+dictput(CVal d, CVal k, CVal v, Loc l)
 {
 	int i = dictfind(&d, &k), n = d.n + (i < 0);
 	CVal r = {.kind = CDict, .n = n};
+
+	if (!copying(n, l))
+		return none;
 
 	r.keys = arena_alloc(S.arena, (size_t)(n + 1) * sizeof *r.keys);
 	r.elems = arena_alloc(S.arena, (size_t)(n + 1) * sizeof *r.elems);
@@ -375,7 +394,8 @@ evaldict(Ctx *c, Node *n)
 			serror(n->args.v[i]->loc, "duplicate key %s in a dict", keystr(&k));
 			return none;
 		}
-		d = dictput(d, k, v);
+		if ((d = dictput(d, k, v, n->loc)).kind == CNone)
+			return none;
 	}
 	return d;
 }
@@ -434,6 +454,8 @@ evalconstbinary(Ctx *c, Node *n, CVal a, CVal b)
 		return (CVal){.kind = CStr, .s = astrfmt(S.arena, "%s%s", a.s, b.s)};
 	if (n->op == BAdd && a.kind == CList && b.kind == CList) {   /* Python's: [a] + [b] */
 		CVal l = {.kind = CList, .n = a.n + b.n};
+		if (!copying(l.n, n->loc))
+			return none;
 		l.elems = arena_alloc(S.arena, (size_t)(l.n + 1) * sizeof *l.elems);
 		if (a.n)
 			memcpy(l.elems, a.elems, (size_t)a.n * sizeof *l.elems);
@@ -442,8 +464,8 @@ evalconstbinary(Ctx *c, Node *n, CVal a, CVal b)
 		return l;
 	}
 	if (n->op == BAdd && a.kind == CDict && b.kind == CDict) {   /* Python's a | b */
-		for (int i = 0; i < b.n; i++)
-			a = dictput(a, b.keys[i], b.elems[i]);
+		for (int i = 0; i < b.n && a.kind != CNone; i++)
+			a = dictput(a, b.keys[i], b.elems[i], n->loc);
 		return a;
 	}
 	if (!isnum(&a) || !isnum(&b)) {
@@ -724,8 +746,10 @@ evalindex(Ctx *c, Node *n)
 		const char *list = "";
 		if (k >= 0)
 			return a.elems[k];
-		for (k = 0; k < a.n; k++)
+		for (k = 0; k < a.n && strlen(list) < 400; k++)   /* cut short: a dict may be long */
 			list = astrfmt(S.arena, "%s%s%s", list, k ? ", " : "", keystr(&a.keys[k]));
+		if (k < a.n)
+			list = astrfmt(S.arena, "%s, ...", list);
 		if (!iskey(&i))
 			serror(n->args.v[0]->loc, "a dict is indexed by a string, an int, a bool or a tuple of them, not a %s",
 			       kindname(&i));
@@ -1794,6 +1818,7 @@ lowerbody(Node *model, const char *name, Inst *self, CVal *ret)
 	S.nest = 0;
 	S.toodeep = false;
 	S.unrolled = 0;
+	S.copied = 0;
 	S.nstream = 0;
 	S.nupd = 0;
 	for (i = 0; i < model->params.n; i++) {

@@ -119,6 +119,7 @@ typedef struct Sema {
 	int nest;                   /* eval and execstmt recursion */
 	bool toodeep;               /* nest hit its limit (reported) */
 	long unrolled;              /* for iterations in this model */
+	long copied;                /* list and dict elements copied by + in this model */
 	struct {                    /* for notes after an error */
 		const char *what;
 		Loc loc;
