@@ -318,7 +318,12 @@ dump(FILE *f, const Node *n, int ind)
 		fprintf(f, " %s", n->name);
 		break;
 	case ND_LIST:
-		fputs("(list", f);
+		fputs(n->ival ? "(tuple" : "(list", f);
+		exprloc(f, n);
+		inlinelist(f, &n->args, ind);
+		break;
+	case ND_DICT:
+		fputs("(dict", f);
 		exprloc(f, n);
 		inlinelist(f, &n->args, ind);
 		break;

@@ -53,7 +53,8 @@ enum NodeKind {
 	ND_KWARG,    /* name = lhs */
 	ND_INDEX,    /* lhs [ args ] */
 	ND_MEMBER,   /* lhs . name   (".T") */
-	ND_LIST,     /* [ args ] */
+	ND_LIST,     /* [ args ], or a tuple ( a, ... ) with ival 1 */
+	ND_DICT,     /* { args: key, value, key, value, ... } */
 
 	/* types */
 	ND_TTENSOR,  /* ival: dtype (enum DType); args: dim exprs (may be empty) */

@@ -20,7 +20,7 @@ enum BKind {
 	KTranspose, KReshape, KConcat, KCast,
 	KUpdate, KLoss,
 	KRange, KLen, KAssert,
-	KTypes,
+	KTypes, KKeys,
 };
 
 typedef struct Builtin {
@@ -82,6 +82,7 @@ static const Builtin builtins[] = {
 	{"mse_loss", KLoss, 0, 2, {"input", "target", "mask"}},
 	{"range", KRange, 0, 1, {"a", "b", "step"}},
 	{"len", KLen, 0, 1, {"x"}},
+	{"keys", KKeys, 0, 1, {"d"}},
 	{"node_types", KTypes, 0, 1, {"g"}},
 	{"edge_types", KTypes, 1, 1, {"g"}},
 	{"assert", KAssert, 0, 1, {"cond", "message"}},
@@ -685,8 +686,14 @@ callbuiltin(Ctx *c, Node *call, const char *name)
 			}
 			return (CVal){.kind = CList, .elems = l, .n = n};
 		}
+	case KKeys:
+		if (v[0].kind != CDict) {
+			serror(argloc(call, b->formals, 0), "keys() takes a dict, not a %s", kindname(&v[0]));
+			return none;
+		}
+		return dictkeys(v[0]);
 	case KLen:
-		if (v[0].kind == CList)
+		if (v[0].kind == CList || v[0].kind == CDict)
 			return (CVal){.kind = CInt, .i = v[0].n};
 		if (v[0].kind == CStr)
 			return (CVal){.kind = CInt, .i = (int64_t)strlen(v[0].s)};

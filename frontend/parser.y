@@ -96,6 +96,8 @@ static Node *call(PState *ps, Loc l, Node *callee, NodeList args);
 static Node *postfix(PState *ps, int kind, Loc l, Node *lhs, NodeList args);
 static Node *member(PState *ps, Loc l, Node *lhs, const char *name);
 static NodeList list1(PState *ps, Node *n);
+static int istuple(const Node *n);
+static NodeList edgetypes(PState *ps, NodeList l);
 static void recover(PState *ps, int mode, int la, int *clear);
 }
 
@@ -123,11 +125,11 @@ static void recover(PState *ps, int mode, int la, int *clear);
 %token ARROW "'->'" POW "'**'" EQ "'=='" NE "'!='" LE "'<='" GE "'>='"
 
 %type <str> ident
-%type <node> item formal opttype optinit type stmt ifstmt edgetype
+%type <node> item formal opttype optinit type stmt ifstmt
 %type <node> expr or_e and_e not_e cmp_e add_e mul_e un_e pow_e post_e primary arg
 %type <node> nexpr nor_e nand_e ncmp_e nadd_e nmul_e npow_e npost_e
 %type <list> formals formallist rettype typelist block stmts
-%type <list> exprlist dimsopt args arglist listopt edgetypes
+%type <list> exprlist dimsopt args arglist listopt dictopt dictlist
 %type <op> cmpop addop mulop
 
 %%
@@ -235,27 +237,29 @@ type:
 		{ $$ = newnode(ps->a, ND_TGRAPH, @1); }
 	| GRAPH '[' exprlist ']'
 		{
-			/* counted here rather than in the grammar for a
-			 * clearer message than a syntax error */
-			if ($3.n != 2 && $3.n != 3)
-				perr(ps, @2, "graph type takes 2 or 3 dimensions "
-				    "(nodes, edges[, graphs]), not %d", $3.n);
+			/* dimensions, or a heterogeneous graph's edge types
+			 * (PyG's metadata), which are tuples: an edge type
+			 * parses as a tuple expression, so the two share one
+			 * rule.  Dimensions are counted here rather than in
+			 * the grammar for a clearer message than a syntax
+			 * error. */
 			$$ = newnode(ps->a, ND_TGRAPH, @1);
-			$$->args = $3;
+			if (istuple($3.v[0])) {
+				$$->ival = 2;
+				$$->args = edgetypes(ps, $3);
+			} else {
+				if ($3.n != 2 && $3.n != 3)
+					perr(ps, @2, "graph type takes 2 or 3 dimensions "
+					    "(nodes, edges[, graphs]), not %d", $3.n);
+				$$->args = $3;
+			}
 		}
-	| GRAPH '[' edgetypes ']'
+	| GRAPH '[' exprlist ';' exprlist ']'
 		{
-			/* a heterogeneous graph: its edge types, PyG's metadata */
+			/* a heterogeneous graph with its node types declared */
 			$$ = newnode(ps->a, ND_TGRAPH, @1);
 			$$->ival = 2;
-			$$->args = $3;
-		}
-	| GRAPH '[' exprlist ';' edgetypes ']'
-		{
-			/* the same with its node types declared */
-			$$ = newnode(ps->a, ND_TGRAPH, @1);
-			$$->ival = 2;
-			$$->args = $5;
+			$$->args = edgetypes(ps, $5);
 			$$->lhs = newnode(ps->a, ND_LIST, @3);
 			$$->lhs->args = $3;
 		}
@@ -267,23 +271,6 @@ type:
 			$$->args = list1(ps, $3);
 			listpush(ps->a, &$$->args, $5);
 			listpush(ps->a, &$$->args, $7);
-		}
-	;
-
-edgetypes:
-	  edgetype			{ $$ = list1(ps, $1); }
-	| edgetypes ',' edgetype	{ $$ = $1; listpush(ps->a, &$$, $3); }
-	;
-
-edgetype:
-	  '(' ident ',' ident ',' ident ')'
-		{
-			/* (src_type, relation, dst_type): a list of three names */
-			Node *k;
-			$$ = newnode(ps->a, ND_LIST, @1);
-			k = newnode(ps->a, ND_STR, @2); k->str = $2; listpush(ps->a, &$$->args, k);
-			k = newnode(ps->a, ND_STR, @4); k->str = $4; listpush(ps->a, &$$->args, k);
-			k = newnode(ps->a, ND_STR, @6); k->str = $6; listpush(ps->a, &$$->args, k);
 		}
 	;
 
@@ -342,6 +329,15 @@ stmt:
 			$$->params = $4;
 			$$->rets = $7;
 			$$->body = $8;
+		}
+	| FN ident '(' formals ')' block
+		{
+			/* no declared return type: returns any value (a dict
+			 * of per-type tensors, HeteroConv's) */
+			$$ = newnode(ps->a, ND_FN, @2);
+			$$->name = $2;
+			$$->params = $4;
+			$$->body = $6;
 		}
 	| ident '=' expr
 		{ $$ = newnode(ps->a, ND_ASSIGN, @1); $$->name = $1; $$->init = $3; }
@@ -482,8 +478,34 @@ primary:
 		{ $$ = newnode(ps->a, ND_BOOL, @1); $$->ival = 0; }
 	| '(' expr ')'
 		{ $$ = $2; }
+	| '(' expr ',' listopt ')'
+		{
+			/* a tuple: a list (ival 1 remembers the parentheses,
+			 * for edge types in graph[...]) */
+			$$ = newnode(ps->a, ND_LIST, @1);
+			$$->ival = 1;
+			$$->args = list1(ps, $2);
+			for (int i = 0; i < $4.n; i++)
+				listpush(ps->a, &$$->args, $4.v[i]);
+		}
 	| '[' listopt ']'
 		{ $$ = newnode(ps->a, ND_LIST, @1); $$->args = $2; }
+	| '{' dictopt '}'
+		{ $$ = newnode(ps->a, ND_DICT, @1); $$->args = $2; }
+	;
+
+/* key, value, key, value, ... */
+dictopt:
+	  %empty	{ $$ = (NodeList){0}; }
+	| dictlist
+	| dictlist ','
+	;
+
+dictlist:
+	  expr ':' expr
+		{ $$ = list1(ps, $1); listpush(ps->a, &$$, $3); }
+	| dictlist ',' expr ':' expr
+		{ $$ = $1; listpush(ps->a, &$$, $3); listpush(ps->a, &$$, $5); }
 	;
 
 listopt:
@@ -628,6 +650,40 @@ list1(PState *ps, Node *n)
 	return l;
 }
 
+static int
+istuple(const Node *n)
+{
+	return n->kind == ND_LIST && n->ival == 1;
+}
+
+/* The edge types of graph[...], tuples of three names (src_type,
+ * relation, dst_type), as lists of three ND_STR. */
+static NodeList
+edgetypes(PState *ps, NodeList l)
+{
+	NodeList out = {0};
+
+	for (int i = 0; i < l.n; i++) {
+		Node *t = l.v[i], *et;
+		int ok = istuple(t) && t->args.n == 3;
+
+		for (int k = 0; ok && k < 3; k++)
+			ok = t->args.v[k]->kind == ND_NAME;
+		if (!ok) {
+			perr(ps, t->loc, "an edge type is a tuple of three names, (src_type, relation, dst_type)");
+			continue;
+		}
+		et = newnode(ps->a, ND_LIST, t->loc);
+		for (int k = 0; k < 3; k++) {
+			Node *s = newnode(ps->a, ND_STR, t->args.v[k]->loc);
+			s->str = t->args.v[k]->name;
+			listpush(ps->a, &et->args, s);
+		}
+		listpush(ps->a, &out, et);
+	}
+	return out;
+}
+
 /*
  * Called from an error rule once bison has popped back to a statement
  * list (SkipStmt) or the item list (SkipItem) with lookahead la.  If the
@@ -704,6 +760,7 @@ isexprstart(yysymbol_kind_t k)
 	default:
 		return strcmp(yysymbol_name(k), "'('") == 0 ||
 		    strcmp(yysymbol_name(k), "'['") == 0 ||
+		    strcmp(yysymbol_name(k), "'{'") == 0 ||
 		    strcmp(yysymbol_name(k), "'-'") == 0;
 	}
 }

@@ -39,6 +39,11 @@ Sema S;
  * bounds the work of compile-time loops, which multiply when nested.
  */
 enum { MaxDepth = 48, MaxUnroll = 10000, MaxNest = 1000, MaxUnrolled = 1000000 };
+/* Lists and dicts are values, so `l = l + [x]` copies l: a loop that
+ * grows one costs the square of its length.  MaxCopied bounds the
+ * elements so copied in one model (a HeteroConv over R relations copies
+ * about R * R), so that a hostile loop is an error and not gigabytes. */
+enum { MaxCopied = 2000000 };
 
 /* Enter one level of recursion; false (reported once per model) past MaxNest. */
 static bool
@@ -105,7 +110,7 @@ kindname(const CVal *v)
 		[CNone] = "error", [CInt] = "int", [CFloat] = "float", [CBool] = "bool",
 		[CStr] = "string", [CList] = "list", [CDimv] = "size", [CSpec] = "layer constructor",
 		[CInst] = "layer", [CArr] = "layer array", [CTensor] = "tensor", [CGraph] = "graph",
-		[CHetero] = "heterogeneous graph",
+		[CHetero] = "heterogeneous graph", [CDict] = "dict",
 	};
 	return names[v->kind];
 }
@@ -260,6 +265,141 @@ dimval(Dim d)
 	return dimisconst(d) ? mkint(dimconstval(d)) : mkdim(d);
 }
 
+/* dicts ----------------------------------------------------------------------
+ * A dict maps compile-time keys to any values (tensors too), in
+ * insertion order, as Python's: HeteroConv's convs keyed by edge type
+ * and its per-node-type inputs and outputs.  Keys are strings, ints,
+ * bools and tuples (lists) of them, compared by value. */
+
+static bool
+iskey(const CVal *k)
+{
+	if (k->kind == CList) {
+		for (int i = 0; i < k->n; i++)
+			if (!iskey(&k->elems[i]))
+				return false;
+		return true;
+	}
+	return k->kind == CStr || k->kind == CInt || k->kind == CBool;
+}
+
+static bool
+keyeq(const CVal *a, const CVal *b)
+{
+	if (a->kind != b->kind)
+		return false;
+	switch (a->kind) {
+	case CStr:
+		return strcmp(a->s, b->s) == 0;
+	case CList:
+		if (a->n != b->n)
+			return false;
+		for (int i = 0; i < a->n; i++)
+			if (!keyeq(&a->elems[i], &b->elems[i]))
+				return false;
+		return true;
+	default:
+		return a->i == b->i;
+	}
+}
+
+/* a key as Python writes it, for messages: "paper", ("paper", "cites", "paper") */
+static const char *
+keystr(const CVal *k)
+{
+	const char *s;
+
+	switch (k->kind) {
+	case CStr:
+		return astrfmt(S.arena, "\"%s\"", k->s);
+	case CList:   /* cut short: a key may nest deep */
+		s = "(";
+		for (int i = 0; i < k->n && strlen(s) < 200; i++)
+			s = astrfmt(S.arena, "%s%s%s", s, i ? ", " : "", keystr(&k->elems[i]));
+		return astrfmt(S.arena, "%.200s%s)", s, strlen(s) > 200 ? "..." : "");
+	case CBool:
+		return k->i ? "true" : "false";
+	default:
+		return astrfmt(S.arena, "%lld", (long long)k->i);
+	}
+}
+
+static int
+dictfind(const CVal *d, const CVal *k)
+{
+	for (int i = 0; i < d->n; i++)
+		if (keyeq(&d->keys[i], k))
+			return i;
+	return -1;
+}
+
+/* false (reported once per model) when copying n more elements of lists
+ * or dicts passes MaxCopied */
+static bool
+copying(long n, Loc l)
+{
+	if (S.copied <= MaxCopied && (S.copied += n) > MaxCopied)
+		serror(l, "lists and dicts built with + grow too large: more than %d elements copied in all "
+		       "(each + copies its operands)", MaxCopied);
+	return S.copied <= MaxCopied;
+}
+
+/* d with k mapped to v: a new dict (values are immutable); a key d has
+ * keeps its place, as Python's d[k] = v */
+static CVal
+dictput(CVal d, CVal k, CVal v, Loc l)
+{
+	int i = dictfind(&d, &k), n = d.n + (i < 0);
+	CVal r = {.kind = CDict, .n = n};
+
+	if (!copying(n, l))
+		return none;
+
+	r.keys = arena_alloc(S.arena, (size_t)(n + 1) * sizeof *r.keys);
+	r.elems = arena_alloc(S.arena, (size_t)(n + 1) * sizeof *r.elems);
+	if (d.n) {
+		memcpy(r.keys, d.keys, (size_t)d.n * sizeof *r.keys);
+		memcpy(r.elems, d.elems, (size_t)d.n * sizeof *r.elems);
+	}
+	r.keys[i < 0 ? d.n : i] = k;
+	r.elems[i < 0 ? d.n : i] = v;
+	return r;
+}
+
+/* d's keys as a list (what a for loop over d runs over) */
+CVal
+dictkeys(CVal d)
+{
+	CVal l = {.kind = CList, .n = d.n, .elems = d.keys};
+
+	return l;
+}
+
+static CVal
+evaldict(Ctx *c, Node *n)
+{
+	CVal d = {.kind = CDict}, k, v;
+
+	for (int i = 0; i + 1 < n->args.n; i += 2) {
+		k = eval(c, n->args.v[i]);
+		v = eval(c, n->args.v[i + 1]);
+		if (k.kind == CNone || v.kind == CNone)
+			return none;
+		if (!iskey(&k)) {
+			serror(n->args.v[i]->loc, "a dict key is a string, an int, a bool or a tuple of them, not a %s",
+			       kindname(&k));
+			return none;
+		}
+		if (dictfind(&d, &k) >= 0) {
+			serror(n->args.v[i]->loc, "duplicate key %s in a dict", keystr(&k));
+			return none;
+		}
+		if ((d = dictput(d, k, v, n->loc)).kind == CNone)
+			return none;
+	}
+	return d;
+}
+
 static CVal
 evalconstbinary(Ctx *c, Node *n, CVal a, CVal b)
 {
@@ -312,6 +452,22 @@ evalconstbinary(Ctx *c, Node *n, CVal a, CVal b)
 	}
 	if (n->op == BAdd && a.kind == CStr && b.kind == CStr)   /* Python's: "author" + "__" */
 		return (CVal){.kind = CStr, .s = astrfmt(S.arena, "%s%s", a.s, b.s)};
+	if (n->op == BAdd && a.kind == CList && b.kind == CList) {   /* Python's: [a] + [b] */
+		CVal l = {.kind = CList, .n = a.n + b.n};
+		if (!copying(l.n, n->loc))
+			return none;
+		l.elems = arena_alloc(S.arena, (size_t)(l.n + 1) * sizeof *l.elems);
+		if (a.n)
+			memcpy(l.elems, a.elems, (size_t)a.n * sizeof *l.elems);
+		if (b.n)
+			memcpy(l.elems + a.n, b.elems, (size_t)b.n * sizeof *l.elems);
+		return l;
+	}
+	if (n->op == BAdd && a.kind == CDict && b.kind == CDict) {   /* Python's a | b */
+		for (int i = 0; i < b.n && a.kind != CNone; i++)
+			a = dictput(a, b.keys[i], b.elems[i], n->loc);
+		return a;
+	}
 	if (!isnum(&a) || !isnum(&b)) {
 		serror(n->loc, "operator needs numbers here, got %s and %s", kindname(&a), kindname(&b));
 		return none;
@@ -585,6 +741,22 @@ evalindex(Ctx *c, Node *n)
 	i = eval(c, n->args.v[0]);
 	if (a.kind == CNone || i.kind == CNone)
 		return none;
+	if (a.kind == CDict) {
+		int k = iskey(&i) ? dictfind(&a, &i) : -1;
+		const char *list = "";
+		if (k >= 0)
+			return a.elems[k];
+		for (k = 0; k < a.n && strlen(list) < 400; k++)   /* cut short: a dict may be long */
+			list = astrfmt(S.arena, "%s%s%s", list, k ? ", " : "", keystr(&a.keys[k]));
+		if (k < a.n)
+			list = astrfmt(S.arena, "%s, ...", list);
+		if (!iskey(&i))
+			serror(n->args.v[0]->loc, "a dict is indexed by a string, an int, a bool or a tuple of them, not a %s",
+			       kindname(&i));
+		else
+			serror(n->args.v[0]->loc, "the dict has no key %s; its keys are %s", keystr(&i), a.n ? list : "none");
+		return none;
+	}
 	if (a.kind == CArr && i.kind == CStr) {
 		Inst *in = arrkey(a.arr, i.s);
 		if (!in)
@@ -966,15 +1138,13 @@ callinst(Ctx *c, Inst *in, Node *call)
 	fc.prefix = astrfmt(S.arena, "%s.", in->path);
 	for (k = 0; k < fn->params.n; k++) {
 		f = fn->params.v[k];
-		if (!given[k]) {
-			args[k] = eval(&fc, f->init);
-			if (args[k].kind == CNone)
-				return none;
+		if (!given[k])
 			continue;
-		}
 		if (args[k].kind == CNone)
 			return none;
-		if (args[k].kind != CTensor && args[k].kind != CGraph) {
+		/* an untyped formal takes any value: a heterogeneous graph, a
+		 * dict of per-type tensors (HeteroConv's) */
+		if (f->type && args[k].kind != CTensor && args[k].kind != CGraph) {
 			a = call->args.v[k < call->args.n ? k : 0];
 			serror(a->loc, "argument '%s' of %s must be a tensor or graph, got a %s", f->name, what, kindname(&args[k]));
 			return none;
@@ -987,7 +1157,12 @@ callinst(Ctx *c, Inst *in, Node *call)
 		f = fn->params.v[k];
 		w = astrfmt(S.arena, "argument '%s' of %s", f->name, what);
 		npos = k < call->args.n ? k : 0;
-		if (given[k] && !matchtype(&fc, f->type, vtype(args[k]), w, call->args.n ? call->args.v[npos]->loc : call->loc))
+		/* a default is evaluated with the formals before it bound, so
+		 * it may name them (SAGEConv's x_dst = x) */
+		if (!given[k] && (args[k] = eval(&fc, f->init)).kind == CNone)
+			goto fail;
+		if (given[k] && f->type &&
+		    !matchtype(&fc, f->type, vtype(args[k]), w, call->args.n ? call->args.v[npos]->loc : call->loc))
 			goto fail;
 		bind(&local, f->name, args[k], BLocal, f->loc);
 	}
@@ -998,15 +1173,17 @@ callinst(Ctx *c, Inst *in, Node *call)
 		serror(fn->loc, "forward of %s ends without a return", in->def->name);
 		goto fail;
 	}
-	if (nret != fn->rets.n) {
-		serror(fn->loc, "forward of %s returns %d value%s, declared %d", in->def->name, nret, nret == 1 ? "" : "s", fn->rets.n);
+	/* a forward with no declared return type returns one value of any kind */
+	if (fn->rets.n ? nret != fn->rets.n : nret != 1) {
+		serror(fn->loc, "forward of %s returns %d value%s, declared %d", in->def->name, nret, nret == 1 ? "" : "s",
+		       fn->rets.n ? fn->rets.n : 1);
 		goto fail;
 	}
 	for (i = 0; i < nret; i++) {
 		if (ret[i].kind == CNone)
 			goto fail;
 		what = astrfmt(S.arena, "the return value of %s.forward", in->def->name);
-		if (!matchtype(&fc, fn->rets.v[i], vtype(ret[i]), what, fn->rets.v[i]->loc))
+		if (fn->rets.n && !matchtype(&fc, fn->rets.v[i], vtype(ret[i]), what, fn->rets.v[i]->loc))
 			goto fail;
 	}
 	S.depth--;
@@ -1110,6 +1287,8 @@ eval1(Ctx *c, Node *n)
 			if ((v.elems[i] = eval(c, n->args.v[i])).kind == CNone)
 				return none;
 		return v;
+	case ND_DICT:
+		return evaldict(c, n);
 	case ND_BINARY:
 		return evalbinary(c, n);
 	case ND_UNARY:
@@ -1443,8 +1622,10 @@ execstmt(Ctx *c, Node *n, CVal *ret, int *nret, bool *returned)
 		v = eval(c, n->init);
 		if (v.kind == CNone)
 			break;
+		if (v.kind == CDict)   /* over its keys, as Python's */
+			v = dictkeys(v);
 		if (v.kind != CList) {
-			serror(n->init->loc, "a for loop runs over a compile-time list or range(), not a %s", kindname(&v));
+			serror(n->init->loc, "a for loop runs over a compile-time list, dict or range(), not a %s", kindname(&v));
 			break;
 		}
 		if (v.n > MaxUnroll) {
@@ -1637,6 +1818,7 @@ lowerbody(Node *model, const char *name, Inst *self, CVal *ret)
 	S.nest = 0;
 	S.toodeep = false;
 	S.unrolled = 0;
+	S.copied = 0;
 	S.nstream = 0;
 	S.nupd = 0;
 	for (i = 0; i < model->params.n; i++) {

@@ -31,6 +31,7 @@ enum CKind {
 	CTensor,    /* an IR value */
 	CGraph,     /* an IR value of graph type */
 	CHetero,    /* a heterogeneous graph: its relations (het) */
+	CDict,      /* keys[0..n) to elems[0..n), in insertion order */
 };
 
 typedef struct Spec {
@@ -66,7 +67,8 @@ struct CVal {
 	int64_t i;                  /* CInt, CBool */
 	double f;                   /* CFloat */
 	const char *s;              /* CStr */
-	CVal *elems;                /* CList */
+	CVal *elems;                /* CList, CDict */
+	CVal *keys;                 /* CDict: strings, ints, bools or tuples of them */
 	int n;
 	Dim dim;                    /* CDimv */
 	Ref ref;                    /* CTensor, CGraph */
@@ -117,6 +119,7 @@ typedef struct Sema {
 	int nest;                   /* eval and execstmt recursion */
 	bool toodeep;               /* nest hit its limit (reported) */
 	long unrolled;              /* for iterations in this model */
+	long copied;                /* list and dict elements copied by + in this model */
 	struct {                    /* for notes after an error */
 		const char *what;
 		Loc loc;
@@ -157,6 +160,7 @@ void bind(Scope *sc, const char *name, CVal v, int how, Loc l);
 const char *kindname(const CVal *v);
 bool todim(Ctx *c, CVal v, Loc l, Dim *d);
 CVal tensorval(Ref r);
+CVal dictkeys(CVal d);                         /* its keys, a list */
 /* false (said why at l) when idx is src/dst of a relation whose node
  * set is not the extent n that op indexes or scatters into */
 bool indexfits(Ref idx, Dim n, const char *op, Loc l);

@@ -28,7 +28,7 @@ import numpy as np
 
 from . import _rt, _safetensors
 
-__all__ = ["DeviceArray", "GnnccError", "ExportError", "Model", "compile", "export", "load"]
+__all__ = ["DeviceArray", "GnnccError", "ExportError", "Model", "compile", "export", "load", "save_safetensors"]
 
 
 class GnnccError(RuntimeError):
@@ -48,6 +48,14 @@ def __getattr__(name):
         mod = importlib.import_module(__name__ + ".export")
         return mod if name == "export" else mod.ExportError
     raise AttributeError("module 'gnncc' has no attribute %r" % name)
+
+
+def save_safetensors(path, tensors):
+    """Write tensors (a state_dict: name -> torch tensor or NumPy array) to
+    path as safetensors, the names unchanged: what NAME_load_weights,
+    gnnrun --weights and Model.load_weights read.  The safetensors
+    package's save_file writes the same format."""
+    _safetensors.save(path, tensors)
 
 
 def _gnncc():

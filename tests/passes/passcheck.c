@@ -21,7 +21,8 @@
  * Inputs are run twice ("trials"): signed values on an unweighted graph,
  * then positive values (for log, sqrt, pow) on a weighted graph.  The
  * graph has N = 23 nodes and E = 71 edges, with a self loop, a duplicate
- * edge and an isolated last node, and B = 3 graphs in its batch vector
+ * edge and an isolated last node (a relation graph[Ns -> Nd, E]: Ns = 23
+ * sources too, the last isolated), and B = 3 graphs in its batch vector
  * when its type is graph[N, E, B]; any other symbol is 5.  Parameters are
  * uniform in [-1, 1] (or [0.25, 1.25] in the second trial), seeded by
  * their name so that each pass sees the same weights, except a batch
@@ -127,19 +128,21 @@ shapeof(Mod *m, Type t, const int64_t *symval, ITensor *out)
 	return true;
 }
 
+/* n nodes (ns sources: a relation's, else ns = n) and e edges */
 static void
-makegraph(IGraph *g, int64_t n, int64_t e, int64_t b, int trial, uint64_t *s)
+makegraph(IGraph *g, int64_t ns, int64_t n, int64_t e, int64_t b, int trial, uint64_t *s)
 {
 	int64_t i, live = n > 1 ? n - 1 : n;   /* the last node stays isolated */
+	int64_t lives = ns > 1 ? ns - 1 : ns;
 
-	*g = (IGraph){.nnode = n, .nedge = e};
+	*g = (IGraph){.nnode = n, .nedge = e, .nsrc = ns};
 	g->src = emalloc((e ? e : 1) * sizeof *g->src);
 	g->dst = emalloc((e ? e : 1) * sizeof *g->dst);
 	for (i = 0; i < e; i++) {
-		g->src[i] = live ? (int64_t)(splitmix(s) % (uint64_t)live) : 0;
+		g->src[i] = lives ? (int64_t)(splitmix(s) % (uint64_t)lives) : 0;
 		g->dst[i] = live ? (int64_t)(splitmix(s) % (uint64_t)live) : 0;
 	}
-	if (e >= 3 && n >= 4) {
+	if (e >= 3 && n >= 4 && ns >= 4) {
 		g->src[0] = g->dst[0] = 2;              /* a self loop */
 		g->src[1] = g->src[2] = 0;              /* a duplicate edge */
 		g->dst[1] = g->dst[2] = 1;
@@ -180,6 +183,8 @@ maketrial(Fn *fn, int trial, Trial *t)
 			continue;
 		if (dimeval(m, ty.dim[0], symval) < 0)
 			dimbind(m, ty.dim[0], GraphN, symval);
+		if (dimeval(m, graphsrcnodes(ty), symval) < 0)   /* a relation's sources */
+			dimbind(m, graphsrcnodes(ty), GraphN, symval);
 		if (dimeval(m, ty.dim[1], symval) < 0)
 			dimbind(m, ty.dim[1], GraphE, symval);
 		if (ty.rank == 3 && dimeval(m, ty.dim[2], symval) < 0)
@@ -194,7 +199,8 @@ maketrial(Fn *fn, int trial, Trial *t)
 		t->arg[i].kind = ty.kind;
 		if (ty.kind == TGraph) {
 			b = ty.rank == 3 ? dimeval(m, ty.dim[2], symval) : 0;
-			makegraph(&t->arg[i].g, dimeval(m, ty.dim[0], symval), dimeval(m, ty.dim[1], symval), b, trial, &s);
+			makegraph(&t->arg[i].g, dimeval(m, graphsrcnodes(ty), symval), dimeval(m, ty.dim[0], symval),
+			          dimeval(m, ty.dim[1], symval), b, trial, &s);
 		} else if (shapeof(m, ty, symval, &t->arg[i].t))
 			filltensor(&t->arg[i].t, &s, trial, false);
 		else {

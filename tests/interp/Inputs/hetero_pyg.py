@@ -116,85 +116,118 @@ def model_source(aggr, gat):
     return "\n".join(src) + "\n"
 
 
-def main():
+class Checker:
+    """A script's hand-made heterogeneous graph, written to WORK as .npy
+    files (features uniform in [-1, 1), seeded), and its cases: each a PyG
+    model and its gnncc source, checked on each engine through gnnrun.
+    Prints one line per check and `FAIL ...` per failure."""
+
+    def __init__(self, gnnrun, work, nodes, edges, seed, engines):
+        os.makedirs(work, exist_ok=True)
+        rng = np.random.default_rng(seed)
+        self.gnnrun, self.work, self.engines, self.bad = gnnrun, work, engines, 0
+        self.xs = {t: rng.uniform(-1, 1, size=(n, f)).astype(np.float32) for t, (n, f) in nodes.items()}
+        self.eis = {et: np.array(e, dtype=np.int64).reshape(2, -1) for et, e in edges.items()}
+        self.base = os.path.join(work, "g")
+        self.graphs = [(rel(et), f"{self.base}-{rel(et)}.npy") for et in edges]
+        self.inputs = [(f"x_{t}", f"{self.base}-x_{t}.npy") for t in nodes]
+        for t, x in self.xs.items():
+            np.save(f"{self.base}-x_{t}.npy", x)
+        for et, ei in self.eis.items():
+            np.save(f"{self.base}-{rel(et)}.npy", ei)
+
+    def fail(self, msg):
+        self.bad += 1
+        print("FAIL " + msg, flush=True)
+
+    def case(self, case, model, source, outputs, perturb=False):
+        """model (a PyG module on (x_dict, edge_index_dict), lazy shapes
+        allowed, seeded by the caller) against source, the same model in
+        gnncc's language whose outputs are those of the node types
+        outputs, in order; PyG's dict must hold exactly those.  perturb:
+        add noise to every parameter first (biases start at 0)."""
+        xd = {t: torch.from_numpy(x) for t, x in self.xs.items()}
+        ed = {et: torch.from_numpy(ei) for et, ei in self.eis.items()}
+        with torch.no_grad():
+            model(xd, ed)                      # lazy parameters take their shapes
+            if perturb:
+                for p in model.parameters():
+                    p.add_(0.1 * torch.randn_like(p))
+        sd = {k: v.detach().numpy() for k, v in model.state_dict().items()}
+        wpath = os.path.join(self.work, f"{case}.safetensors")
+        st.save(wpath, sd)
+        mpath = os.path.join(self.work, f"{case}.gnn")
+        open(mpath, "w").write(source)
+        model = model.double()
+        with torch.no_grad():
+            out = model({t: x.double() for t, x in xd.items()}, ed)
+        if sorted(out) != sorted(outputs):
+            self.fail(f"{case}: PyG's outputs are for {sorted(out)}, expected {sorted(outputs)}")
+            return
+        refs = [out[t].numpy() for t in outputs]
+        for engine in self.engines:
+            self.check(case, engine, mpath, wpath, refs)
+
+    def run(self, case, tag, mpath, wpath, nout):
+        outs = [f"{self.base}-{case}-{tag}-{k}.npy" for k in range(nout)]
+        cmd = [self.gnnrun, mpath, "--weights", wpath, f"--engine={tag.split('-')[0]}", "--output-dtype=f64"]
+        for name, path in self.graphs:
+            cmd += ["--graph", f"{name}={path}"]
+        for name, path in self.inputs:
+            cmd += ["--input", f"{name}={path}"]
+        for o in outs:
+            cmd += ["--output", o]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode:
+            self.fail(f"{case} {tag}: gnnrun exit {r.returncode}: {r.stderr.strip()[-600:]}")
+            return None
+        return outs
+
+    def check(self, case, engine, mpath, wpath, refs):
+        """within RTOL of refs, and bitwise the same on a second run"""
+        outs = self.run(case, engine, mpath, wpath, len(refs))
+        if outs is None:
+            return
+        ok = True
+        for k, (o, ref) in enumerate(zip(outs, refs)):
+            good, msg = compare(np.load(o), ref, RTOL)
+            if not good:
+                self.fail(f"{case} {engine} output {k}: {msg}")
+                ok = False
+        if ok:
+            print(f"{case} {engine}: {len(refs)} node types within 1e-5 of PyG")
+        again = self.run(case, engine + "-again", mpath, wpath, len(refs))
+        if again is not None:
+            same = all(open(p, "rb").read() == open(q, "rb").read() for p, q in zip(outs, again))
+            print(f"{case} {engine}: second run " + ("bitwise identical" if same else "DIFFERS"))
+            if not same:
+                self.fail(f"{case} {engine}: second run differs bitwise")
+
+    def done(self, name):
+        print(f"{name}: " + ("all ok" if not self.bad else f"{self.bad} FAILED"))
+        return 1 if self.bad else 0
+
+
+def cases(default, help, nodes, edges, seed):
+    """GNNRUN WORKDIR [--engines LIST] [--cases LIST]: a Checker and the
+    cases as (case, gat, aggr): gat-AGGR is (gat-AGGR, True, AGGR)"""
     ap = argparse.ArgumentParser()
     ap.add_argument("gnnrun")
     ap.add_argument("work")
     ap.add_argument("--engines", default="interp")
-    ap.add_argument("--cases", default="sum,mean,max,min,gat-sum",
-                    help="to_hetero aggregations of SAGE; gat-AGGR: of GAT")
+    ap.add_argument("--cases", default=default, help=help)
     a = ap.parse_args()
-    os.makedirs(a.work, exist_ok=True)
-    rng = np.random.default_rng(3)
-    xs = {t: rng.uniform(-1, 1, size=(n, f)).astype(np.float32) for t, (n, f) in NODES.items()}
-    eis = {et: np.array(e, dtype=np.int64).reshape(2, -1) for et, e in EDGES.items()}
-    base = os.path.join(a.work, "g")
-    for t, x in xs.items():
-        np.save(f"{base}-x_{t}.npy", x)
-    for et, ei in eis.items():
-        np.save(f"{base}-{rel(et)}.npy", ei)
+    ck = Checker(a.gnnrun, a.work, nodes, edges, seed, a.engines.split(","))
+    return ck, [(c, c.startswith("gat-"), c[4:] if c.startswith("gat-") else c) for c in a.cases.split(",")]
+
+
+def main():
+    ck, todo = cases("sum,mean,max,min,gat-sum", "to_hetero aggregations of SAGE; gat-AGGR: of GAT", NODES, EDGES, 3)
     metadata = (list(NODES), list(EDGES))
-    bad = 0
-
-    def fail(msg):
-        nonlocal bad
-        bad += 1
-        print("FAIL " + msg, flush=True)
-
-    for case in a.cases.split(","):
-        gat = case.startswith("gat-")
-        aggr = case[4:] if gat else case
+    for case, gat, aggr in todo:
         torch.manual_seed(0)
-        model = to_hetero(GNN(gat), metadata, aggr=aggr)
-        xd = {t: torch.from_numpy(x) for t, x in xs.items()}
-        ed = {et: torch.from_numpy(ei) for et, ei in eis.items()}
-        with torch.no_grad():
-            model(xd, ed)                      # lazy parameters take their shapes
-        sd = {k: v.detach().numpy() for k, v in model.state_dict().items()}
-        wpath = os.path.join(a.work, f"{case}.safetensors")
-        st.save(wpath, sd)
-        mpath = os.path.join(a.work, f"{case}.gnn")
-        open(mpath, "w").write(model_source(aggr, gat))
-        model = model.double()
-        with torch.no_grad():
-            out = model({t: x.double() for t, x in xd.items()}, ed)
-        refs = [out[t].numpy() for t in NODES]
-
-        def run(engine, tag):
-            outs = [f"{base}-{case}-{tag}-{t}.npy" for t in NODES]
-            cmd = [a.gnnrun, mpath, "--weights", wpath, f"--engine={engine}", "--output-dtype=f64"]
-            for et in EDGES:
-                cmd += ["--graph", f"{rel(et)}={base}-{rel(et)}.npy"]
-            for t in NODES:
-                cmd += ["--input", f"x_{t}={base}-x_{t}.npy"]
-            for o in outs:
-                cmd += ["--output", o]
-            r = subprocess.run(cmd, capture_output=True, text=True)
-            if r.returncode:
-                fail(f"{case} {tag}: gnnrun exit {r.returncode}: {r.stderr.strip()[-600:]}")
-                return None
-            return outs
-
-        for engine in a.engines.split(","):
-            outs = run(engine, engine)
-            if outs is None:
-                continue
-            ok = True
-            for t, o, ref in zip(NODES, outs, refs):
-                good, msg = compare(np.load(o), ref, RTOL)
-                if not good:
-                    fail(f"{case} {engine} {t}: {msg}")
-                    ok = False
-            if ok:
-                print(f"{case} {engine}: {len(NODES)} node types within 1e-5 of PyG")
-            again = run(engine, engine + "-again")
-            if again is not None:
-                same = all(open(p, "rb").read() == open(q, "rb").read() for p, q in zip(outs, again))
-                print(f"{case} {engine}: second run " + ("bitwise identical" if same else "DIFFERS"))
-                if not same:
-                    fail(f"{case} {engine}: second run differs bitwise")
-    print("hetero: " + ("all ok" if not bad else f"{bad} FAILED"))
-    return 1 if bad else 0
+        ck.case(case, to_hetero(GNN(gat), metadata, aggr=aggr), model_source(aggr, gat), list(NODES))
+    return ck.done("hetero")
 
 
 if __name__ == "__main__":

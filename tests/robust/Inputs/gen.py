@@ -15,6 +15,9 @@ tests need not commit megabytes.  The cases:
   crossif    40 layers calling each other, each call under 2400 nested ifs
   crossneg   40 layers calling each other, each call under 900 minus signs
   loops      two nested loops of 10000 iterations each
+  growlist   a list grown by + in a loop of 10000 iterations (each + copies)
+  growdict   the same with a dict
+  deepkey    a dict key 10000 lists deep, in an error message
   longname   a 1 MiB identifier
   longline   a 1 MiB line with an error at its end
   longstr    an error message quoting a 1 MiB string
@@ -58,6 +61,9 @@ cases = {
     "crossneg": lambda: layers(40, lambda call: "    return " + "-" * 900 + call + "\n"),
     "loops": lambda: H + "  for i in range(10000) {\n    for j in range(10000) {\n"
     "      k = i\n    }\n  }\n  return x\n}\n",
+    "growlist": lambda: H + "  l = []\n  for i in range(10000) {\n    l = l + [i]\n  }\n  return x\n}\n",
+    "growdict": lambda: H + "  d = {}\n  for i in range(10000) {\n    d = d + {i: i}\n  }\n  return x\n}\n",
+    "deepkey": lambda: H + "  k = 1\n  for i in range(10000) {\n    k = [k]\n  }\n  y = {k: 1}[2]\n  return x\n}\n",
     "longname": lambda: H + "  " + "a" * (1 << 20) + " = relu(x)\n  return " + "a" * (1 << 20)
     + "\n}\n",
     "longline": lambda: H + "  return " + "x + " * (1 << 18) + "y\n}\n",
