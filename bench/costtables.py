@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """costtables.py GNNCC [--graphs arxiv,products] [--gpu h100] [--tune-dir DIR]
+   costtables.py GNNCC --train [--graphs cora,citeseer,...] [--gpu h100] [--measured RESULTS.json]
 
 The modeled forward of the benchmark's models (bench.py's instantiation
 for the synthetic graphs) on gnngen's presets, from
@@ -9,7 +10,17 @@ then per kernel launch its schedule, busiest/mean warp work, modeled
 time, bound and fraction of its DRAM lower bound (reduce levels summed
 per walk).  With --tune-dir, DIR/NAME/edge_index.npy (gnngen's output)
 is also given as --tune-graph, so the schedules are chosen on the graph.
-Needs no GPU; products takes about 20 s and 2 GB a model."""
+Needs no GPU; products takes about 20 s and 2 GB a model.
+
+--train: the training rows instead (bench.py's: each model with the
+benchmark's train item, bench/training.py; Cora and CiteSeer at their
+examples' widths from data/, the presets at the large ones), one
+markdown table of the modeled training step -- forward, backward and
+the optimizer's update, `gnncc --report=cost`'s step line -- and its
+launches, beside the modeled forward.  With --measured, a bench.py
+results JSON: its training records (task "train") give gnncc -O2's
+measured step and the best torch system's (PyG eager or torch.compile)
+beside the model's; rows it has none for say so."""
 import argparse
 import os
 import re
@@ -42,6 +53,63 @@ def parse(text):
     if not fw:
         raise SystemExit("costtables.py: no forward line in the report:\n" + text)
     return ks, fw
+
+
+def step_line(text):
+    """(launches, us) of the report's training step (the model's
+    NAME_train), and the forward's us"""
+    st = re.search(r"^step: (\d+) launches.*?, ([\d.]+) us \(", text, re.M)
+    fw = re.search(r"^forward: \d+ launches, ([\d.]+) us", text, re.M)
+    if not st or not fw:
+        raise SystemExit("costtables.py: no step or forward line in the report:\n" + text)
+    return int(st.group(1)), float(st.group(2)), float(fw.group(1))
+
+
+def measured_train(path):
+    """{(model, graph): (gnncc -O2 ms, best torch ms, its system)} of a
+    bench.py results JSON's training records"""
+    import json
+    with open(path) as f:
+        recs = json.load(f)["records"]
+    out = {}
+    for r in recs:
+        if r.get("task") != "train" or r.get("status") != "ok":
+            continue
+        row, t = out.setdefault((r["model"], r["graph"]), [None, None, None]), r["median_ms"]
+        if r["system"] == "gnncc-O2":
+            row[0] = t
+        elif r["system"].startswith("pyg-") and (row[1] is None or t < row[1]):
+            row[1], row[2] = t, r["system"][4:]
+    return out
+
+
+def train_table(a, graphs, tmp):
+    """the training rows' markdown table (--train)"""
+    meas = measured_train(a.measured) if a.measured else {}
+    rows = ["| model | graph | modeled step | launches | modeled forward | measured gnncc -O2 | "
+            "measured best torch |", "|---|---|---|---|---|---|---|"]
+    for gname in a.graphs.split(","):
+        g = graphs[gname]
+        if "preset" in g:
+            fin, ref = g["F"], "preset:" + g["preset"]
+        else:
+            d = os.path.join(bench.ROOT, g["dir"])
+            fin, ref = bench.npy_shape(os.path.join(d, "x.npy"))[1], os.path.join(d, "edge_index.npy")
+        for kind in bench.MODELS:
+            name = bench.model_name(kind, "O2T")
+            src = os.path.join(tmp, f"{kind}_{gname}.gnn")
+            with open(src, "w") as f:
+                f.write(bench.instantiate(kind, fin, g["classes"], name, **bench.WIDTHS[g["widths"]][kind]) +
+                        bench.train_item(name))
+            text = subprocess.run([a.gnncc, "--target=cuda", "-O2", "--report=cost", "--report-graph=" + ref,
+                                   f"--gpu={a.gpu}", "--no-tune-cache", src],
+                                  check=True, capture_output=True, text=True).stdout
+            n, st, fw = step_line(text)
+            gm, tm, sysname = meas.get((kind, gname), (None, None, None))
+            rows.append(f"| {kind.upper()} | {gname} | {st / 1000:.3f} ms | {n} | {fw / 1000:.3f} ms | "
+                        f"{f'{gm:.3f} ms' if gm is not None else 'not measured'} | "
+                        f"{f'{tm:.3f} ms ({sysname})' if tm is not None else 'not measured'} |")
+    return "\n".join(rows)
 
 
 def fmt(us):
@@ -78,8 +146,14 @@ def main():
     ap.add_argument("--graphs", default="arxiv,products")
     ap.add_argument("--gpu", default="h100")
     ap.add_argument("--tune-dir")
+    ap.add_argument("--train", action="store_true", help="the training rows' modeled step (see above)")
+    ap.add_argument("--measured", metavar="RESULTS.json", help="with --train: bench.py's results, for measured steps")
     a = ap.parse_args()
     graphs = {g["name"]: g for g in bench.GRAPHS}
+    if a.train:
+        with tempfile.TemporaryDirectory() as tmp:
+            print(train_table(a, graphs, tmp))
+        return
     summary, tables = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for gname in a.graphs.split(","):

@@ -1,7 +1,11 @@
 /*
  * --report=cost: a model of one forward of the cuda target on a stated
  * device, for one graph (--report-graph: an edge_index .npy, or a
- * gnngen preset's graph), kernel launch by kernel launch.
+ * gnngen preset's graph), kernel launch by kernel launch.  A training
+ * step's function (a model's train item) is modeled the same way, plus
+ * the optimizer's launch and the host calls the step waits on: a step
+ * after the first on the same bind and inputs, whose once-time values
+ * are kept.
  *
  * Work.  The generated kernels count work units for the emulated
  * device (GNN_WORK, docs/cost.md): a row kernel 1 per row a thread takes
@@ -1352,6 +1356,48 @@ elemkernel(C *c, const Kernel *k)
 	timeline(c, ln, 0, false);
 }
 
+/*
+ * A training step's optimizer update (runtime/optim.cu's opt_step): one
+ * launch over every trained tensor's elements, about 4 a thread, 256
+ * threads a block, at most 2^16 blocks (grid-stride).  Per element it
+ * reads the weight, its gradient and the optimizer's state (Adam's two
+ * moments, SGD's momentum buffer if any) and writes the weight and the
+ * state: a streaming kernel.  None where nothing is trained.
+ */
+enum { OptThreads = 256, OptPer = 4, OptMaxBlocks = 1 << 16, StepHostCalls = 4 };
+
+static void
+optline(C *c)
+{
+	const TrainInfo *ti = c->fn->train;
+	int state = strcmp(ti->optimizer, "sgd") ? 2 : ti->momentum != 0;
+	double T = 0;
+	int64_t blocks;
+	Line *ln;
+
+	for (int k = 0; k < ti->nparam; k++)
+		T += elems(c, c->fn->ret[1 + k]);
+	if (T <= 0)
+		return;
+	ln = newline(c, "optimizer", "opt");
+	snprintf(ln->name, sizeof ln->name, "opt_step");
+	snprintf(ln->sched, sizeof ln->sched, "-");
+	blocks = ((int64_t)T + OptThreads * OptPer - 1) / (OptThreads * OptPer);
+	ln->blocks = blocks < OptMaxBlocks ? blocks : OptMaxBlocks;
+	ln->tpb = OptThreads;
+	ln->warps = ln->blocks * (OptThreads / 32);
+	/* an element a unit; a warp's first lane has the most (grid-stride) */
+	for (int64_t w = 0, n = (int64_t)T, stride = ln->blocks * OptThreads; w < ln->warps && 32 * w < n; w++) {
+		double u = (double)((n - 1 - 32 * w) / stride + 1);
+		ln->total += u;
+		if (u > ln->busiest)
+			ln->busiest = u;
+	}
+	ln->minb = ln->dram = ln->l2 = T * sizeof(float) * (3 + 2 * state);
+	ln->flops = T * (state == 2 ? 10 : 2 + 2 * state);   /* a multiply-add counts one */
+	timeline(c, ln, 0, false);
+}
+
 /* ---- the report ------------------------------------------------------------------ */
 
 /* fn's graph input, or RNone */
@@ -1531,6 +1577,8 @@ reportcost(FILE *f, Mod *m, Fn *fn, const ReportOpts *o)
 		rc = -1;
 		goto out;
 	}
+	if (fn->train)
+		optline(c);
 	printdevice(f, c->gpu);
 	fprintf(f, "graph %s:", o->graph);
 	for (int s = 0, k = 0; s < m->nsym; s++)
@@ -1551,7 +1599,7 @@ reportcost(FILE *f, Mod *m, Fn *fn, const ReportOpts *o)
 			        (long long)sg->plan[GNN_SPLIT_NLEV]);
 		fputc('\n', f);
 	}
-	fprintf(f, "launches: %d per forward\n", c->nline);
+	fprintf(f, "launches: %d per %s\n", c->nline, fn->train ? "step" : "forward");
 	for (int k = 0; k < c->nline; k++) {
 		printline(c, &c->line[k]);
 		t += c->line[k].t + c->gpu->gap * 1e-6;
@@ -1559,10 +1607,27 @@ reportcost(FILE *f, Mod *m, Fn *fn, const ReportOpts *o)
 		dram += c->line[k].dram;
 		flops += c->line[k].flops;
 	}
-	fprintf(f, "forward: %d launches, %.2f us (kernels and a %.1f us gap each; %.1f us of host launches, which a CUDA Graph "
-	        "replay hides), bytes min=%.0f dram=%.0f, flops=%.0f, dram-lower-bound=%.0f%%\n",
-	        c->nline, t * 1e6, c->gpu->gap, c->nline * c->gpu->launch, minb, dram, flops,
-	        t > 0 ? 100 * minb / c->gpu->hbm / t : 0);
+	if (fn->train) {
+		/* the step's host calls (runtime/train.c): the dropout key's
+		 * upload, the body's launch (a graph's replay), the loss read
+		 * back before the update (the stream drains), the optimizer's
+		 * launch after it, a copy per buffer the step updates
+		 * (BatchNorm's statistics); the body's once-time values (the
+		 * invariant pass's) are kept from the step before */
+		int opt = c->nline > 0 && !strcmp(c->line[c->nline - 1].name, "opt_step");
+		int host = StepHostCalls + fn->train->nupdate;
+		t += host * c->gpu->launch * 1e-6;
+		fprintf(f, "step: %d launches (the body's %d%s), %.2f us (kernels and a %.1f us gap each, and %d host calls "
+		        "of %.1f us the step waits on: the key's upload, the body's launch, the loss read back before the "
+		        "update, the optimizer's launch, %d updated buffers' copies; the once-time values kept from the step "
+		        "before), bytes min=%.0f dram=%.0f, flops=%.0f, dram-lower-bound=%.0f%%\n",
+		        c->nline, c->nline - opt, opt ? " and the optimizer's" : "", t * 1e6, c->gpu->gap, host,
+		        c->gpu->launch, fn->train->nupdate, minb, dram, flops, t > 0 ? 100 * minb / c->gpu->hbm / t : 0);
+	} else
+		fprintf(f, "forward: %d launches, %.2f us (kernels and a %.1f us gap each; %.1f us of host launches, which a "
+		        "CUDA Graph replay hides), bytes min=%.0f dram=%.0f, flops=%.0f, dram-lower-bound=%.0f%%\n",
+		        c->nline, t * 1e6, c->gpu->gap, c->nline * c->gpu->launch, minb, dram, flops,
+		        t > 0 ? 100 * minb / c->gpu->hbm / t : 0);
 out:
 	cfree(c);
 	free(ks);

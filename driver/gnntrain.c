@@ -335,7 +335,7 @@ trainbatches(TrainJob *j, const gnn_model_desc *d, const gnn_train_prog *tp, voi
 	gnn_sampler *s = NULL;
 	gnn_graph *cap = NULL;
 	const gnn_batch *bt;
-	size_t arena0;
+	gnn_counters c0;
 
 	if (maskin < 0 || tp->prog->inputs[maskin].dtype != GNN_BOOL || !dimis(&tp->prog->inputs[maskin], 'N')) {
 		opterror("mini-batch training needs the step's input after the labels to be a node mask bool[N] "
@@ -371,7 +371,7 @@ trainbatches(TrainJob *j, const gnn_model_desc *d, const gnn_train_prog *tp, voi
 	if (gnn_sampler_capacity_graph(s, &cap) != GNN_OK || d->bind(model, cap) != GNN_OK ||
 	    gnn_prog_train_config(model, tp, &j->opt, j->seed) != GNN_OK)
 		goto fail;
-	arena0 = ((const gnn_instance *)model)->arenasize;
+	gnn_prog_counters(model, &c0);   /* the capacity's arenas: what no batch may add to */
 	nb = gnn_sampler_batches(s);
 	for (e = 0; e < j->epochs; e++) {
 		double sum = 0;
@@ -407,10 +407,18 @@ trainbatches(TrainJob *j, const gnn_model_desc *d, const gnn_train_prog *tp, voi
 		progress(j, e, seen ? sum / (double)seen : NAN);
 	}
 	if (!j->quiet) {
-		size_t arena = ((const gnn_instance *)model)->arenasize;
+		/* the runtime's own counts: every batch a bind of the model and
+		 * of its step, each arena allocated once (at the capacity's) */
+		gnn_counters c;
+		gnn_prog_counters(model, &c);
 		printf("mini-batch: %lld batches an epoch of at most %lld nodes and %lld edges; %lld binds, "
-		       "forward's arena %zu bytes%s\n", (long long)nb, (long long)capn, (long long)cape, (long long)binds,
-		       arena, arena == arena0 ? " (as sized for the capacity: never grew)" : " (grew)");
+		       "forward's arena %zu bytes%s; the runtime's counts: %lld binds and %lld arena allocations, the "
+		       "step's %lld and %lld, its arena %zu bytes\n", (long long)nb, (long long)capn, (long long)cape,
+		       (long long)binds, c.arena_bytes,
+		       c.arena_allocs == c0.arena_allocs && c.step_arena_allocs == c0.step_arena_allocs ?
+		       " (as sized for the capacity: never grew)" : " (grew)", (long long)c.binds,
+		       (long long)c.arena_allocs, (long long)c.step_binds, (long long)c.step_arena_allocs,
+		       c.step_arena_bytes);
 		fflush(stdout);
 	}
 	/* layer-wise inference over the whole graph: the forward */

@@ -505,6 +505,8 @@ typedef struct gnn_instance {
 	/* this bind's number, unique in the process (0: never bound): what
 	 * the trainer compares, since a graph's address may come again */
 	uint64_t bindgen;
+	/* binds that succeeded, and arenas allocated (gnn_prog_counters) */
+	int64_t nbinds, narenas;
 	/* weights loaded or initialized so far: the step's once-time values
 	 * may read parameters that training leaves alone (GIN's eps) */
 	uint64_t weightgen;
@@ -625,6 +627,25 @@ gnn_status gnn_prog_to_device(void *model, const void *src, size_t n, void **out
 ** stream) into host memory dst */
 gnn_status gnn_prog_from_device(void *model, void *dst, const void *src, size_t n);
 void gnn_prog_free_device(void *model, void *p);
+
+/* What a model's runtime has done since create, counted where it
+** happens: the work a graph of new sizes may cost.  Nothing is compiled
+** at run time (the model and its training step are compiled code; a bind
+** walks the program's compiled bind plan on the graph), so what a new
+** shape can cost is a bind and, when the graph needs more memory than
+** the arena has, a new arena.  Mini-batch training binds a graph of the
+** batches' capacity first (docs/sampling.md): then every batch is a bind
+** and no arena is allocated again. */
+typedef struct gnn_counters {
+	int64_t binds;             /* the model's binds that succeeded */
+	int64_t arena_allocs;      /* forward's arena allocated (at a bind) */
+	size_t arena_bytes;        /* its size now */
+	int64_t steps;             /* training steps taken */
+	int64_t step_binds;        /* the training step's program bound to the model's graph */
+	int64_t step_arena_allocs; /* the step's arena allocated */
+	size_t step_arena_bytes;
+} gnn_counters;
+gnn_status gnn_prog_counters(const void *model, gnn_counters *out);
 
 /* A generated model's struct and the parts of its API that are the same
 ** for every model (forward's signature is the model's own). */

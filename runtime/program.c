@@ -808,6 +808,7 @@ layout(gnn_instance *m)
 			return gnn_error(GNN_ERR_MEM, "%s_bind: cannot allocate %zu bytes", p->name, off);
 		}
 		m->arenasize = off;
+		m->narenas++;
 	}
 	if (dev->redzone && dev->redzones && dev->redzones()) {
 		/* all of it a redzone but the buffers of this layout */
@@ -1078,6 +1079,7 @@ bind(void *mv, gnn_graph *const *graphs, int n)
 		return s;
 	}
 	m->bound = 1;
+	m->nbinds++;
 	m->bindgen = __atomic_add_fetch(&bindcount, 1, __ATOMIC_RELAXED);
 	return GNN_OK;
 }

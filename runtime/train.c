@@ -391,6 +391,30 @@ gnn_prog_train_step(void *mv, const gnn_train_prog *tp, const void *const *in, f
 	return s;
 }
 
+gnn_status
+gnn_prog_counters(const void *mv, gnn_counters *out)
+{
+	const gnn_instance *m = (const gnn_instance *)mv;
+	const struct gnn_trainer *t;
+
+	if (!m || !out)
+		return gnn_error(GNN_ERR_ARG, "counters: NULL argument");
+	t = m->train;
+	memset(out, 0, sizeof *out);
+	out->binds = m->nbinds;
+	out->arena_allocs = m->narenas;
+	out->arena_bytes = m->arenasize;
+	if (t) {
+		out->steps = t->step;
+		if (t->ti) {
+			out->step_binds = t->ti->nbinds;
+			out->step_arena_allocs = t->ti->narenas;
+			out->step_arena_bytes = t->ti->arenasize;
+		}
+	}
+	return GNN_OK;
+}
+
 /* after training: the host copies of the weights and the values computed
  * from them, again from the device's */
 gnn_status

@@ -245,6 +245,20 @@ cora_train_mask(const char *dir, const cora *c, gnn_array *mask)
 	return GNN_OK;
 }
 
+gnn_status
+cora_mask_nodes(const gnn_array *mask, int64_t **nodes, int64_t *n)
+{
+	int64_t k, len = mask->shape[0];
+
+	*n = 0;
+	if (!(*nodes = (int64_t *)malloc((size_t)len * sizeof **nodes + 1)))
+		return gnn_error(GNN_ERR_MEM, "cora_mask_nodes: out of memory");
+	for (k = 0; k < len; k++)
+		if (((const unsigned char *)mask->data)[k])
+			(*nodes)[(*n)++] = k;
+	return GNN_OK;
+}
+
 void
 cora_free(cora *c)
 {

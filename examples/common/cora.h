@@ -39,6 +39,9 @@ void cora_free(cora *c);
 /* dir/train_mask.npy, which must be bool [N] of c's N, into *mask (the
 ** training examples' seeds; free with gnn_array_free). */
 gnn_status cora_train_mask(const char *dir, const cora *c, gnn_array *mask);
+/* the nodes that mask marks, ascending, into a new array *nodes of *n
+** (free with free(); mini-batch training's seeds) */
+gnn_status cora_mask_nodes(const gnn_array *mask, int64_t **nodes, int64_t *n);
 
 /*
 ** Test-mask accuracy in percent of out ([N, num_classes] scores): the

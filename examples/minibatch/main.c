@@ -22,6 +22,12 @@
 ** the whole graph is bound and one forward scores the test split
 ** (layer-wise full-graph inference).  Inputs are device pointers for
 ** the cuda target: each batch's rows are copied there.
+**
+** It prints, every 50 batches, the time a batch so far and the resident
+** set (Linux's /proc/self/status; left out elsewhere), and after
+** training the runtime's counters (gnn_prog_counters): the binds, and
+** how often forward's arena and the step's were allocated -- once each,
+** at the capacity's bind, if no batch needed more.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +35,24 @@
 
 #include "cora.h"
 #include MODEL_H
+
+/* the resident set's kB now, or its peak (VmRSS, VmHWM); -1 where
+ * /proc/self/status is not */
+static long
+resident(const char *what)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (kb < 0 && fgets(line, sizeof line, f))
+		if (!strncmp(line, what, strlen(what)))
+			kb = strtol(line + strlen(what), NULL, 10);
+	fclose(f);
+	return kb;
+}
 
 /* a step input: host memory on the cpu target, a device copy on cuda */
 static const void *
@@ -46,7 +70,7 @@ main(int argc, char **argv)
 	const char *dir = argc > 1 ? argv[1] : "../../data/cora", *fan = argc > 4 ? argv[4] : "25,10";
 	int64_t features = SAGE_desc.inputs[0].shape[1], classes = SAGE_desc.outputs[0].shape[1];
 	int64_t epochs = argc > 2 ? atoll(argv[2]) : SAGE_desc.train->epochs;
-	int64_t maxb = argc > 5 ? atoll(argv[5]) : 0, e, b, k, ns = 0, taken = 0, capn, cape, *seeds;
+	int64_t maxb = argc > 5 ? atoll(argv[5]) : 0, e, b, ns = 0, taken = 0, capn, cape, *seeds;
 	gnn_sampler_config sc = {.batch_size = argc > 3 ? atoll(argv[3]) : 512, .shuffle = 1, .threads = 1,
 	                         .prefetch = 1};
 	uint64_t seed = argc > 6 ? strtoull(argv[6], NULL, 10) : SAGE_desc.train->seed;
@@ -60,7 +84,8 @@ main(int argc, char **argv)
 	void *tx = NULL, *ty = NULL, *tm = NULL;
 	float *out, loss = 0;
 	double t0, t, sum, acc;
-	size_t arena0;
+	gnn_counters c0, c;
+	long kb;
 
 	if (argc > 7 || (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))) {
 		fprintf(argc > 7 ? stderr : stdout,
@@ -75,11 +100,7 @@ main(int argc, char **argv)
 	sc.seed = seed;
 	gnn_check(cora_load(dir, features, &data));
 	gnn_check(cora_train_mask(dir, &data, &mask));
-	if (!(seeds = malloc((size_t)data.num_nodes * sizeof *seeds + 1)))
-		return 1;
-	for (k = 0; k < data.num_nodes; k++)
-		if (((const unsigned char *)mask.data)[k])
-			seeds[ns++] = k;
+	gnn_check(cora_mask_nodes(&mask, &seeds, &ns));
 
 	/* the sampler: seeds, x's and y's rows into every batch */
 	gnn_check(gnn_sampler_create(data.graph, seeds, ns, &sc, &s));
@@ -98,7 +119,7 @@ main(int argc, char **argv)
 	gnn_check(gnn_sampler_capacity_graph(s, &cap));
 	gnn_check(SAGE_bind(model, cap));
 	gnn_check(SAGE_train_config(model, &SAGE_desc.train->cfg, seed));
-	arena0 = ((const gnn_instance *)model)->arenasize;   /* a model starts with its gnn_instance */
+	gnn_check(gnn_prog_counters(model, &c0));   /* the capacity's arenas */
 
 	t0 = cora_now();
 	for (e = 0; e < epochs && (!maxb || taken < maxb); e++) {
@@ -115,14 +136,31 @@ main(int argc, char **argv)
 			gnn_prog_free_device(model, tm);
 			tx = ty = tm = NULL;
 			sum += (double)loss * (double)bt->num_seeds;
+			if ((taken + 1) % 50 == 0) {
+				printf("batch %lld (epoch %lld, %lld of %lld): %.2f ms a batch so far", (long long)taken + 1,
+				       (long long)e + 1, (long long)b + 1, (long long)gnn_sampler_batches(s),
+				       (cora_now() - t0) * 1e3 / (double)(taken + 1));
+				if ((kb = resident("VmRSS:")) >= 0)
+					printf(", resident %ld kB", kb);
+				printf("\n");
+				fflush(stdout);
+			}
 		}
 		if ((e + 1) % 20 == 0 || e == 0 || epochs <= 20)
 			printf("epoch %3lld  loss %.4f\n", (long long)e + 1, sum / (double)(ns < b * sc.batch_size ? ns : b * sc.batch_size));
 	}
 	t = cora_now() - t0;
+	gnn_check(gnn_prog_counters(model, &c));
 	printf("%lld batches, %.2f ms a batch; forward's arena %zu bytes, %s\n", (long long)taken,
-	       t * 1e3 / (double)(taken ? taken : 1), ((const gnn_instance *)model)->arenasize,
-	       ((const gnn_instance *)model)->arenasize == arena0 ? "as bound for the capacity (never grew)" : "grew");
+	       t * 1e3 / (double)(taken ? taken : 1), c.arena_bytes,
+	       c.arena_allocs == c0.arena_allocs && c.step_arena_allocs == c0.step_arena_allocs ?
+	       "as bound for the capacity (never grew)" : "grew");
+	printf("%lld binds (the step's %lld), arenas allocated %lld (the step's %lld), the step's arena %zu bytes",
+	       (long long)c.binds, (long long)c.step_binds, (long long)c.arena_allocs, (long long)c.step_arena_allocs,
+	       c.step_arena_bytes);
+	if ((kb = resident("VmRSS:")) >= 0)
+		printf("; resident %ld kB, at most %ld kB", kb, resident("VmHWM:"));
+	printf("\n");
 
 	if (!maxb) {
 		/* inference: the whole graph bound, one forward */

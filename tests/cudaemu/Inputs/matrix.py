@@ -170,7 +170,7 @@ def weights(params, path, seed):
     st.save(path, out)
 
 
-COSTLINE = re.compile(r"^  (\S+)\s+(row|chunk|reduce|dense|elementwise)\s")
+COSTLINE = re.compile(r"^  (\S+)\s+(row|chunk|reduce|dense|elementwise|optimizer)\s")
 COSTGRID = re.compile(r"grid=(\d+)x(\d+) warps=(\d+) work=(\d+) busiest=(\d+)")
 
 
