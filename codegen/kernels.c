@@ -763,6 +763,20 @@ emitdense(E *e, int i, bool device, bool dev, Args *a)
 		 * which gives the same bits (gnnrt.h) */
 		int R = e->sched.gemm;
 		int adt = valstoredtype(e->fn, in->arg[0]), cdt = valstoredtype(e->fn, in->to);
+		if (valstoredtype(e->fn, in->arg[1]) == DBF16) {
+			/* bfloat16 weights (passes/precision.c): bfloat16 products
+			 * with float32 sums (gnn_bgemm); a float A is rounded to
+			 * bfloat16 as the GEMM reads it */
+			if ((adt != DNone && adt != DBF16) || (cdt != DNone && cdt != DBF16))
+				die("codegen: a bfloat16 weight with a %s operand", dtypename(adt != DNone && adt != DBF16 ? adt : cdt));
+			kernelhead(e, i, device, a);
+			out(e, "const int64_t m0_ = t0_ * %d, m1_ = t1_ * %d < M_ ? t1_ * %d : M_;\n(void)t_;\n", R, R, R);
+			out(e, "gnn_bgemm(m0_, m1_, %lld, %lld, %s, %s, %lld, %s, %lld, %s, %s, %lld);\n", K, P, A,
+			    adt != DNone ? "GNN_BF16" : "GNN_F32", K, B, P, O, cdt != DNone ? "GNN_BF16" : "GNN_F32", P);
+			out(e, "break;   /* one call covers the range */\n");
+			kerneltail(e);
+			return pf(e, "((%s) + %d) / %d", M, R - 1, R);
+		}
 		if (adt != DNone || cdt != DNone) {
 			/* 16-bit A or C: the runtime's conversions around the
 			 * same float path (gnn_hgemm), so the bits are gnn_sgemm's

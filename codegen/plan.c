@@ -49,7 +49,10 @@ checkstore(Fn *fn, const unsigned char *phase, const Ins *in, int target)
 		        dtypename(sdt));
 		return false;
 	}
-	if (!needsstorage(fn, phase, in->to)) {
+	/* forward's kernels, or a weight a load-time kernel writes (a dense
+	 * transform's rounded weights, passes/precision.c) */
+	if (!needsstorage(fn, phase, in->to) &&
+	    !(phase[in->to] == PhaseLoad && !(opinfo[in->op].flags & Falias) && fn->val[in->to].type.kind == TTensor)) {
 		errorat(in->loc, "store = \"%s\" on a value no forward kernel writes to memory", dtypename(sdt));
 		return false;
 	}

@@ -40,16 +40,27 @@ grouprange(const Fn *fn, int i, int *a, int *b)
 		++*b;
 }
 
+/* a cast of x marked store, placed at instruction index a */
+static Ref
+insertcast(Fn *fn, Ref x, const char *store, int a)
+{
+	Attr at = mkattrstr(fn->mod->arena, "store", store);
+	Ref c = emit(fn, Ocast, fn->val[x].type, &x, 1, &at, 1, fn->val[x].name, fn->loc);
+	int d = fn->val[c].def;
+	Ins in = fn->ins[d];
+
+	memmove(&fn->ins[a + 1], &fn->ins[a], (d - a) * sizeof *fn->ins);
+	fn->ins[a] = in;
+	return c;
+}
+
 /* x's uses by instructions read cast c instead, which is placed before
  * the first of them (before its group: groups stay contiguous) */
 static void
 castinput(Fn *fn, Ref x, const char *store)
 {
-	Attr at = mkattrstr(fn->mod->arena, "store", store);
-	Type t = fn->val[x].type;
-	int i, k, first = -1, a, b, d;
+	int i, k, first = -1, a, b;
 	Ref c;
-	Ins in;
 
 	for (i = 0; i < fn->nins && first < 0; i++)
 		for (k = 0; k < fn->ins[i].narg; k++)
@@ -58,15 +69,69 @@ castinput(Fn *fn, Ref x, const char *store)
 	if (first < 0)
 		return;
 	grouprange(fn, first, &a, &b);
-	c = emit(fn, Ocast, t, &x, 1, &at, 1, fn->val[x].name, fn->loc);
-	d = fn->val[c].def;
-	in = fn->ins[d];
-	memmove(&fn->ins[a + 1], &fn->ins[a], (d - a) * sizeof *fn->ins);
-	fn->ins[a] = in;
+	c = insertcast(fn, x, store, a);
 	for (i = a + 1; i < fn->nins; i++)
 		for (k = 0; k < fn->ins[i].narg; k++)
 			if (fn->ins[i].arg[k] == x)
 				fn->ins[i].arg[k] = c;
+	filluse(fn);
+}
+
+/* whether w is read only as a forward matmul's right operand */
+static bool
+onlyweight(const Fn *fn, Ref w)
+{
+	int i, k;
+
+	for (i = 0; i < fn->nret; i++)
+		if (fn->ret[i] == w)
+			return false;
+	for (i = 0; i < fn->nins; i++)
+		for (k = 0; k < fn->ins[i].narg; k++)
+			if (fn->ins[i].arg[k] == w && (fn->ins[i].op != Omatmul || k != 1))
+				return false;
+	return true;
+}
+
+/* bf16: a dense transform's weights -- a forward matmul's right operand
+ * computed from parameters alone -- are rounded to bfloat16, once, when
+ * the weights are loaded (as torch's autocast does), so that the cpu
+ * target multiplies bfloat16 by bfloat16 (vdpbf16ps).  The value itself
+ * is marked where a load-time kernel makes it and only matmuls read it
+ * (a transposed weight); else the matmuls read a marked cast of it,
+ * placed just after it (a parameter, a value read elsewhere too). */
+static void
+roundweights(Fn *fn, const char *store)
+{
+	unsigned char *phase;
+	int i, d;
+	Ref w, c;
+
+	for (i = 0; i < fn->nins; i++) {
+		if (fn->ins[i].op != Omatmul || fn->ins[i].narg < 2)
+			continue;
+		filluse(fn);
+		phase = emalloc((fn->nval + 1) * sizeof *phase);
+		phases(fn, phase);
+		w = fn->ins[i].arg[1];
+		d = fn->val[w].def;
+		if (phase[fn->ins[i].to] != PhaseForward || fn->val[w].type.kind != TTensor ||
+		    fn->val[w].type.dtype != DF32 || (phase[w] != PhaseLoad && phase[w] != PhaseParam) ||
+		    d < 0 || storedtype(&fn->ins[d]) != DNone) {
+			free(phase);
+			continue;
+		}
+		free(phase);
+		if (fn->ins[d].op != Oparam && !(opinfo[fn->ins[d].op].flags & Falias) && onlyweight(fn, w)) {
+			putattr(fn, &fn->ins[d], mkattrstr(fn->mod->arena, "store", store));
+			continue;
+		}
+		c = insertcast(fn, w, store, d + 1);
+		for (int j = d + 2; j < fn->nins; j++)
+			if (fn->ins[j].op == Omatmul && fn->ins[j].narg > 1 && fn->ins[j].arg[1] == w)
+				fn->ins[j].arg[1] = c;
+		i++;   /* the matmul moved down one */
+	}
 	filluse(fn);
 }
 
@@ -80,6 +145,8 @@ precision(Fn *fn, const char *store)
 
 	if (fn->train)
 		return;
+	if (!strcmp(store, "bf16"))
+		roundweights(fn, store);
 	phase = emalloc((fn->nval + 1) * sizeof *phase);
 	out = emalloc((fn->nval + 1) * sizeof *out);
 	memset(out, 0, (fn->nval + 1) * sizeof *out);
