@@ -135,10 +135,13 @@ typedef struct Args {
 	int nname, capname;
 	const char **name;
 	/* the pointer parameters to 16-bit storage (uint16_t) and their
-	 * dtypes: kernel() rewrites every element access through them */
+	 * dtypes: kernel() rewrites every element access through them; and
+	 * (halfround) the float outputs rounded to a 16-bit format where
+	 * stored (round = "bf16"), whose reads are plain */
 	int nhalf;
 	const char *half[MaxHalf];
 	int halfdt[MaxHalf];
+	bool halfround[MaxHalf];
 } Args;
 void arg(Args *a, const char *decl, const char *fmt, ...) GNN_FMT(3, 4);
 /* a parameter pointing at v's storage (the device side with device),

@@ -102,8 +102,10 @@ const char *
 ptrarg(E *e, Args *a, const char *name, Ref v, bool isout, bool device)
 {
 	const char *T = memctype(e, v);
-	int k, sdt = valstoredtype(e->fn, v);
+	int k, sdt = valstoredtype(e->fn, v), d = e->fn->val[v].def, rdt = DNone;
 
+	if (sdt == DNone && isout && d >= 0)
+		rdt = rounddtype(&e->fn->ins[d]);
 	name = lname(e, a, "%s", name ? name : valname(e, v));
 	for (k = 0; k < a->n; k++)
 		if (a->pname[k] && !strcmp(a->pname[k], name))
@@ -116,11 +118,12 @@ ptrarg(E *e, Args *a, const char *name, Ref v, bool isout, bool device)
 	arg(a, pf(e, "%s%s *%s %s", isout ? "" : "const ", T, e->cuda ? "__restrict__" : "restrict", name), "(%s%s *)%s",
 	    isout ? "" : "const ", T, storage(e, storageof(e->p, v), device));
 	a->pname[a->n - 1] = name;
-	if (sdt != DNone) {
+	if (sdt != DNone || rdt != DNone) {
 		if (a->nhalf == MaxHalf)
 			die("codegen: more than %d 16-bit operands in one kernel", MaxHalf);
 		a->half[a->nhalf] = name;
-		a->halfdt[a->nhalf++] = sdt;
+		a->halfround[a->nhalf] = sdt == DNone;
+		a->halfdt[a->nhalf++] = sdt != DNone ? sdt : rdt;
 	}
 	return name;
 }
@@ -157,7 +160,9 @@ static char *halfaccess(const char *s, size_t len, const Args *a);
  * A kernel's text with every element access through a 16-bit pointer
  * converted: a read p[i] becomes gnn_ld_DT(p[i]), a store p[i] = x;
  * becomes p[i] = gnn_st_DT(x); -- so the arithmetic stays float and the
- * value is rounded where it is written, once.  An address (&p[i], a
+ * value is rounded where it is written, once.  Through a float pointer
+ * to a value rounded but kept in float32 (halfround), a store becomes
+ * p[i] = gnn_round_DT(x); and a read stays.  An address (&p[i], a
  * prefetch) stays as it is.  A compound assignment would round every
  * partial sum, which no 16-bit reference does: a code generator bug,
  * so it dies.  A pointer used whole (p + i, a call's argument) is the
@@ -200,12 +205,15 @@ halfaccess(const char *s, size_t len, const Args *a)
 					x++;
 				semi = closing(x, ';');
 				char *val = halfaccess(x, (size_t)(semi - x), a);
-				sput(&b, "%.*s[%s] = gnn_st_%s(%s)", (int)n, p, idx, dt, val);
+				sput(&b, "%.*s[%s] = gnn_%s_%s(%s)", (int)n, p, idx, a->halfround[k] ? "round" : "st", dt, val);
 				free(val);
 				p = semi;
 			} else if (t[1] == '=' && strchr("+-*/|&", t[0]))
 				die("codegen: a compound assignment to a 16-bit value (%.*s)", (int)n, p);
-			else {
+			else if (a->halfround[k]) {
+				sput(&b, "%.*s[%s]", (int)n, p, idx);
+				p = r + 1;
+			} else {
 				sput(&b, "gnn_ld_%s(%.*s[%s])", dt, (int)n, p, idx);
 				p = r + 1;
 			}
@@ -763,10 +771,11 @@ emitdense(E *e, int i, bool device, bool dev, Args *a)
 		 * which gives the same bits (gnnrt.h) */
 		int R = e->sched.gemm;
 		int adt = valstoredtype(e->fn, in->arg[0]), cdt = valstoredtype(e->fn, in->to);
-		if (valstoredtype(e->fn, in->arg[1]) == DBF16) {
-			/* bfloat16 weights (passes/precision.c): bfloat16 products
-			 * with float32 sums (gnn_bgemm); a float A is rounded to
-			 * bfloat16 as the GEMM reads it */
+		int bd = e->fn->val[in->arg[1]].def;
+		if (bd >= 0 && rounddtype(&e->fn->ins[bd]) == DBF16) {
+			/* weights rounded to bfloat16 (passes/precision.c):
+			 * bfloat16 products with float32 sums (gnn_bgemm); a float
+			 * A is rounded to bfloat16 as the GEMM reads it */
 			if ((adt != DNone && adt != DBF16) || (cdt != DNone && cdt != DBF16))
 				die("codegen: a bfloat16 weight with a %s operand", dtypename(adt != DNone && adt != DBF16 ? adt : cdt));
 			kernelhead(e, i, device, a);

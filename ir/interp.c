@@ -1480,9 +1480,12 @@ step(R *r, const Ins *ins)
 		goto fail;
 	if (out.kind == TTensor)
 		out.t.dtype = r->rty.dtype;  /* a parameter's may be DNone */
-	/* a value stored in 16 bits (a pass's mark, or its type's dtype):
+	/* a value stored in 16 bits (a pass's mark, or its type's dtype) or
+	 * rounded to them (round):
 	 * rounded once, where it is written */
 	sdt = storedtype(ins);
+	if (sdt == DNone)
+		sdt = rounddtype(ins);   /* rounded, kept in float32 */
 	if (sdt == DNone && (r->rty.dtype == DBF16 || r->rty.dtype == DF16))
 		sdt = r->rty.dtype;
 	if (out.kind == TTensor && sdt != DNone) {

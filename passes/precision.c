@@ -40,11 +40,12 @@ grouprange(const Fn *fn, int i, int *a, int *b)
 		++*b;
 }
 
-/* a cast of x marked store, placed at instruction index a */
+/* a cast of x marked key = dt (store or round), placed at instruction
+ * index a */
 static Ref
-insertcast(Fn *fn, Ref x, const char *store, int a)
+insertcast(Fn *fn, Ref x, const char *key, const char *dt, int a)
 {
-	Attr at = mkattrstr(fn->mod->arena, "store", store);
+	Attr at = mkattrstr(fn->mod->arena, key, dt);
 	Ref c = emit(fn, Ocast, fn->val[x].type, &x, 1, &at, 1, fn->val[x].name, fn->loc);
 	int d = fn->val[c].def;
 	Ins in = fn->ins[d];
@@ -69,7 +70,7 @@ castinput(Fn *fn, Ref x, const char *store)
 	if (first < 0)
 		return;
 	grouprange(fn, first, &a, &b);
-	c = insertcast(fn, x, store, a);
+	c = insertcast(fn, x, "store", store, a);
 	for (i = a + 1; i < fn->nins; i++)
 		for (k = 0; k < fn->ins[i].narg; k++)
 			if (fn->ins[i].arg[k] == x)
@@ -96,10 +97,13 @@ onlyweight(const Fn *fn, Ref w)
 /* bf16: a dense transform's weights -- a forward matmul's right operand
  * computed from parameters alone -- are rounded to bfloat16, once, when
  * the weights are loaded (as torch's autocast does), so that the cpu
- * target multiplies bfloat16 by bfloat16 (vdpbf16ps).  The value itself
- * is marked where a load-time kernel makes it and only matmuls read it
- * (a transposed weight); else the matmuls read a marked cast of it,
- * placed just after it (a parameter, a value read elsewhere too). */
+ * target multiplies bfloat16 by bfloat16 (vdpbf16ps).  They stay float32
+ * in memory (round = "bf16", not store): a fused row kernel multiplies
+ * by them with float loads, and the GEMM packs them into bfloat16 pairs
+ * itself.  The value is marked where a load-time kernel makes it and
+ * only matmuls read it (a transposed weight); else the matmuls read a
+ * marked cast of it, placed just after it (a parameter, a value read
+ * elsewhere too). */
 static void
 roundweights(Fn *fn, const char *store)
 {
@@ -117,16 +121,16 @@ roundweights(Fn *fn, const char *store)
 		d = fn->val[w].def;
 		if (phase[fn->ins[i].to] != PhaseForward || fn->val[w].type.kind != TTensor ||
 		    fn->val[w].type.dtype != DF32 || (phase[w] != PhaseLoad && phase[w] != PhaseParam) ||
-		    d < 0 || storedtype(&fn->ins[d]) != DNone) {
+		    d < 0 || storedtype(&fn->ins[d]) != DNone || rounddtype(&fn->ins[d]) != DNone) {
 			free(phase);
 			continue;
 		}
 		free(phase);
 		if (fn->ins[d].op != Oparam && !(opinfo[fn->ins[d].op].flags & Falias) && onlyweight(fn, w)) {
-			putattr(fn, &fn->ins[d], mkattrstr(fn->mod->arena, "store", store));
+			putattr(fn, &fn->ins[d], mkattrstr(fn->mod->arena, "round", store));
 			continue;
 		}
-		c = insertcast(fn, w, store, d + 1);
+		c = insertcast(fn, w, "round", store, d + 1);
 		for (int j = d + 2; j < fn->nins; j++)
 			if (fn->ins[j].op == Omatmul && fn->ins[j].narg > 1 && fn->ins[j].arg[1] == w)
 				fn->ins[j].arg[1] = c;

@@ -851,15 +851,16 @@ void gnn_hgemm(int64_t m0, int64_t m1, int64_t K, int64_t N, const void *A, int 
 int gnn_hgemm_sparse_pays(const void *A, int adt, int64_t M, int64_t K, int64_t lda);
 
 /* The dense transform with bfloat16 weights (--precision=bf16,
-** runtime/hgemm.c): C = A @ B for rows [m0, m1), B [K, N] in bfloat16
-** words (row stride ldb), A GNN_BF16 words or GNN_F32 (rounded to
-** bfloat16 as read), C GNN_F32 or GNN_BF16 (rounded where stored). Each
+** runtime/hgemm.c): C = A @ B for rows [m0, m1), B [K, N] float32 (row
+** stride ldb) rounded to bfloat16 (the weights, already rounded at load),
+** A GNN_BF16 words or GNN_F32 (rounded to bfloat16 as read), C GNN_F32 or
+** GNN_BF16 (rounded where stored). Each
 ** element sums the exact products in vdpbf16ps's order (k pairs, the odd
 ** term first) in float32, so no row split changes a bit; with AVX-512
 ** BF16 subnormal operands and partial sums count as zero. Serial. And the
 ** path it takes: "avx512bf16" or "float". */
 void gnn_bgemm(int64_t m0, int64_t m1, int64_t K, int64_t N, const void *A, int adt, int64_t lda,
-               const uint16_t *B, int64_t ldb, void *C, int cdt, int64_t ldc);
+               const float *B, int64_t ldb, void *C, int cdt, int64_t ldc);
 const char *gnn_bgemm_isa(void);
 
 /* A weight's gradient, C = A @ B reducing over K (the node count, so M

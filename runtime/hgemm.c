@@ -1,9 +1,11 @@
 /*
 ** hgemm.c: the dense transform with bfloat16 weights (gnn_bgemm,
-** --precision=bf16; docs/precision.md): C = A @ B with B in bfloat16
-** words, A in bfloat16 words or float32 (rounded to bfloat16 as it is
-** read: the first layer's input needs no cast pass of its own), C float32
-** or bfloat16 (rounded to nearest even where stored).
+** --precision=bf16; docs/precision.md): C = A @ B with B rounded to
+** bfloat16 (the weights: float32 holding bfloat16 values, so the rounding
+** here changes nothing), A in bfloat16 words or float32 (rounded to
+** bfloat16 as it is read: the first layer's input needs no cast pass of
+** its own), C float32 or bfloat16 (rounded to nearest even where
+** stored).
 **
 ** Bits. Every product of two bfloat16 values is exact in float32, so a
 ** sum's bits depend only on its order. The order is AVX-512 BF16's
@@ -22,9 +24,10 @@
 ** count as zero there.
 **
 ** The weights are rounded to bfloat16 once, by the load-time kernel that
-** writes B (passes/precision.c); the pair panels are a per-call copy of
-** at most a few ten KiB (a call is one thread's whole row range), about
-** one part in 10^4 of the product's work at the GNN widths.
+** writes B (passes/precision.c), and kept in float32 for the fused row
+** kernels that multiply by them too; the pair panels are a per-call copy
+** of at most a few ten KiB (a call is one thread's whole row range),
+** about one part in 10^4 of the product's work at the GNN widths.
 */
 #include <stdint.h>
 #include <stdlib.h>
@@ -65,7 +68,7 @@ rowsbf16(uint16_t *d, const void *A, int adt, int64_t lda, int64_t r, int64_t K)
 
 static void
 fallback(int64_t m0, int64_t m1, int64_t K, int64_t N, const void *A, int adt, int64_t lda,
-	const uint16_t *B, int64_t ldb, void *C, int cdt, int64_t ldc)
+	const float *B, int64_t ldb, void *C, int cdt, int64_t ldc)
 {
 	int64_t K2 = K + (K & 1);
 	float *b = malloc((size_t)(K2 * N) * sizeof *b), *a = malloc((size_t)(HROWS * K2) * sizeof *a);
@@ -76,7 +79,7 @@ fallback(int64_t m0, int64_t m1, int64_t K, int64_t N, const void *A, int adt, i
 		abort();   /* generated code has no status path here */
 	for (int64_t k = 0; k < K2; k++)
 		for (int64_t n = 0; n < N; n++)
-			b[k * N + n] = (k ^ 1) < K ? gnn_ld_bf16(B[(k ^ 1) * ldb + n]) : 0.0f;
+			b[k * N + n] = (k ^ 1) < K ? gnn_round_bf16(B[(k ^ 1) * ldb + n]) : 0.0f;
 	for (int64_t i = m0; i < m1; i += HROWS) {
 		int64_t r = m1 - i < HROWS ? m1 - i : HROWS;
 		const char *Ai = (const char *)A + (size_t)(i * lda) * (adt == GNN_F32 ? 4 : 2);
@@ -191,7 +194,7 @@ static const int bf_mr[5] = {0, 16, 12, 8, 6};
 
 static T_BF16 void
 native(int64_t m0, int64_t m1, int64_t K, int64_t N, const void *A, int adt, int64_t lda,
-	const uint16_t *B, int64_t ldb, void *C, int cdt, int64_t ldc)
+	const float *B, int64_t ldb, void *C, int cdt, int64_t ldc)
 {
 	int64_t kp = (K + 1) / 2, np = (N + NR - 1) / NR, ps = kp * NR;
 	int g0 = np < 4 ? (int)np : 4, mr0 = bf_mr[g0];
@@ -205,7 +208,8 @@ native(int64_t m0, int64_t m1, int64_t K, int64_t N, const void *A, int adt, int
 		for (int64_t q = 0; q < kp; q++)
 			for (int64_t j = 0; j < NR; j++) {
 				int64_t n = p * NR + j, k = 2 * q;
-				uint32_t lo = n < N ? B[k * ldb + n] : 0, hi = n < N && k + 1 < K ? B[(k + 1) * ldb + n] : 0;
+				uint32_t lo = n < N ? gnn_st_bf16(B[k * ldb + n]) : 0;
+				uint32_t hi = n < N && k + 1 < K ? gnn_st_bf16(B[(k + 1) * ldb + n]) : 0;
 				P[p * ps + q * NR + j] = lo | hi << 16;
 			}
 	for (int64_t i0 = m0; i0 < m1; i0 += HROWS) {
@@ -254,7 +258,7 @@ gnn_bgemm_isa(void)
 
 void
 gnn_bgemm(int64_t m0, int64_t m1, int64_t K, int64_t N, const void *A, int adt, int64_t lda,
-	const uint16_t *B, int64_t ldb, void *C, int cdt, int64_t ldc)
+	const float *B, int64_t ldb, void *C, int cdt, int64_t ldc)
 {
 	if (m1 <= m0 || N <= 0)
 		return;

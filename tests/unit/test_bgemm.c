@@ -6,7 +6,8 @@
 ** The test runs itself once per path, as test_gemm does.
 **
 ** The references are independent of the runtime's rounding: a value is
-** rounded to bfloat16 with frexp and rint (ties to even) in double.
+** rounded to bfloat16 with frexp and rint (ties to even) in double. B is
+** float32, half of it not bfloat16 values (the call rounds it).
 **  - a plain float32 sum over k in order of the rounded operands'
 **    products: within 2K units of 2^-24 of sum |a||b| (both are float32
 **    chains over the same exact products, in different orders);
@@ -91,7 +92,8 @@ shapes(void)
 						int64_t M = Ms[a], K = Ks[b], N = Ns[c], lda = K + 3, ldb = N + 1, ldc = N + 2;
 						int adt = dts[ad], cdt = dts[cd];
 						float *Af = malloc((size_t)(M * lda) * 4), *Ar = malloc((size_t)(M * K) * 4);
-						uint16_t *Ah = malloc((size_t)(M * lda) * 2), *B = malloc((size_t)(K * ldb) * 2);
+						uint16_t *Ah = malloc((size_t)(M * lda) * 2);
+						float *B = malloc((size_t)(K * ldb) * 4), *Br = malloc((size_t)(K * ldb) * 4);
 						float *Cf = malloc((size_t)(M * ldc) * 4), *Cf1 = malloc((size_t)(M * ldc) * 4);
 						uint16_t *Ch = malloc((size_t)(M * ldc) * 2), *Ch1 = malloc((size_t)(M * ldc) * 2);
 
@@ -103,8 +105,11 @@ shapes(void)
 								if (k < K)
 									Ar[i * K + k] = bf16ref(x);
 							}
-						for (int64_t i = 0; i < K * ldb; i++)
-							B[i] = bf16word(value());
+						for (int64_t i = 0; i < K * ldb; i++) {
+							/* rounded in the call: half of them already bfloat16 */
+							B[i] = next() % 2 ? value() : bf16ref(value());
+							Br[i] = bf16ref(B[i]);
+						}
 						for (int64_t i = 0; i < M * ldc; i++)
 							Cf[i] = Cf1[i] = CANARYF, Ch[i] = Ch1[i] = 0xbeef;
 						/* the whole range, then random row splits */
@@ -133,14 +138,14 @@ shapes(void)
 									continue;
 								}
 								for (int64_t k = 0; k < K; k++) {
-									float p = Ar[i * K + k] * wordf(B[k * ldb + n]);   /* exact */
+									float p = Ar[i * K + k] * (Br[k * ldb + n]);   /* exact */
 									plain += p;
 									mag += fabs((double)p);
 								}
 								for (int64_t k = 0; k < K; k += 2) {
 									if (k + 1 < K)
-										pairs += Ar[i * K + k + 1] * wordf(B[(k + 1) * ldb + n]);
-									pairs += Ar[i * K + k] * wordf(B[k * ldb + n]);
+										pairs += Ar[i * K + k + 1] * (Br[(k + 1) * ldb + n]);
+									pairs += Ar[i * K + k] * (Br[k * ldb + n]);
 								}
 								if (cdt == GNN_F32) {
 									got = Cf[i * ldc + n];
@@ -161,7 +166,7 @@ shapes(void)
 									       (long long)M, (long long)K, (long long)N, (long long)i, (long long)n,
 									       got, plain);
 							}
-						free(Af), free(Ar), free(Ah), free(B), free(Cf), free(Cf1), free(Ch), free(Ch1);
+						free(Af), free(Ar), free(Ah), free(B), free(Br), free(Cf), free(Cf1), free(Ch), free(Ch1);
 					}
 	CHECK(bad == 0);
 	CHECK(badsum == 0);
@@ -172,8 +177,8 @@ shapes(void)
 static void
 edges(void)
 {
-	float C[6] = {1, 2, 3, 4, 5, 6};
-	uint16_t B[1] = {0x3f80}, A[2] = {0x3f80, 0x3f80};
+	float C[6] = {1, 2, 3, 4, 5, 6}, B[2] = {1, 1};
+	uint16_t A[2] = {0x3f80, 0x3f80};
 
 	gnn_bgemm(0, 2, 0, 2, A, GNN_BF16, 1, B, 2, C, GNN_F32, 3);
 	CHECK(C[0] == 0 && C[1] == 0 && C[2] == 3 && C[3] == 0 && C[4] == 0 && C[5] == 6);
