@@ -139,6 +139,36 @@ roundweights(Fn *fn, const char *store)
 	filluse(fn);
 }
 
+/* bf16: a matmul with rounded weights whose left operand a fused kernel
+ * keeps in registers and only it reads (GCN's hidden row before the
+ * second layer's transform) gets that operand rounded to bfloat16 too,
+ * as autocast rounds both: then the row's product is bfloat16 x bfloat16
+ * (the cpu target's gnn_bgemv).  A stored operand is 16-bit already. */
+static void
+roundoperands(Fn *fn, const char *store)
+{
+	unsigned char *phase = emalloc((fn->nval + 1) * sizeof *phase);
+	int i, d, bd;
+	Ref a;
+
+	filluse(fn);
+	phases(fn, phase);
+	for (i = 0; i < fn->nins; i++) {
+		if (fn->ins[i].op != Omatmul || fn->ins[i].narg < 2)
+			continue;
+		a = fn->ins[i].arg[0];
+		d = fn->val[a].def;
+		bd = fn->val[fn->ins[i].arg[1]].def;
+		if (bd < 0 || rounddtype(&fn->ins[bd]) == DNone || d < 0 || phase[a] != PhaseForward ||
+		    fn->val[a].type.kind != TTensor || fn->val[a].type.dtype != DF32 || fn->val[a].nuse != 1 ||
+		    storedtype(&fn->ins[d]) != DNone || rounddtype(&fn->ins[d]) != DNone ||
+		    needsstorage(fn, phase, a) || (opinfo[fn->ins[d].op].flags & Falias))
+			continue;
+		putattr(fn, &fn->ins[d], mkattrstr(fn->mod->arena, "round", store));
+	}
+	free(phase);
+}
+
 static void
 precision(Fn *fn, const char *store)
 {
@@ -170,6 +200,8 @@ precision(Fn *fn, const char *store)
 		if (fn->val[v].type.kind == TTensor && fn->val[v].type.dtype == DF32)
 			castinput(fn, v, store);
 	}
+	if (!strcmp(store, "bf16"))
+		roundoperands(fn, store);
 	free(phase);
 	free(out);
 }

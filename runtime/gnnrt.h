@@ -862,6 +862,13 @@ int gnn_hgemm_sparse_pays(const void *A, int adt, int64_t M, int64_t K, int64_t 
 void gnn_bgemm(int64_t m0, int64_t m1, int64_t K, int64_t N, const void *A, int adt, int64_t lda,
                const float *B, int64_t ldb, void *C, int cdt, int64_t ldc);
 const char *gnn_bgemm_isa(void);
+/* The same product for one row inside a fused kernel: B packed once per
+** kernel call by gnn_bpack into gnn_bpack_words(K, N) words (pair panels
+** of bfloat16), then gnn_bgemv multiplies a row a (K floats, rounded to
+** bfloat16 as read) into c (N floats), in gnn_bgemm's order and bits. */
+int64_t gnn_bpack_words(int64_t K, int64_t N);
+void gnn_bpack(uint32_t *P, const float *B, int64_t K, int64_t N, int64_t ldb);
+void gnn_bgemv(const float *a, int64_t K, const uint32_t *P, int64_t N, float *c);
 
 /* A weight's gradient, C = A @ B reducing over K (the node count, so M
 ** and the columns are the layer's widths): C[m*ldc + p] = sum_k A[m*lda +

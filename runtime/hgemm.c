@@ -98,6 +98,47 @@ fallback(int64_t m0, int64_t m1, int64_t K, int64_t N, const void *A, int adt, i
 	free(b), free(a), free(c), free(h);
 }
 
+/* the pair panels: panel p's pair q is NR words (B[2q][n] | B[2q+1][n]
+** << 16 for its columns n, rounded to bfloat16; zeros past K and N) */
+int64_t
+gnn_bpack_words(int64_t K, int64_t N)
+{
+	return K <= 0 || N <= 0 ? 0 : (K + 1) / 2 * ((N + NR - 1) / NR) * NR;
+}
+
+void
+gnn_bpack(uint32_t *P, const float *B, int64_t K, int64_t N, int64_t ldb)
+{
+	int64_t kp = (K + 1) / 2, np = (N + NR - 1) / NR, ps = kp * NR;
+
+	for (int64_t p = 0; p < np; p++)
+		for (int64_t q = 0; q < kp; q++)
+			for (int64_t j = 0; j < NR; j++) {
+				int64_t n = p * NR + j, k = 2 * q;
+				uint32_t lo = n < N ? gnn_st_bf16(B[k * ldb + n]) : 0;
+				uint32_t hi = n < N && k + 1 < K ? gnn_st_bf16(B[(k + 1) * ldb + n]) : 0;
+				P[p * ps + q * NR + j] = lo | hi << 16;
+			}
+}
+
+/* one row without AVX-512 BF16: the pair order in float, step for step */
+static void
+gemv_generic(const float *a, int64_t K, const uint32_t *P, int64_t N, float *c)
+{
+	int64_t kp = (K + 1) / 2, ps = kp * NR;
+
+	for (int64_t n = 0; n < N; n++) {
+		const uint32_t *w = P + n / NR * ps + n % NR;
+		float acc = 0.0f;
+		for (int64_t q = 0; q < kp; q++) {
+			float a0 = gnn_round_bf16(a[2 * q]), a1 = 2 * q + 1 < K ? gnn_round_bf16(a[2 * q + 1]) : 0.0f;
+			acc += a1 * gnn_ld_bf16((uint16_t)(w[q * NR] >> 16));   /* exact products */
+			acc += a0 * gnn_ld_bf16((uint16_t)w[q * NR]);
+		}
+		c[n] = acc;
+	}
+}
+
 #ifdef BGEMM_X86
 
 #define T_BF16 __attribute__((target("avx512f,avx512bw,avx512bf16")))
@@ -198,20 +239,13 @@ native(int64_t m0, int64_t m1, int64_t K, int64_t N, const void *A, int adt, int
 {
 	int64_t kp = (K + 1) / 2, np = (N + NR - 1) / NR, ps = kp * NR;
 	int g0 = np < 4 ? (int)np : 4, mr0 = bf_mr[g0];
-	uint32_t *P = malloc((size_t)(np * ps) * sizeof *P);
+	uint32_t *P = malloc((size_t)gnn_bpack_words(K, N) * sizeof *P);
 	uint16_t *h = adt == GNN_F32 ? malloc((size_t)(HROWS * K) * sizeof *h) : NULL;
 	size_t cw = cdt == GNN_F32 ? 4 : 2;
 
 	if (!P || (adt == GNN_F32 && !h))
 		abort();   /* generated code has no status path here */
-	for (int64_t p = 0; p < np; p++)
-		for (int64_t q = 0; q < kp; q++)
-			for (int64_t j = 0; j < NR; j++) {
-				int64_t n = p * NR + j, k = 2 * q;
-				uint32_t lo = n < N ? gnn_st_bf16(B[k * ldb + n]) : 0;
-				uint32_t hi = n < N && k + 1 < K ? gnn_st_bf16(B[(k + 1) * ldb + n]) : 0;
-				P[p * ps + q * NR + j] = lo | hi << 16;
-			}
+	gnn_bpack(P, B, K, N, ldb);
 	for (int64_t i0 = m0; i0 < m1; i0 += HROWS) {
 		int64_t i1 = m1 - i0 < HROWS ? m1 : i0 + HROWS;
 		const uint16_t *a = (const uint16_t *)A + i0 * lda;
@@ -236,6 +270,39 @@ native(int64_t m0, int64_t m1, int64_t K, int64_t N, const void *A, int adt, int
 	free(h);
 }
 
+/* one row: a (K floats, rounded here) times the pair panels P, four
+** panels at a time, into c (N floats) */
+static T_BF16 void
+gemv_native(const float *a, int64_t K, const uint32_t *P, int64_t N, float *c)
+{
+	int64_t kp = (K + 1) / 2, np = (N + NR - 1) / NR, ps = kp * NR;
+	uint32_t pr[1024];
+
+	if (kp > 1024) {   /* a row wider than 2048: the portable form */
+		gemv_generic(a, K, P, N, c);
+		return;
+	}
+	for (int64_t q = 0; q < kp; q++)
+		pr[q] = gnn_st_bf16(a[2 * q]) | (2 * q + 1 < K ? (uint32_t)gnn_st_bf16(a[2 * q + 1]) << 16 : 0u);
+	for (int64_t p0 = 0; p0 < np; p0 += 4) {
+		__m512 acc[4];
+		int g = np - p0 < 4 ? (int)(np - p0) : 4;
+
+		for (int v = 0; v < 4; v++)
+			acc[v] = _mm512_setzero_ps();
+		for (int64_t q = 0; q < kp; q++) {
+			__m512bh x = (__m512bh)_mm512_set1_epi32((int)pr[q]);
+#pragma GCC unroll 4
+			for (int v = 0; v < 4; v++)
+				if (v < g)
+					acc[v] = _mm512_dpbf16_ps(acc[v], x,
+						(__m512bh)_mm512_loadu_si512(P + (p0 + v) * ps + q * NR));
+		}
+		for (int v = 0; v < g; v++)
+			_mm512_mask_storeu_ps(c + (p0 + v) * NR, bmask(N - (p0 + v) * NR), acc[v]);
+	}
+}
+
 #endif /* BGEMM_X86 */
 
 /* vdpbf16ps is used when the CPU has it and the gemm's level is avx512
@@ -248,6 +315,18 @@ hasbf16(void)
 #else
 	return 0;
 #endif
+}
+
+void
+gnn_bgemv(const float *a, int64_t K, const uint32_t *P, int64_t N, float *c)
+{
+#ifdef BGEMM_X86
+	if (hasbf16()) {
+		gemv_native(a, K, P, N, c);
+		return;
+	}
+#endif
+	gemv_generic(a, K, P, N, c);
 }
 
 const char *

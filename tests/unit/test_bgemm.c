@@ -14,6 +14,7 @@
 **  - the documented order (k pairs, the odd term first, each addition
 **    rounded to float32): bit for bit, on both paths (the data has no
 **    subnormals, which only vdpbf16ps flushes);
+**  - gnn_bgemv (one row over gnn_bpack's panels) gives gnn_bgemm's bits;
 **  - every row split gives the whole call's bits, A as float32 or
 **    bfloat16 words, C as float32 or bfloat16 words (rounded to nearest
 **    even), padding of C's rows left alone.
@@ -173,6 +174,37 @@ shapes(void)
 	CHECK(badsplit == 0);
 }
 
+/* gnn_bgemv, the fused kernels' one-row form over gnn_bpack's panels:
+** gnn_bgemm's bits for every row (float A) */
+static void
+gemv(void)
+{
+	static const int64_t Ks[] = {1, 2, 7, 128, 301}, Ns[] = {1, 7, 16, 40, 65, 128};
+	int bad = 0;
+
+	for (size_t b = 0; b < sizeof Ks / sizeof *Ks; b++)
+		for (size_t c = 0; c < sizeof Ns / sizeof *Ns; c++) {
+			int64_t M = 9, K = Ks[b], N = Ns[c];
+			float *A = malloc((size_t)(M * K) * 4), *B = malloc((size_t)(K * N) * 4);
+			float *C = malloc((size_t)(M * N) * 4), *C1 = malloc((size_t)(M * N + 1) * 4);
+			uint32_t *P = malloc((size_t)gnn_bpack_words(K, N) * 4);
+
+			for (int64_t i = 0; i < M * K; i++)
+				A[i] = value();
+			for (int64_t i = 0; i < K * N; i++)
+				B[i] = value();
+			gnn_bgemm(0, M, K, N, A, GNN_F32, K, B, N, C, GNN_F32, N);
+			gnn_bpack(P, B, K, N, N);
+			C1[M * N] = CANARYF;
+			for (int64_t i = 0; i < M; i++)
+				gnn_bgemv(A + i * K, K, P, N, C1 + i * N);
+			if ((memcmp(C, C1, (size_t)(M * N) * 4) || C1[M * N] != CANARYF) && bad++ < 5)
+				printf("  gemv K %lld N %lld: not gnn_bgemm's bits\n", (long long)K, (long long)N);
+			free(A), free(B), free(C), free(C1), free(P);
+		}
+	CHECK(bad == 0);
+}
+
 /* K = 0: zeros; an empty row range: nothing written */
 static void
 edges(void)
@@ -229,5 +261,6 @@ main(int argc, char **argv)
 	CHECK(strcmp(gnn_bgemm_isa(), want) == 0);
 	edges();
 	shapes();
+	gemv();
 	return summary();
 }
