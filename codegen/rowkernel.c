@@ -441,9 +441,10 @@ segopen(R *r, int i)
 				    2 * PrefetchEdges, s, r->ext[in->arg[1]], s, 2 * PrefetchEdges);
 				any = true;
 			}
-			out(r->e, "for (int64_t o_ = 0; o_ < %lld; o_ += 16)\n\t__builtin_prefetch(&%s[(int64_t)%s[ep_] * %lld + o_]);\n",
-			    (long long)width(r, in->arg[0]), r->ext[base(r, in->arg[0])], r->ext[in->arg[1]],
-			    (long long)width(r, in->arg[0]));
+			/* one prefetch a 64-byte line: 16 floats, 32 16-bit words */
+			out(r->e, "for (int64_t o_ = 0; o_ < %lld; o_ += %d)\n\t__builtin_prefetch(&%s[(int64_t)%s[ep_] * %lld + o_]);\n",
+			    (long long)width(r, in->arg[0]), 64 / valelemsize(r->fn, base(r, in->arg[0])),
+			    r->ext[base(r, in->arg[0])], r->ext[in->arg[1]], (long long)width(r, in->arg[0]));
 		}
 		if (any)
 			wclose(r->e->w, "");

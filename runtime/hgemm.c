@@ -121,21 +121,26 @@ gnn_bpack(uint32_t *P, const float *B, int64_t K, int64_t N, int64_t ldb)
 			}
 }
 
-/* one row without AVX-512 BF16: the pair order in float, step for step */
+/* one row without AVX-512 BF16: the pair order in float, step for step
+** (exact products), a panel's 16 columns side by side so that the loop
+** vectorizes */
 static void
 gemv_generic(const float *a, int64_t K, const uint32_t *P, int64_t N, float *c)
 {
 	int64_t kp = (K + 1) / 2, ps = kp * NR;
 
-	for (int64_t n = 0; n < N; n++) {
-		const uint32_t *w = P + n / NR * ps + n % NR;
-		float acc = 0.0f;
+	for (int64_t n0 = 0; n0 < N; n0 += NR) {
+		const uint32_t *w = P + n0 / NR * ps;
+		float acc[NR] = {0};
+
 		for (int64_t q = 0; q < kp; q++) {
 			float a0 = gnn_round_bf16(a[2 * q]), a1 = 2 * q + 1 < K ? gnn_round_bf16(a[2 * q + 1]) : 0.0f;
-			acc += a1 * gnn_ld_bf16((uint16_t)(w[q * NR] >> 16));   /* exact products */
-			acc += a0 * gnn_ld_bf16((uint16_t)w[q * NR]);
+			for (int j = 0; j < NR; j++) {
+				acc[j] += a1 * gnn_ld_bf16((uint16_t)(w[q * NR + j] >> 16));
+				acc[j] += a0 * gnn_ld_bf16((uint16_t)w[q * NR + j]);
+			}
 		}
-		c[n] = acc;
+		memcpy(c + n0, acc, (size_t)(N - n0 < NR ? N - n0 : NR) * sizeof *c);
 	}
 }
 
