@@ -93,6 +93,14 @@ stored16(E *e, Ref v)
 }
 
 const char *
+matmula(E *e, const Ins *in, const char *x)
+{
+	int d = e->fn->val[in->arg[1]].def, rd = d >= 0 ? rounddtype(&e->fn->ins[d]) : DNone;
+
+	return rd == DNone ? x : pf(e, "gnn_round_%s(%s)", dtypename(rd), x);
+}
+
+const char *
 memctype(E *e, Ref v)
 {
 	return stored16(e, v) ? "uint16_t" : ctype(ty(e, v).dtype);
@@ -813,7 +821,8 @@ emitdense(E *e, int i, bool device, bool dev, Args *a)
 	kernelhead(e, i, device, a);
 	if (e->sched.axpy) {
 		out(e, "const int64_t r0_ = t_ * %d;\n%s acc_[%d][%lld];\n", tile, ot, tile, P);
-		axpybody(e, ot, tile, pf(e, "%s[(r0_ + i_ < M_ ? r0_ + i_ : M_ - 1) * %lld + k_]", A, K), B, K, P, "acc_[i_][p_]");
+		axpybody(e, ot, tile, matmula(e, in, pf(e, "%s[(r0_ + i_ < M_ ? r0_ + i_ : M_ - 1) * %lld + k_]", A, K)), B, K, P,
+		         "acc_[i_][p_]");
 		out(e, "for (int i_ = 0; i_ < %d && r0_ + i_ < M_; i_++)\n\tfor (int64_t p_ = 0; p_ < %lld; p_++)\n\t\t%s[(r0_ + i_) * %lld + p_] = acc_[i_][p_];\n",
 		    tile, P, O, P);
 		kerneltail(e);
@@ -823,7 +832,8 @@ emitdense(E *e, int i, bool device, bool dev, Args *a)
 	out(e, "const int64_t p_ = t_ %% P_, r0_ = (t_ / P_) * %d;\n%s acc_[%d];\n", tile, ot, tile);
 	out(e, "for (int i_ = 0; i_ < %d; i_++)\n\tacc_[i_] = 0;\n", tile);
 	out(e, "for (int64_t k_ = 0; k_ < K_; k_++) {\n\tconst %s b_ = %s[k_ * P_ + p_];\n", ot, B);
-	out(e, "\tfor (int i_ = 0; i_ < %d; i_++)\n\t\tacc_[i_] += %s[(r0_ + i_ < M_ ? r0_ + i_ : M_ - 1) * K_ + k_] * b_;\n}\n", tile, A);
+	out(e, "\tfor (int i_ = 0; i_ < %d; i_++)\n\t\tacc_[i_] += %s * b_;\n}\n", tile,
+	    matmula(e, in, pf(e, "%s[(r0_ + i_ < M_ ? r0_ + i_ : M_ - 1) * K_ + k_]", A)));
 	out(e, "for (int i_ = 0; i_ < %d && r0_ + i_ < M_; i_++)\n\t%s[(r0_ + i_) * P_ + p_] = acc_[i_];\n", tile, O);
 	kerneltail(e);
 	return pf(e, "((%s) + %d) / %d * %lld", M, tile - 1, tile, P);
@@ -1075,7 +1085,7 @@ emitkernel(E *e, int i, Args *a, Str *call)
 		stridedbody(e, ob.rank, 2, "t_ / (P_ * M_)");
 		/* element accesses, not row pointers: a 16-bit operand is read
 		 * through its conversion (halfaccess) */
-		dotbody(e, ot, "acc_", pf(e, "%s[i0_ * M_ * K_ + m_ * K_ + k_]", X), pf(e, "%s[i1_ * K_ * P_ + p_ + k_ * P_]", Y), "K_");
+		dotbody(e, ot, "acc_", matmula(e, in, pf(e, "%s[i0_ * M_ * K_ + m_ * K_ + k_]", X)), pf(e, "%s[i1_ * K_ * P_ + p_ + k_ * P_]", Y), "K_");
 		out(e, "%s[t_] = acc_;\n", O);
 		kerneltail(e);
 		break;

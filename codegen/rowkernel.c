@@ -910,9 +910,8 @@ emitreduce(R *r, const Ins *in)
 }
 
 /*
- * bf16 (passes/precision.c): weights rounded to bfloat16 and a row
- * operand that holds bfloat16 values (stored in 16 bits, or rounded where
- * made): on the cpu target the row's product is the runtime's gnn_bgemv
+ * bf16 (passes/precision.c): weights rounded to bfloat16, so the row
+ * is read rounded too: on the cpu target the row's product is gnn_bgemv
  * (vdpbf16ps) over the weights packed once per kernel call (gnn_bpack,
  * before the row loop, into at most 64 KiB of stack), in gnn_bgemm's
  * order and bits.  Returns the packed words, 0 when it does not apply.
@@ -920,12 +919,11 @@ emitreduce(R *r, const Ins *in)
 static long long
 bgemvwords(R *r, const Ins *in)
 {
-	const Ins *bd = defins(r, in->arg[1]), *ad = defins(r, in->arg[0]);
+	const Ins *bd = defins(r, in->arg[1]);
 	Type bt = ty(r->e, in->arg[1]);
 	long long K, P;
 
-	if (in->op != Omatmul || r->e->cuda || r->lane || !bd || !ad || rounddtype(bd) != DBF16 ||
-	    (valstoredtype(r->fn, in->arg[0]) != DBF16 && rounddtype(ad) != DBF16) ||
+	if (in->op != Omatmul || r->e->cuda || r->lane || !bd || rounddtype(bd) != DBF16 ||
 	    !r->ext[base(r, in->arg[1])])
 		return 0;
 	K = dimconstval(bt.dim[0]);
@@ -934,13 +932,6 @@ bgemvwords(R *r, const Ins *in)
 		return 0;
 	K = (K + 1) / 2 * ((P + 15) / 16) * 16;
 	return K <= 16384 ? K : 0;
-}
-
-/* x read through the rounding of rd (a 16-bit format, or DNone) */
-static const char *
-roundread(R *r, int rd, const char *x)
-{
-	return rd == DNone ? x : pf(r->e, "gnn_round_%s(%s)", dtypename(rd), x);
 }
 
 static void
@@ -975,13 +966,11 @@ emitmatmul(R *r, const Ins *in)
 	/* rows of the product: the result's (a's are empty when K is 0) */
 	int64_t K = dimconstval(bt.dim[0]), P = dimconstval(bt.dim[1]), B = P ? width(r, v) / P : width(r, a) / (K ? K : 1);
 	const char *T = ctype(ty(r->e, v).dtype), *V = rowname(r, v);
-	const Ins *ad = defins(r, a);
-	int rd;
 
 	declrow(r, v);
 	if (bgemvwords(r, in)) {
-		/* the rows of a as floats (exact: bfloat16 values or the
-		 * registers' floats, which gnn_bgemv rounds), then the product */
+		/* the rows of a as floats, which gnn_bgemv rounds, then the
+		 * product */
 		blockopen(r->e->w);
 		out(r->e, "const int64_t K_ = %lld;\nfloat a_[%lld];\n", (long long)K, (long long)(B * K > 0 ? B * K : 1));
 		out(r->e, "for (int i_ = 0; i_ < %lld; i_++)\n\tfor (int64_t k_ = 0; k_ < K_; k_++)\n\t\ta_[i_ * K_ + k_] = %s;\n",
@@ -991,17 +980,15 @@ emitmatmul(R *r, const Ins *in)
 		wclose(r->e->w, "");
 		return;
 	}
-	/* else a register row rounded where made (round) is read rounded */
-	rd = ad ? rounddtype(ad) : DNone;
 	if (r->e->sched.axpy && !r->lane) {
-		axpybody(r->e, T, B, roundread(r, rd, access(r, a, "i_ * K_ + k_")), r->ext[b], K, P,
+		axpybody(r->e, T, B, matmula(r->e, in, access(r, a, "i_ * K_ + k_")), r->ext[b], K, P,
 		         pf(r->e, "%s[i_ * %lld + p_]", V, (long long)P));
 		return;
 	}
 	phaseopen(r);
 	pairsopen(r, "b_", B, "p_", P);
 	out(r->e, "const int64_t K_ = %lld;\n", (long long)K);
-	dotbody(r->e, T, "a_", roundread(r, rd, access(r, a, "b_ * K_ + k_")), pf(r->e, "%s[k_ * %lld + p_]", r->ext[b], (long long)P), "K_");
+	dotbody(r->e, T, "a_", matmula(r->e, in, access(r, a, "b_ * K_ + k_")), pf(r->e, "%s[k_ * %lld + p_]", r->ext[b], (long long)P), "K_");
 	out(r->e, "%s[b_ * %lld + p_] = a_;\n", V, (long long)P);
 	wclose(r->e->w, "");
 	phaseclose(r);

@@ -832,6 +832,10 @@ matmul(R *r, IValue *o)
 	const double *pa, *pb;
 	double *po, aik;
 	char s1[200], s2[200];
+	/* weights rounded to a 16-bit format (round, passes/precision.c):
+	 * the other operand is rounded to it as it is read, so that the
+	 * product is 16-bit by 16-bit (autocast's linear layer) */
+	int bd = r->fn->val[r->ins->arg[1]].def, rd = bd >= 0 ? rounddtype(&r->fn->ins[bd]) : DNone;
 
 	if (!a || !b)
 		return -1;
@@ -878,7 +882,7 @@ matmul(R *r, IValue *o)
 		/* i-k-j order: each out[i][j] still sums over k in order */
 		for (i = 0; i < M; i++)
 			for (k = 0; k < K; k++) {
-				aik = pa[i * K + k];
+				aik = rd != DNone ? round16(pa[i * K + k], rd) : pa[i * K + k];
 				for (j = 0; j < N; j++)
 					po[i * N + j] += aik * pb[k * N + j];
 			}

@@ -97,7 +97,12 @@ onlyweight(const Fn *fn, Ref w)
 /* bf16: a dense transform's weights -- a forward matmul's right operand
  * computed from parameters alone -- are rounded to bfloat16, once, when
  * the weights are loaded (as torch's autocast does), so that the cpu
- * target multiplies bfloat16 by bfloat16 (vdpbf16ps).  They stay float32
+ * target multiplies bfloat16 by bfloat16 (vdpbf16ps): such a product
+ * reads its left operand rounded to bfloat16 too (as autocast's linear
+ * layer does; the interpreter's matmul, every code generator's), so an
+ * input that only such products read needs no cast pass, and a row a
+ * fused kernel keeps in registers is rounded as the product reads it.
+ * The weights stay float32
  * in memory (round = "bf16", not store): a fused row kernel multiplies
  * by them with float loads, and the GEMM packs them into bfloat16 pairs
  * itself.  The value is marked where a load-time kernel makes it and
@@ -139,34 +144,28 @@ roundweights(Fn *fn, const char *store)
 	filluse(fn);
 }
 
-/* bf16: a matmul with rounded weights whose left operand a fused kernel
- * keeps in registers and only it reads (GCN's hidden row before the
- * second layer's transform) gets that operand rounded to bfloat16 too,
- * as autocast rounds both: then the row's product is bfloat16 x bfloat16
- * (the cpu target's gnn_bgemv).  A stored operand is 16-bit already. */
-static void
-roundoperands(Fn *fn, const char *store)
+/* whether every use of x is as the left operand of a matmul whose
+ * weights are rounded: such a product reads x rounded itself (the
+ * interpreter's matmul, gnn_bgemm), so x needs no cast pass */
+static bool
+onlyroundedleft(const Fn *fn, Ref x)
 {
-	unsigned char *phase = emalloc((fn->nval + 1) * sizeof *phase);
-	int i, d, bd;
-	Ref a;
+	int i, k, d;
 
-	filluse(fn);
-	phases(fn, phase);
-	for (i = 0; i < fn->nins; i++) {
-		if (fn->ins[i].op != Omatmul || fn->ins[i].narg < 2)
-			continue;
-		a = fn->ins[i].arg[0];
-		d = fn->val[a].def;
-		bd = fn->val[fn->ins[i].arg[1]].def;
-		if (bd < 0 || rounddtype(&fn->ins[bd]) == DNone || d < 0 || phase[a] != PhaseForward ||
-		    fn->val[a].type.kind != TTensor || fn->val[a].type.dtype != DF32 || fn->val[a].nuse != 1 ||
-		    storedtype(&fn->ins[d]) != DNone || rounddtype(&fn->ins[d]) != DNone ||
-		    needsstorage(fn, phase, a) || (opinfo[fn->ins[d].op].flags & Falias))
-			continue;
-		putattr(fn, &fn->ins[d], mkattrstr(fn->mod->arena, "round", store));
-	}
-	free(phase);
+	for (i = 0; i < fn->nret; i++)
+		if (fn->ret[i] == x)
+			return false;
+	for (i = 0; i < fn->nins; i++)
+		for (k = 0; k < fn->ins[i].narg; k++) {
+			if (fn->ins[i].arg[k] != x)
+				continue;
+			if (fn->ins[i].op != Omatmul || k != 0 || fn->ins[i].narg < 2)
+				return false;
+			d = fn->val[fn->ins[i].arg[1]].def;
+			if (d < 0 || rounddtype(&fn->ins[d]) == DNone)
+				return false;
+		}
+	return true;
 }
 
 static void
@@ -197,11 +196,10 @@ precision(Fn *fn, const char *store)
 	n = fn->narg;
 	for (i = 0; i < n; i++) {
 		v = fn->arg[i];
-		if (fn->val[v].type.kind == TTensor && fn->val[v].type.dtype == DF32)
+		if (fn->val[v].type.kind == TTensor && fn->val[v].type.dtype == DF32 && !onlyroundedleft(fn, v))
 			castinput(fn, v, store);
 	}
-	if (!strcmp(store, "bf16"))
-		roundoperands(fn, store);
+
 	free(phase);
 	free(out);
 }
