@@ -163,6 +163,33 @@ ld32(const uint16_t *p)
 	return u;
 }
 
+/* gnn_st_bf16 in lanes: half a unit less one plus the kept part's
+** lowest bit, then the upper half; NaN made quiet.  The words in the
+** low halves of the lanes */
+static ALWAYS_INLINE T_BF16 __m512i
+bf_words(__m512 x)
+{
+	__m512i u = _mm512_castps_si512(x);
+	__m512i odd = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
+	__m512i rn = _mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7fff)), odd);
+	__m512i qn = _mm512_or_si512(u, _mm512_set1_epi32(0x00400000));
+	__mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)),
+		_mm512_set1_epi32(0x7f800000));
+
+	return _mm512_srli_epi32(_mm512_mask_blend_epi32(nan, rn, qn), 16);
+}
+
+/* float rows to bfloat16 words, as rowsbf16, 16 lanes a step */
+static T_BF16 void
+bf_rows(uint16_t *d, const float *a, int64_t lda, int64_t r, int64_t K)
+{
+	for (int64_t i = 0; i < r; i++)
+		for (int64_t k = 0; k < K; k += 16) {
+			__mmask16 m = bmask(K - k);
+			_mm512_mask_cvtepi32_storeu_epi16(d + i * K + k, m, bf_words(_mm512_maskz_loadu_ps(m, a + i * lda + k)));
+		}
+}
+
 /* rows A[r*lda + k] (bfloat16 words, r < mr) times np pair panels of
 ** P (panel stride ps words), of which ncols columns are real, into C */
 static ALWAYS_INLINE T_BF16 void
@@ -213,16 +240,7 @@ bf_body(const int mr, const int np, int64_t K, const uint16_t *A, int64_t lda, c
 				_mm512_mask_storeu_ps((float *)C + r * ldc + p * 16, m[p], acc[r][p]);
 				continue;
 			}
-			/* gnn_st_bf16 in lanes: half a unit less one plus the
-			** kept part's lowest bit, then the upper half; NaN quiet */
-			__m512i u = _mm512_castps_si512(acc[r][p]);
-			__m512i odd = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
-			__m512i rn = _mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7fff)), odd);
-			__m512i qn = _mm512_or_si512(u, _mm512_set1_epi32(0x00400000));
-			__mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)),
-				_mm512_set1_epi32(0x7f800000));
-			__m512i w = _mm512_srli_epi32(_mm512_mask_blend_epi32(nan, rn, qn), 16);
-			_mm512_mask_cvtepi32_storeu_epi16((uint16_t *)C + r * ldc + p * 16, m[p], w);
+			_mm512_mask_cvtepi32_storeu_epi16((uint16_t *)C + r * ldc + p * 16, m[p], bf_words(acc[r][p]));
 		}
 }
 
@@ -257,7 +275,7 @@ native(int64_t m0, int64_t m1, int64_t K, int64_t N, const void *A, int adt, int
 		int64_t la = lda;
 
 		if (h) {   /* the float input, rounded as it is read */
-			rowsbf16(h, (const float *)A + i0 * lda, GNN_F32, lda, i1 - i0, K);
+			bf_rows(h, (const float *)A + i0 * lda, lda, i1 - i0, K);
 			a = h;
 			la = K;
 		}
