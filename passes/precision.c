@@ -9,9 +9,10 @@
  * rounded to nearest even where it is written.  Each f32 tensor input
  * is read through a cast marked the same way, so the features are the
  * 16-bit ones from the first kernel on.  What stays 32-bit: parameters
- * and what is computed from them alone (weights, unless asked), bind-time
- * values (degrees, gcn_norm), the outputs the caller receives, integer
- * and bool values.  A training step is left alone: mixed-precision
+ * and what is computed from them alone (but under bf16 a dense
+ * transform's weights are rounded to bfloat16 values: roundweights),
+ * bind-time values (degrees, gcn_norm), the outputs the caller receives,
+ * integer and bool values.  A training step is left alone: mixed-precision
  * training is not supported (the drivers refuse it).
  *
  * The decision lives in the IR, so the interpreter (round16 at every
@@ -102,10 +103,9 @@ onlyweight(const Fn *fn, Ref w)
  * layer does; the interpreter's matmul, every code generator's), so an
  * input that only such products read needs no cast pass, and a row a
  * fused kernel keeps in registers is rounded as the product reads it.
- * The weights stay float32
- * in memory (round = "bf16", not store): a fused row kernel multiplies
- * by them with float loads, and the GEMM packs them into bfloat16 pairs
- * itself.  The value is marked where a load-time kernel makes it and
+ * The weights stay float32 in memory (round = "bf16", not store): a
+ * fused row kernel's reads are float loads, and the GEMMs pack them into
+ * bfloat16 pairs themselves.  The value is marked where a load-time kernel makes it and
  * only matmuls read it (a transposed weight); else the matmuls read a
  * marked cast of it, placed just after it (a parameter, a value read
  * elsewhere too). */
