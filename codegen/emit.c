@@ -1008,7 +1008,7 @@ usesstore(const Mod *m)
 
 	for (fn = m->fn; fn; fn = fn->link)
 		for (i = 0; i < fn->nins; i++)
-			if (storedtype(&fn->ins[i]) != DNone)
+			if (storedtype(&fn->ins[i]) != DNone || rounddtype(&fn->ins[i]) != DNone)
 				return true;
 	return false;
 }

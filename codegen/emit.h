@@ -135,10 +135,13 @@ typedef struct Args {
 	int nname, capname;
 	const char **name;
 	/* the pointer parameters to 16-bit storage (uint16_t) and their
-	 * dtypes: kernel() rewrites every element access through them */
+	 * dtypes: kernel() rewrites every element access through them; and
+	 * (halfround) the float outputs rounded to a 16-bit format where
+	 * stored (round = "bf16"), whose reads are plain */
 	int nhalf;
 	const char *half[MaxHalf];
 	int halfdt[MaxHalf];
+	bool halfround[MaxHalf];
 } Args;
 void arg(Args *a, const char *decl, const char *fmt, ...) GNN_FMT(3, 4);
 /* a parameter pointing at v's storage (the device side with device),
@@ -148,6 +151,9 @@ const char *ptrarg(E *e, Args *a, const char *name, Ref v, bool isout, bool devi
 /* the C type of v's elements in memory: its type's, or uint16_t for a
  * value stored in 16 bits */
 const char *memctype(E *e, Ref v);
+/* x, an element of matmul in's left operand, as the product reads it:
+ * rounded to bfloat16 when in's weights are (round, passes/precision.c) */
+const char *matmula(E *e, const Ins *in, const char *x);
 /* a lone "{" and one level in (wopen's block without a head) */
 void blockopen(W *w);
 /* a name of the kernel made from an IR value's (recorded in a) */

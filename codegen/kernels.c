@@ -93,6 +93,14 @@ stored16(E *e, Ref v)
 }
 
 const char *
+matmula(E *e, const Ins *in, const char *x)
+{
+	int d = e->fn->val[in->arg[1]].def, rd = d >= 0 ? rounddtype(&e->fn->ins[d]) : DNone;
+
+	return rd == DNone ? x : pf(e, "gnn_round_%s(%s)", dtypename(rd), x);
+}
+
+const char *
 memctype(E *e, Ref v)
 {
 	return stored16(e, v) ? "uint16_t" : ctype(ty(e, v).dtype);
@@ -102,8 +110,10 @@ const char *
 ptrarg(E *e, Args *a, const char *name, Ref v, bool isout, bool device)
 {
 	const char *T = memctype(e, v);
-	int k, sdt = valstoredtype(e->fn, v);
+	int k, sdt = valstoredtype(e->fn, v), d = e->fn->val[v].def, rdt = DNone;
 
+	if (sdt == DNone && isout && d >= 0)
+		rdt = rounddtype(&e->fn->ins[d]);
 	name = lname(e, a, "%s", name ? name : valname(e, v));
 	for (k = 0; k < a->n; k++)
 		if (a->pname[k] && !strcmp(a->pname[k], name))
@@ -116,11 +126,12 @@ ptrarg(E *e, Args *a, const char *name, Ref v, bool isout, bool device)
 	arg(a, pf(e, "%s%s *%s %s", isout ? "" : "const ", T, e->cuda ? "__restrict__" : "restrict", name), "(%s%s *)%s",
 	    isout ? "" : "const ", T, storage(e, storageof(e->p, v), device));
 	a->pname[a->n - 1] = name;
-	if (sdt != DNone) {
+	if (sdt != DNone || rdt != DNone) {
 		if (a->nhalf == MaxHalf)
 			die("codegen: more than %d 16-bit operands in one kernel", MaxHalf);
 		a->half[a->nhalf] = name;
-		a->halfdt[a->nhalf++] = sdt;
+		a->halfround[a->nhalf] = sdt == DNone;
+		a->halfdt[a->nhalf++] = sdt != DNone ? sdt : rdt;
 	}
 	return name;
 }
@@ -157,7 +168,9 @@ static char *halfaccess(const char *s, size_t len, const Args *a);
  * A kernel's text with every element access through a 16-bit pointer
  * converted: a read p[i] becomes gnn_ld_DT(p[i]), a store p[i] = x;
  * becomes p[i] = gnn_st_DT(x); -- so the arithmetic stays float and the
- * value is rounded where it is written, once.  An address (&p[i], a
+ * value is rounded where it is written, once.  Through a float pointer
+ * to a value rounded but kept in float32 (halfround), a store becomes
+ * p[i] = gnn_round_DT(x); and a read stays.  An address (&p[i], a
  * prefetch) stays as it is.  A compound assignment would round every
  * partial sum, which no 16-bit reference does: a code generator bug,
  * so it dies.  A pointer used whole (p + i, a call's argument) is the
@@ -200,12 +213,15 @@ halfaccess(const char *s, size_t len, const Args *a)
 					x++;
 				semi = closing(x, ';');
 				char *val = halfaccess(x, (size_t)(semi - x), a);
-				sput(&b, "%.*s[%s] = gnn_st_%s(%s)", (int)n, p, idx, dt, val);
+				sput(&b, "%.*s[%s] = gnn_%s_%s(%s)", (int)n, p, idx, a->halfround[k] ? "round" : "st", dt, val);
 				free(val);
 				p = semi;
 			} else if (t[1] == '=' && strchr("+-*/|&", t[0]))
 				die("codegen: a compound assignment to a 16-bit value (%.*s)", (int)n, p);
-			else {
+			else if (a->halfround[k]) {
+				sput(&b, "%.*s[%s]", (int)n, p, idx);
+				p = r + 1;
+			} else {
 				sput(&b, "gnn_ld_%s(%.*s[%s])", dt, (int)n, p, idx);
 				p = r + 1;
 			}
@@ -811,6 +827,21 @@ emitdense(E *e, int i, bool device, bool dev, Args *a)
 		 * which gives the same bits (gnnrt.h) */
 		int R = e->sched.gemm;
 		int adt = valstoredtype(e->fn, in->arg[0]), cdt = valstoredtype(e->fn, in->to);
+		int bd = e->fn->val[in->arg[1]].def;
+		if (bd >= 0 && rounddtype(&e->fn->ins[bd]) == DBF16) {
+			/* weights rounded to bfloat16 (passes/precision.c):
+			 * bfloat16 products with float32 sums (gnn_bgemm); a float
+			 * A is rounded to bfloat16 as the GEMM reads it */
+			if ((adt != DNone && adt != DBF16) || (cdt != DNone && cdt != DBF16))
+				die("codegen: a bfloat16 weight with a %s operand", dtypename(adt != DNone && adt != DBF16 ? adt : cdt));
+			kernelhead(e, i, device, a);
+			out(e, "const int64_t m0_ = t0_ * %d, m1_ = t1_ * %d < M_ ? t1_ * %d : M_;\n(void)t_;\n", R, R, R);
+			out(e, "gnn_bgemm(m0_, m1_, %lld, %lld, %s, %s, %lld, %s, %lld, %s, %s, %lld);\n", K, P, A,
+			    adt != DNone ? "GNN_BF16" : "GNN_F32", K, B, P, O, cdt != DNone ? "GNN_BF16" : "GNN_F32", P);
+			out(e, "break;   /* one call covers the range */\n");
+			kerneltail(e);
+			return pf(e, "((%s) + %d) / %d", M, R - 1, R);
+		}
 		if (adt != DNone || cdt != DNone) {
 			/* 16-bit A or C: the runtime's conversions around the
 			 * same float path (gnn_hgemm), so the bits are gnn_sgemm's
@@ -838,7 +869,8 @@ emitdense(E *e, int i, bool device, bool dev, Args *a)
 	kernelhead(e, i, device, a);
 	if (e->sched.axpy) {
 		out(e, "const int64_t r0_ = t_ * %d;\n%s acc_[%d][%lld];\n", tile, ot, tile, P);
-		axpybody(e, ot, tile, pf(e, "%s[(r0_ + i_ < M_ ? r0_ + i_ : M_ - 1) * %lld + k_]", A, K), B, K, P, "acc_[i_][p_]");
+		axpybody(e, ot, tile, matmula(e, in, pf(e, "%s[(r0_ + i_ < M_ ? r0_ + i_ : M_ - 1) * %lld + k_]", A, K)), B, K, P,
+		         "acc_[i_][p_]");
 		out(e, "for (int i_ = 0; i_ < %d && r0_ + i_ < M_; i_++)\n\tfor (int64_t p_ = 0; p_ < %lld; p_++)\n\t\t%s[(r0_ + i_) * %lld + p_] = acc_[i_][p_];\n",
 		    tile, P, O, P);
 		kerneltail(e);
@@ -848,7 +880,8 @@ emitdense(E *e, int i, bool device, bool dev, Args *a)
 	out(e, "const int64_t p_ = t_ %% P_, r0_ = (t_ / P_) * %d;\n%s acc_[%d];\n", tile, ot, tile);
 	out(e, "for (int i_ = 0; i_ < %d; i_++)\n\tacc_[i_] = 0;\n", tile);
 	out(e, "for (int64_t k_ = 0; k_ < K_; k_++) {\n\tconst %s b_ = %s[k_ * P_ + p_];\n", ot, B);
-	out(e, "\tfor (int i_ = 0; i_ < %d; i_++)\n\t\tacc_[i_] += %s[(r0_ + i_ < M_ ? r0_ + i_ : M_ - 1) * K_ + k_] * b_;\n}\n", tile, A);
+	out(e, "\tfor (int i_ = 0; i_ < %d; i_++)\n\t\tacc_[i_] += %s * b_;\n}\n", tile,
+	    matmula(e, in, pf(e, "%s[(r0_ + i_ < M_ ? r0_ + i_ : M_ - 1) * K_ + k_]", A)));
 	out(e, "for (int i_ = 0; i_ < %d && r0_ + i_ < M_; i_++)\n\t%s[(r0_ + i_) * P_ + p_] = acc_[i_];\n", tile, O);
 	kerneltail(e);
 	return pf(e, "((%s) + %d) / %d * %lld", M, tile - 1, tile, P);
@@ -1130,7 +1163,7 @@ emitkernel(E *e, int i, Args *a, Str *call)
 		stridedbody(e, ob.rank, 2, "t_ / (P_ * M_)");
 		/* element accesses, not row pointers: a 16-bit operand is read
 		 * through its conversion (halfaccess) */
-		dotbody(e, ot, "acc_", pf(e, "%s[i0_ * M_ * K_ + m_ * K_ + k_]", X), pf(e, "%s[i1_ * K_ * P_ + p_ + k_ * P_]", Y), "K_");
+		dotbody(e, ot, "acc_", matmula(e, in, pf(e, "%s[i0_ * M_ * K_ + m_ * K_ + k_]", X)), pf(e, "%s[i1_ * K_ * P_ + p_ + k_ * P_]", Y), "K_");
 		out(e, "%s[t_] = acc_;\n", O);
 		kerneltail(e);
 		break;

@@ -40,8 +40,19 @@ checkdtype(Fn *fn, Ref v, Loc loc)
 static bool
 checkstore(Fn *fn, const unsigned char *phase, const Ins *in, int target)
 {
-	int sdt = storedtype(in);
+	int sdt = storedtype(in), rdt = rounddtype(in);
 
+	if (rdt != DNone) {   /* rounded where a kernel makes it, kept float32 */
+		if (target == TargetCUDA) {
+			errorat(in->loc, "the cuda target has no 16-bit rounding yet (round = \"%s\"); use --target=cpu",
+			        dtypename(rdt));
+			return false;
+		}
+		if (in->op == Oparam || (opinfo[in->op].flags & Falias)) {
+			errorat(in->loc, "round = \"%s\" on a value no kernel writes", dtypename(rdt));
+			return false;
+		}
+	}
 	if (sdt == DNone)
 		return true;
 	if (target == TargetCUDA) {
@@ -49,7 +60,10 @@ checkstore(Fn *fn, const unsigned char *phase, const Ins *in, int target)
 		        dtypename(sdt));
 		return false;
 	}
-	if (!needsstorage(fn, phase, in->to)) {
+	/* forward's kernels, or a weight a load-time kernel writes (a dense
+	 * transform's rounded weights, passes/precision.c) */
+	if (!needsstorage(fn, phase, in->to) &&
+	    !(phase[in->to] == PhaseLoad && !(opinfo[in->op].flags & Falias) && fn->val[in->to].type.kind == TTensor)) {
 		errorat(in->loc, "store = \"%s\" on a value no forward kernel writes to memory", dtypename(sdt));
 		return false;
 	}

@@ -441,9 +441,10 @@ segopen(R *r, int i)
 				    2 * PrefetchEdges, s, r->ext[in->arg[1]], s, 2 * PrefetchEdges);
 				any = true;
 			}
-			out(r->e, "for (int64_t o_ = 0; o_ < %lld; o_ += 16)\n\t__builtin_prefetch(&%s[(int64_t)%s[ep_] * %lld + o_]);\n",
-			    (long long)width(r, in->arg[0]), r->ext[base(r, in->arg[0])], r->ext[in->arg[1]],
-			    (long long)width(r, in->arg[0]));
+			/* one prefetch a 64-byte line: 16 floats, 32 16-bit words */
+			out(r->e, "for (int64_t o_ = 0; o_ < %lld; o_ += %d)\n\t__builtin_prefetch(&%s[(int64_t)%s[ep_] * %lld + o_]);\n",
+			    (long long)width(r, in->arg[0]), 64 / valelemsize(r->fn, base(r, in->arg[0])),
+			    r->ext[base(r, in->arg[0])], r->ext[in->arg[1]], (long long)width(r, in->arg[0]));
 		}
 		if (any)
 			wclose(r->e->w, "");
@@ -909,6 +910,50 @@ emitreduce(R *r, const Ins *in)
 }
 
 /*
+ * bf16 (passes/precision.c): weights rounded to bfloat16, so the row
+ * is read rounded too: on the cpu target the row's product is gnn_bgemv
+ * (vdpbf16ps) over the weights packed once per kernel call (gnn_bpack,
+ * before the row loop, into at most 64 KiB of stack), in gnn_bgemm's
+ * order and bits.  Returns the packed words, 0 when it does not apply.
+ */
+static long long
+bgemvwords(R *r, const Ins *in)
+{
+	const Ins *bd = defins(r, in->arg[1]);
+	Type bt = ty(r->e, in->arg[1]);
+	long long K, P;
+
+	if (in->op != Omatmul || r->e->cuda || r->lane || !bd || rounddtype(bd) != DBF16 ||
+	    !r->ext[base(r, in->arg[1])])
+		return 0;
+	K = dimconstval(bt.dim[0]);
+	P = dimconstval(bt.dim[1]);
+	if (K <= 0 || P <= 0 || K > 2048)
+		return 0;
+	K = (K + 1) / 2 * ((P + 15) / 16) * 16;
+	return K <= 16384 ? K : 0;
+}
+
+static void
+bgemvpack(R *r)
+{
+	int i;
+
+	for (i = r->a0; i < r->b; i++) {
+		const Ins *in = &r->fn->ins[i];
+		long long n = bgemvwords(r, in);
+		Type bt;
+
+		if (!n)
+			continue;
+		bt = ty(r->e, in->arg[1]);
+		out(r->e, "uint32_t bp%d_[%lld];   /* the weights' bfloat16 pairs */\n", i, n);
+		out(r->e, "gnn_bpack(bp%d_, %s, %lld, %lld, %lld);\n", i, r->ext[base(r, in->arg[1])],
+		    (long long)dimconstval(bt.dim[0]), (long long)dimconstval(bt.dim[1]), (long long)dimconstval(bt.dim[1]));
+	}
+}
+
+/*
  * A row times a constant matrix: one dot product per output, or with
  * the schedule's axpy (one thread only) whole output rows accumulated
  * over k, which streams the matrix by rows.  Either sums in k order.
@@ -923,14 +968,27 @@ emitmatmul(R *r, const Ins *in)
 	const char *T = ctype(ty(r->e, v).dtype), *V = rowname(r, v);
 
 	declrow(r, v);
+	if (bgemvwords(r, in)) {
+		/* the rows of a as floats, which gnn_bgemv rounds, then the
+		 * product */
+		blockopen(r->e->w);
+		out(r->e, "const int64_t K_ = %lld;\nfloat a_[%lld];\n", (long long)K, (long long)(B * K > 0 ? B * K : 1));
+		out(r->e, "for (int i_ = 0; i_ < %lld; i_++)\n\tfor (int64_t k_ = 0; k_ < K_; k_++)\n\t\ta_[i_ * K_ + k_] = %s;\n",
+		    (long long)B, access(r, a, "i_ * K_ + k_"));
+		out(r->e, "for (int i_ = 0; i_ < %lld; i_++)\n\tgnn_bgemv(a_ + i_ * K_, K_, bp%d_, %lld, %s + i_ * %lld);\n",
+		    (long long)B, (int)(in - r->fn->ins), (long long)P, V, (long long)P);
+		wclose(r->e->w, "");
+		return;
+	}
 	if (r->e->sched.axpy && !r->lane) {
-		axpybody(r->e, T, B, access(r, a, "i_ * K_ + k_"), r->ext[b], K, P, pf(r->e, "%s[i_ * %lld + p_]", V, (long long)P));
+		axpybody(r->e, T, B, matmula(r->e, in, access(r, a, "i_ * K_ + k_")), r->ext[b], K, P,
+		         pf(r->e, "%s[i_ * %lld + p_]", V, (long long)P));
 		return;
 	}
 	phaseopen(r);
 	pairsopen(r, "b_", B, "p_", P);
 	out(r->e, "const int64_t K_ = %lld;\n", (long long)K);
-	dotbody(r->e, T, "a_", access(r, a, "b_ * K_ + k_"), pf(r->e, "%s[k_ * %lld + p_]", r->ext[b], (long long)P), "K_");
+	dotbody(r->e, T, "a_", matmula(r->e, in, access(r, a, "b_ * K_ + k_")), pf(r->e, "%s[k_ * %lld + p_]", r->ext[b], (long long)P), "K_");
 	out(r->e, "%s[b_ * %lld + p_] = a_;\n", V, (long long)P);
 	wclose(r->e->w, "");
 	phaseclose(r);
@@ -1167,6 +1225,7 @@ rowloopopen(R *r)
 		out(e, "if (live_)\n\tGNN_WORK(1);\n");
 		return;
 	}
+	bgemvpack(r);
 	if (rowwindows(r)) {
 		wopen(e->w, "GNN_DLOOP(w_, T_)");
 		wopen(e->w, "for (int64_t r_ = rw_ ? rw_[w_] : w_; r_ < (rw_ ? rw_[w_ + 1] : w_ + 1); r_++)");

@@ -832,6 +832,10 @@ matmul(R *r, IValue *o)
 	const double *pa, *pb;
 	double *po, aik;
 	char s1[200], s2[200];
+	/* weights rounded to a 16-bit format (round, passes/precision.c):
+	 * the other operand is rounded to it as it is read, so that the
+	 * product is 16-bit by 16-bit (autocast's linear layer) */
+	int bd = r->fn->val[r->ins->arg[1]].def, rd = bd >= 0 ? rounddtype(&r->fn->ins[bd]) : DNone;
 
 	if (!a || !b)
 		return -1;
@@ -878,7 +882,7 @@ matmul(R *r, IValue *o)
 		/* i-k-j order: each out[i][j] still sums over k in order */
 		for (i = 0; i < M; i++)
 			for (k = 0; k < K; k++) {
-				aik = pa[i * K + k];
+				aik = rd != DNone ? round16(pa[i * K + k], rd) : pa[i * K + k];
 				for (j = 0; j < N; j++)
 					po[i * N + j] += aik * pb[k * N + j];
 			}
@@ -1480,9 +1484,12 @@ step(R *r, const Ins *ins)
 		goto fail;
 	if (out.kind == TTensor)
 		out.t.dtype = r->rty.dtype;  /* a parameter's may be DNone */
-	/* a value stored in 16 bits (a pass's mark, or its type's dtype):
+	/* a value stored in 16 bits (a pass's mark, or its type's dtype) or
+	 * rounded to them (round):
 	 * rounded once, where it is written */
 	sdt = storedtype(ins);
+	if (sdt == DNone)
+		sdt = rounddtype(ins);   /* rounded, kept in float32 */
 	if (sdt == DNone && (r->rty.dtype == DBF16 || r->rty.dtype == DF16))
 		sdt = r->rty.dtype;
 	if (out.kind == TTensor && sdt != DNone) {

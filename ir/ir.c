@@ -218,6 +218,14 @@ storedtype(const Ins *in)
 	return s ? dtypefromname(s) : DNone;
 }
 
+int
+rounddtype(const Ins *in)
+{
+	const char *s = attrstr(in, "round");
+
+	return s ? dtypefromname(s) : DNone;
+}
+
 uint64_t
 hashstr(uint64_t h, const char *s)
 {

@@ -344,6 +344,10 @@ const char *attrstr(const Ins *i, const char *key);
  * DNone: its type's.  Arithmetic stays in the type's dtype; the value
  * is rounded to the stored one where it is written. */
 int storedtype(const Ins *in);
+/* The 16-bit format in's value is rounded to but kept in float32 (the
+ * attribute round = "bf16": a dense transform's weights under bf16,
+ * passes/precision.c), else DNone. */
+int rounddtype(const Ins *in);
 const Attr *attrfind(const Attr *a, int n, const char *key);
 bool attrgetdim(const Attr *a, Dim *d);              /* a may be NULL */
 int attrgetdims(const Attr *a, Dim *d, int max);     /* count or -1 */

@@ -195,11 +195,12 @@ checkkeys(Ctx *c, const char *allowed)
 				return fail(c, "%s: attribute '%s' must be a non-negative integer", opname(c->op), c->attr[i].key);
 			continue;
 		}
-		if (strcmp(c->attr[i].key, "store") == 0) {
+		if (strcmp(c->attr[i].key, "store") == 0 || strcmp(c->attr[i].key, "round") == 0) {
+			const char *key = c->attr[i].key;
 			if (c->attr[i].kind != AStr || (strcmp(c->attr[i].u.s, "bf16") != 0 && strcmp(c->attr[i].u.s, "f16") != 0))
-				return fail(c, "%s: attribute 'store' must be \"bf16\" or \"f16\"", opname(c->op));
-			if (attrfind(c->attr, i, "store"))
-				return fail(c, "%s: attribute 'store' given twice", opname(c->op));
+				return fail(c, "%s: attribute '%s' must be \"bf16\" or \"f16\"", opname(c->op), key);
+			if (attrfind(c->attr, i, key))
+				return fail(c, "%s: attribute '%s' given twice", opname(c->op), key);
 			continue;
 		}
 		n = strlen(c->attr[i].key);

@@ -245,6 +245,8 @@ checkins(V *v, int idx, Types *tv)
 		bad(v, r, "type mismatch: recorded %s, operands give %s", b1, b2);
 	} else if (storedtype(in) != DNone && (out.kind != TTensor || out.dtype != DF32))
 		bad(v, r, "store = \"%s\" on a value that is not f32", dtypename(storedtype(in)));
+	else if (rounddtype(in) != DNone && (out.kind != TTensor || out.dtype != DF32))
+		bad(v, r, "round = \"%s\" on a value that is not f32", dtypename(rounddtype(in)));
 done:
 	if (r != RNone)
 		v->defd[r] = true;

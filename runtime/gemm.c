@@ -45,7 +45,6 @@
 
 #include "internal.h"
 #include "gnnhalf.h"
-#include "gnnhalf.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define GEMM_X86 1
@@ -96,9 +95,6 @@ struct gemmisa {
 
 #define CASES4(X)  X(1) X(2) X(3) X(4)
 #define CASES6(X)  CASES4(X) X(5) X(6)
-#define CASES8(X)  CASES6(X) X(7) X(8)
-#define CASES12(X) CASES8(X) X(9) X(10) X(11) X(12)
-#define CASES16(X) CASES12(X) X(13) X(14) X(15) X(16)
 
 /* the portable path */
 
@@ -362,37 +358,8 @@ static T_AVX512 void
 avx512_kern(int mr, int np, int64_t kc, const float *A, int64_t lda, const float *B,
 	int64_t bs, int64_t ps, float *C, int64_t ldc, int64_t ncols, int load)
 {
-#define X(r) case r: avx512_body(r, NP, kc, A, lda, B, bs, ps, C, ldc, ncols, load); return;
-	switch (np) {
-	case 1:
-		switch (mr) {
-#define NP 1
-		CASES16(X)
-#undef NP
-		}
-		return;
-	case 2:
-		switch (mr) {
-#define NP 2
-		CASES12(X)
-#undef NP
-		}
-		return;
-	case 3:
-		switch (mr) {
-#define NP 3
-		CASES8(X)
-#undef NP
-		}
-		return;
-	default:
-		switch (mr) {
-#define NP 4
-		CASES6(X)
-#undef NP
-		}
-		return;
-	}
+#define X(r, p) avx512_body(r, p, kc, A, lda, B, bs, ps, C, ldc, ncols, load)
+	GNN_TILES(np, mr, X)
 #undef X
 }
 

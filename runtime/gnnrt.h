@@ -871,6 +871,26 @@ void gnn_hgemm(int64_t m0, int64_t m1, int64_t K, int64_t N, const void *A, int 
                const float *B, int64_t ldb, void *C, int cdt, int64_t ldc, int64_t kc, int sp);
 int gnn_hgemm_sparse_pays(const void *A, int adt, int64_t M, int64_t K, int64_t lda);
 
+/* The dense transform with bfloat16 weights (--precision=bf16,
+** runtime/hgemm.c): C = A @ B for rows [m0, m1), B [K, N] float32 (row
+** stride ldb) rounded to bfloat16 (the weights, already rounded at load),
+** A GNN_BF16 words or GNN_F32 (rounded to bfloat16 as read), C GNN_F32 or
+** GNN_BF16 (rounded where stored). Each
+** element sums the exact products in vdpbf16ps's order (k pairs, the odd
+** term first) in float32, so no row split changes a bit; with AVX-512
+** BF16 subnormal operands and partial sums count as zero. Serial. And the
+** path it takes: "avx512bf16" or "float". */
+void gnn_bgemm(int64_t m0, int64_t m1, int64_t K, int64_t N, const void *A, int adt, int64_t lda,
+               const float *B, int64_t ldb, void *C, int cdt, int64_t ldc);
+const char *gnn_bgemm_isa(void);
+/* The same product for one row inside a fused kernel: B packed once per
+** kernel call by gnn_bpack into gnn_bpack_words(K, N) words (pair panels
+** of bfloat16), then gnn_bgemv multiplies a row a (K floats, rounded to
+** bfloat16 as read) into c (N floats), in gnn_bgemm's order and bits. */
+int64_t gnn_bpack_words(int64_t K, int64_t N);
+void gnn_bpack(uint32_t *P, const float *B, int64_t K, int64_t N, int64_t ldb);
+void gnn_bgemv(const float *a, int64_t K, const uint32_t *P, int64_t N, float *c);
+
 /* A weight's gradient, C = A @ B reducing over K (the node count, so M
 ** and the columns are the layer's widths): C[m*ldc + p] = sum_k A[m*lda +
 ** k] * B[k*ldb + p] for m < M and p0 <= p < p1, each one chain over k in

@@ -28,6 +28,27 @@ gnn_status gnn_prog_refresh_(gnn_instance *m);
  * paths of gemm.c and dropout.c by that level */
 int gnn_cpu_level_(void);
 
+/* gemm.c, hgemm.c: AVX-512 register tiles of r rows by np 16-column
+ * panels, r at most 16, 12, 8, 6 for np = 1, 2, 3, 4 (up to 24 of the 32
+ * registers accumulate). GNN_TILES(np, mr, K) runs the statement macro
+ * K(r, np) with both as constants, so that a tile's loops unroll, and
+ * returns from the caller */
+#define GNN_TILE_C(K, r, p) case r: K(r, p); return;
+#define GNN_TILE_C6(K, p) GNN_TILE_C(K, 1, p) GNN_TILE_C(K, 2, p) GNN_TILE_C(K, 3, p) \
+	GNN_TILE_C(K, 4, p) GNN_TILE_C(K, 5, p) GNN_TILE_C(K, 6, p)
+#define GNN_TILE_C8(K, p) GNN_TILE_C6(K, p) GNN_TILE_C(K, 7, p) GNN_TILE_C(K, 8, p)
+#define GNN_TILE_C12(K, p) GNN_TILE_C8(K, p) GNN_TILE_C(K, 9, p) GNN_TILE_C(K, 10, p) \
+	GNN_TILE_C(K, 11, p) GNN_TILE_C(K, 12, p)
+#define GNN_TILE_C16(K, p) GNN_TILE_C12(K, p) GNN_TILE_C(K, 13, p) GNN_TILE_C(K, 14, p) \
+	GNN_TILE_C(K, 15, p) GNN_TILE_C(K, 16, p)
+#define GNN_TILES(np, mr, K) \
+	switch (np) { \
+	case 1: switch (mr) { GNN_TILE_C16(K, 1) } return; \
+	case 2: switch (mr) { GNN_TILE_C12(K, 2) } return; \
+	case 3: switch (mr) { GNN_TILE_C8(K, 3) } return; \
+	default: switch (mr) { GNN_TILE_C6(K, 4) } return; \
+	}
+
 /* profile.c: GNN_PROFILE in the environment, read once (gnn_prog_create) */
 gnn_status gnn_prof_env_(void);
 
