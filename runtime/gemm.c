@@ -668,28 +668,23 @@ gnn_sgemm_rows_sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const float 
 
 /* B as it is: panel p is the 16 columns from 16p on, its rows ldb apart.
 ** Read in place, every k of a tile is a line of its own, on a row ldb
-** apart, which the prefetchers serve poorly: with rows enough to reuse
-** them, B is packed first, PACKMAX floats of it (a k block) at a time.
-** Later blocks continue C's chains (GNN_SGEMM_ACC), which is what dense
-** does between its own k blocks, so the bits are the same. */
+** apart, which the prefetchers serve poorly: a weight-sized B (PACKMAX
+** floats packed) that enough rows reuse is packed first. A tall B (a
+** weight gradient's node-count rows) is not: packing it would be one
+** more pass over all of it, read once anyway. The product is the same
+** chains, so the bits are the same. */
 void
 gnn_sgemm(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
 	const float *B, int64_t ldb, float *C, int64_t ldc, int64_t kc, int flags)
 {
 	float bp[PACKMAX] __attribute__((aligned(64)));
-	int64_t kb;
 
-	if (m1 - m0 < PACKROWS || trivial(m0, m1, K, N, C, ldc, flags) ||
-	    (kb = PACKMAX / (panels(N) * NR)) < 64) {
+	if (m1 - m0 < PACKROWS || K <= 0 || N <= 0 || gnn_sgemm_packed_floats(K, N) > PACKMAX) {
 		dense(m0, m1, K, N, A, lda, B, ldb, NR, C, ldc, kc, flags);
 		return;
 	}
-	for (int64_t k0 = 0; k0 < K; k0 += kb) {
-		int64_t n = K - k0 < kb ? K - k0 : kb;
-
-		gnn_sgemm_pack(bp, B + k0 * ldb, n, N, ldb, 1);
-		dense(m0, m1, n, N, A + k0, lda, bp, NR, n * NR, C, ldc, kc, flags | (k0 > 0 ? GNN_SGEMM_ACC : 0));
-	}
+	gnn_sgemm_pack(bp, B, K, N, ldb, 1);
+	dense(m0, m1, K, N, A, lda, bp, NR, K * NR, C, ldc, kc, flags);
 }
 
 void

@@ -208,8 +208,8 @@ inplace(const Prob *p, const float *C0, const float *in, int flags, int64_t kc)
 			(long long)p->K, (long long)p->N, (long long)ldb, (long long)kc);
 	CHECK(cintact(p, C));
 	gfree(C);
-	/* all rows at once: from 64 rows gnn_sgemm packs B itself, in k
-	 * blocks of 64 Ki floats (two or more for 1433 x 64) */
+	/* all rows at once: from 64 rows gnn_sgemm packs a B of up to 64 Ki
+	 * floats itself (500 x 128 and 128 x 128 among the tall shapes) */
 	C = mkc(p, in);
 	gnn_sgemm(0, p->M, p->K, p->N, p->A, p->lda, B, ldb, C, p->ldc, kc, flags);
 	if (!CHECK(sameC(p, C, C0)))
