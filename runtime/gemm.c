@@ -314,12 +314,6 @@ static const struct gemmisa isa_avx2 = {"avx2", 1, {0, 6}, avx2_kern, avx2_nz, a
 
 #define T_AVX512 __attribute__((target("avx512f")))
 
-static ALWAYS_INLINE T_AVX512 __mmask16
-avx512_mask(int64_t n)
-{
-	return n >= 16 ? (__mmask16)0xffff : n <= 0 ? 0 : (__mmask16)((1u << n) - 1);
-}
-
 static ALWAYS_INLINE T_AVX512 void
 avx512_body(const int mr, const int np, int64_t kc, const float *A, int64_t lda,
 	const float *B, int64_t bs, int64_t ps, float *C, int64_t ldc, int64_t ncols, int load)
@@ -328,7 +322,7 @@ avx512_body(const int mr, const int np, int64_t kc, const float *A, int64_t lda,
 	__mmask16 m[4];
 
 	for (int p = 0; p < np; p++)
-		m[p] = avx512_mask(ncols - 16 * p);
+		m[p] = gnn_mask16(ncols - 16 * p);
 #pragma GCC unroll 16
 	for (int r = 0; r < mr; r++)
 #pragma GCC unroll 4
@@ -384,7 +378,7 @@ avx512_nz(const float *a, int64_t n, int64_t k0, int32_t *idx, float *val)
 #pragma GCC unroll 4
 		for (int q = 0; q < 4; q++) {
 			/* lanes past n load as zero; unordered: NaN is nonzero */
-			v[q] = _mm512_maskz_loadu_ps(avx512_mask(n - k - 16 * q), a + k + 16 * q);
+			v[q] = _mm512_maskz_loadu_ps(gnn_mask16(n - k - 16 * q), a + k + 16 * q);
 			nz[q] = _mm512_cmp_ps_mask(v[q], _mm512_setzero_ps(), _CMP_NEQ_UQ);
 		}
 		if ((nz[0] | nz[1] | nz[2] | nz[3]) == 0)
@@ -413,7 +407,7 @@ avx512_spbody(const int nv, int64_t nnz, const int32_t *idx, const float *val,
 
 #pragma GCC unroll 4
 	for (int v = 0; v < nv; v++) {
-		m[v] = avx512_mask(w - 16 * v);
+		m[v] = gnn_mask16(w - 16 * v);
 		acc[v] = load ? _mm512_maskz_loadu_ps(m[v], c + 16 * v) : _mm512_setzero_ps();
 	}
 	for (int64_t t = 0; t < nnz; t++) {
@@ -454,7 +448,7 @@ avx512_ax(int64_t n, float a, const float *x, float *y)
 	for (; j + 16 <= n; j += 16)
 		_mm512_storeu_ps(y + j, _mm512_fmadd_ps(av, _mm512_loadu_ps(x + j), _mm512_loadu_ps(y + j)));
 	if (j < n) {
-		__mmask16 m = avx512_mask(n - j);
+		__mmask16 m = gnn_mask16(n - j);
 		_mm512_mask_storeu_ps(y + j, m, _mm512_fmadd_ps(av, _mm512_maskz_loadu_ps(m, x + j), _mm512_maskz_loadu_ps(m, y + j)));
 	}
 }

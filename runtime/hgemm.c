@@ -148,12 +148,6 @@ gemv_generic(const float *a, int64_t K, const uint32_t *P, int64_t N, float *c)
 
 #define T_BF16 __attribute__((target("avx512f,avx512bw,avx512bf16")))
 
-static ALWAYS_INLINE T_BF16 __mmask16
-bmask(int64_t n)
-{
-	return n >= 16 ? (__mmask16)0xffff : n <= 0 ? 0 : (__mmask16)((1u << n) - 1);
-}
-
 static ALWAYS_INLINE uint32_t
 ld32(const uint16_t *p)
 {
@@ -185,7 +179,7 @@ bf_rows(uint16_t *d, const float *a, int64_t lda, int64_t r, int64_t K)
 {
 	for (int64_t i = 0; i < r; i++)
 		for (int64_t k = 0; k < K; k += 16) {
-			__mmask16 m = bmask(K - k);
+			__mmask16 m = gnn_mask16(K - k);
 			_mm512_mask_cvtepi32_storeu_epi16(d + i * K + k, m, bf_words(_mm512_maskz_loadu_ps(m, a + i * lda + k)));
 		}
 }
@@ -202,7 +196,7 @@ bf_body(const int mr, const int np, int64_t K, const uint16_t *A, int64_t lda, c
 	const int64_t kh = K / 2;
 
 	for (int p = 0; p < np; p++)
-		m[p] = bmask(ncols - 16 * p);
+		m[p] = gnn_mask16(ncols - 16 * p);
 #pragma GCC unroll 16
 	for (int r = 0; r < mr; r++)
 #pragma GCC unroll 4
@@ -322,7 +316,7 @@ gemv_native(const float *a, int64_t K, const uint32_t *P, int64_t N, float *c)
 						(__m512bh)_mm512_loadu_si512(P + (p0 + v) * ps + q * NR));
 		}
 		for (int v = 0; v < g; v++)
-			_mm512_mask_storeu_ps(c + (p0 + v) * NR, bmask(N - (p0 + v) * NR), acc[v]);
+			_mm512_mask_storeu_ps(c + (p0 + v) * NR, gnn_mask16(N - (p0 + v) * NR), acc[v]);
 	}
 }
 

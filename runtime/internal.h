@@ -49,6 +49,14 @@ int gnn_cpu_level_(void);
 	default: switch (mr) { GNN_TILE_C6(K, 4) } return; \
 	}
 
+/* lanes j < n of a 16-lane mask (AVX-512's __mmask16): the masked tails
+** of gemm.c's and hgemm.c's tiles */
+static inline uint16_t
+gnn_mask16(int64_t n)
+{
+	return n >= 16 ? (uint16_t)0xffff : n <= 0 ? 0 : (uint16_t)((1u << n) - 1);
+}
+
 /* profile.c: GNN_PROFILE in the environment, read once (gnn_prog_create) */
 gnn_status gnn_prof_env_(void);
 
