@@ -62,14 +62,18 @@
 
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 
-/* dense microkernel: rows A[r*lda + k], r < mr, k < kc, times np panels
+/* dense microkernel: rows A[r*lda + k] (at: A given transposed, the
+** same element at A[k*lda + r]), r < mr, k < kc, times np panels
 ** (panel p's row k at B + p*ps + k*bs: packed, bs = NR and ps = K*NR; B
 ** as it is, bs = its row stride and ps = NR) of which ncols columns are
 ** real, into C; load: continue the chains from C instead of starting
 ** from zero.  Columns past ncols are never read, so an unpacked B's last
 ** row is not overrun. */
-typedef void kernfn(int mr, int np, int64_t kc, const float *A, int64_t lda,
+typedef void kernfn(int mr, int np, int64_t kc, const float *A, int64_t lda, int at,
 	const float *B, int64_t bs, int64_t ps, float *C, int64_t ldc, int64_t ncols, int load);
+
+/* A's element of row r, column k; at is a constant in every body */
+#define AEL(A, lda, at, r, k) ((A) + ((at) ? (k) * (lda) + (r) : (r) * (lda) + (k)))
 /* the nonzeros of a[0..n) as k0-based indices and values; the buffers
 ** have n + 16 slots (the vector forms store whole vectors) */
 typedef int64_t nzfn(const float *a, int64_t n, int64_t k0, int32_t *idx, float *val);
@@ -111,7 +115,7 @@ madd(float a, float b, float acc)
 }
 
 static ALWAYS_INLINE void
-gen_body(const int mr, int64_t kc, const float *A, int64_t lda, const float *B,
+gen_body(const int mr, int64_t kc, const float *A, int64_t lda, const int at, const float *B,
 	int64_t bs, float *C, int64_t ldc, int64_t ncols, int load)
 {
 	float acc[4][NR];
@@ -122,7 +126,7 @@ gen_body(const int mr, int64_t kc, const float *A, int64_t lda, const float *B,
 	for (int64_t k = 0; k < kc; k++) {
 		const float *b = B + k * bs;
 		for (int r = 0; r < mr; r++) {
-			float a = A[r * lda + k];
+			float a = *AEL(A, lda, at, r, k);
 			for (int j = 0; j < ncols; j++)
 				acc[r][j] = madd(a, b[j], acc[r][j]);
 		}
@@ -133,13 +137,19 @@ gen_body(const int mr, int64_t kc, const float *A, int64_t lda, const float *B,
 }
 
 static void
-gen_kern(int mr, int np, int64_t kc, const float *A, int64_t lda, const float *B,
+gen_kern(int mr, int np, int64_t kc, const float *A, int64_t lda, int at, const float *B,
 	int64_t bs, int64_t ps, float *C, int64_t ldc, int64_t ncols, int load)
 {
 	(void)np;
 	(void)ps;
+	if (at)
+		switch (mr) {
+#define X(r) case r: gen_body(r, kc, A, lda, 1, B, bs, C, ldc, ncols, load); return;
+		CASES4(X)
+#undef X
+		}
 	switch (mr) {
-#define X(r) case r: gen_body(r, kc, A, lda, B, bs, C, ldc, ncols, load); return;
+#define X(r) case r: gen_body(r, kc, A, lda, 0, B, bs, C, ldc, ncols, load); return;
 	CASES4(X)
 #undef X
 	}
@@ -205,7 +215,7 @@ avx2_mask(int64_t n)
 }
 
 static ALWAYS_INLINE T_AVX2 void
-avx2_body(const int mr, int64_t kc, const float *A, int64_t lda, const float *B,
+avx2_body(const int mr, int64_t kc, const float *A, int64_t lda, const int at, const float *B,
 	int64_t bs, float *C, int64_t ldc, int64_t ncols, int load)
 {
 	__m256 acc[6][2];
@@ -220,7 +230,7 @@ avx2_body(const int mr, int64_t kc, const float *A, int64_t lda, const float *B,
 		__m256 b0 = _mm256_maskload_ps(B + k * bs, m0), b1 = _mm256_maskload_ps(B + k * bs + 8, m1);
 #pragma GCC unroll 6
 		for (int r = 0; r < mr; r++) {
-			__m256 a = _mm256_broadcast_ss(A + r * lda + k);
+			__m256 a = _mm256_broadcast_ss(AEL(A, lda, at, r, k));
 			acc[r][0] = _mm256_fmadd_ps(a, b0, acc[r][0]);
 			acc[r][1] = _mm256_fmadd_ps(a, b1, acc[r][1]);
 		}
@@ -233,13 +243,19 @@ avx2_body(const int mr, int64_t kc, const float *A, int64_t lda, const float *B,
 }
 
 static T_AVX2 void
-avx2_kern(int mr, int np, int64_t kc, const float *A, int64_t lda, const float *B,
+avx2_kern(int mr, int np, int64_t kc, const float *A, int64_t lda, int at, const float *B,
 	int64_t bs, int64_t ps, float *C, int64_t ldc, int64_t ncols, int load)
 {
 	(void)np;
 	(void)ps;
+	if (at)
+		switch (mr) {
+#define X(r) case r: avx2_body(r, kc, A, lda, 1, B, bs, C, ldc, ncols, load); return;
+		CASES6(X)
+#undef X
+		}
 	switch (mr) {
-#define X(r) case r: avx2_body(r, kc, A, lda, B, bs, C, ldc, ncols, load); return;
+#define X(r) case r: avx2_body(r, kc, A, lda, 0, B, bs, C, ldc, ncols, load); return;
 	CASES6(X)
 #undef X
 	}
@@ -315,7 +331,7 @@ static const struct gemmisa isa_avx2 = {"avx2", 1, {0, 6}, avx2_kern, avx2_nz, a
 #define T_AVX512 __attribute__((target("avx512f")))
 
 static ALWAYS_INLINE T_AVX512 void
-avx512_body(const int mr, const int np, int64_t kc, const float *A, int64_t lda,
+avx512_body(const int mr, const int np, int64_t kc, const float *A, int64_t lda, const int at,
 	const float *B, int64_t bs, int64_t ps, float *C, int64_t ldc, int64_t ncols, int load)
 {
 	__m512 acc[MRMAX][4], b[4];
@@ -335,7 +351,7 @@ avx512_body(const int mr, const int np, int64_t kc, const float *A, int64_t lda,
 			b[p] = _mm512_maskz_loadu_ps(m[p], B + p * ps + k * bs);
 #pragma GCC unroll 16
 		for (int r = 0; r < mr; r++) {
-			__m512 a = _mm512_set1_ps(A[r * lda + k]);
+			__m512 a = _mm512_set1_ps(*AEL(A, lda, at, r, k));
 #pragma GCC unroll 4
 			for (int p = 0; p < np; p++)
 				acc[r][p] = _mm512_fmadd_ps(a, b[p], acc[r][p]);
@@ -349,10 +365,15 @@ avx512_body(const int mr, const int np, int64_t kc, const float *A, int64_t lda,
 }
 
 static T_AVX512 void
-avx512_kern(int mr, int np, int64_t kc, const float *A, int64_t lda, const float *B,
+avx512_kern(int mr, int np, int64_t kc, const float *A, int64_t lda, int at, const float *B,
 	int64_t bs, int64_t ps, float *C, int64_t ldc, int64_t ncols, int load)
 {
-#define X(r, p) avx512_body(r, p, kc, A, lda, B, bs, ps, C, ldc, ncols, load)
+	if (at) {
+#define X(r, p) avx512_body(r, p, kc, A, lda, 1, B, bs, ps, C, ldc, ncols, load)
+		GNN_TILES(np, mr, X)
+#undef X
+	}
+#define X(r, p) avx512_body(r, p, kc, A, lda, 0, B, bs, ps, C, ldc, ncols, load)
 	GNN_TILES(np, mr, X)
 #undef X
 }
@@ -586,7 +607,7 @@ default_kc(int64_t N, int several)
 
 /* The product for B laid out as kernfn says (packed or as it is). */
 static void
-dense(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
+dense(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda, int at,
 	const float *B, int64_t bs, int64_t ps, float *C, int64_t ldc, int64_t kc, int flags)
 {
 	const struct gemmisa *t = isa();
@@ -610,7 +631,7 @@ dense(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
 				for (int64_t p = 0; p < np; p += g0) {
 					int g = np - p < g0 ? (int)(np - p) : g0;
 					int64_t ncols = N - p * NR < g * NR ? N - p * NR : g * NR;
-					t->kern(mr, g, kb, A + i * lda + k0, lda, B + p * ps + k0 * bs, bs, ps,
+					t->kern(mr, g, kb, AEL(A, lda, at, i, k0), lda, at, B + p * ps + k0 * bs, bs, ps,
 						C + i * ldc + p * NR, ldc, ncols, load);
 				}
 			}
@@ -643,7 +664,7 @@ void
 gnn_sgemm_rows(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
 	const float *Bp, float *C, int64_t ldc, int64_t kc, int flags)
 {
-	dense(m0, m1, K, N, A, lda, Bp, NR, K * NR, C, ldc, kc, flags);
+	dense(m0, m1, K, N, A, lda, 0, Bp, NR, K * NR, C, ldc, kc, flags);
 }
 
 void
@@ -667,18 +688,25 @@ gnn_sgemm_rows_sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const float 
 ** weight gradient's node-count rows) is not: packing it would be one
 ** more pass over all of it, read once anyway. The product is the same
 ** chains, so the bits are the same. */
-void
-gnn_sgemm(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
+static void
+product(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda, int at,
 	const float *B, int64_t ldb, float *C, int64_t ldc, int64_t kc, int flags)
 {
 	float bp[PACKMAX] __attribute__((aligned(64)));
 
 	if (m1 - m0 < PACKROWS || K <= 0 || N <= 0 || gnn_sgemm_packed_floats(K, N) > PACKMAX) {
-		dense(m0, m1, K, N, A, lda, B, ldb, NR, C, ldc, kc, flags);
+		dense(m0, m1, K, N, A, lda, at, B, ldb, NR, C, ldc, kc, flags);
 		return;
 	}
 	gnn_sgemm_pack(bp, B, K, N, ldb, 1);
-	dense(m0, m1, K, N, A, lda, bp, NR, K * NR, C, ldc, kc, flags);
+	dense(m0, m1, K, N, A, lda, at, bp, NR, K * NR, C, ldc, kc, flags);
+}
+
+void
+gnn_sgemm(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
+	const float *B, int64_t ldb, float *C, int64_t ldc, int64_t kc, int flags)
+{
+	product(m0, m1, K, N, A, lda, 0, B, ldb, C, ldc, kc, flags);
 }
 
 void
@@ -752,40 +780,19 @@ wgrad_sparse_range(int64_t p0, int64_t p1, int64_t M, int64_t K, const float *A,
 	return 1;
 }
 
-/* A given transposed, G = A^T (K x M, rows ldg apart): the dense form
-** transposes WGKC of G's rows at a time into a scratch in cache (a
-** 128-row gradient: 256 KiB), where a transpose kernel of its own wrote
-** all of A to memory and the GEMM read it back; the product is then
-** gnn_sgemm's on the scratch, its chains carried across the blocks in C,
-** so the bits are gnn_sgemm_wgrad's on A */
+/* A given transposed, G = A^T (K x M, rows ldg apart): the microkernels
+** read G in place (a tile's rows of A, for each k, are adjacent floats of
+** one row of G), where a transpose kernel of its own wrote all of A to
+** memory and the GEMM read it back, and a transpose of G's blocks into a
+** scratch cost as much as it saved; the chains are gnn_sgemm_wgrad's on
+** A, so are the bits */
 void
 gnn_sgemm_wgradt(int64_t p0, int64_t p1, int64_t M, int64_t K, const float *G, int64_t ldg,
 	const float *B, int64_t ldb, float *C, int64_t ldc, int sparse)
 {
-	int64_t kb = K < WGKC ? K : WGKC;
-	float *at;
-
 	if (p1 <= p0 || M <= 0 || wgrad_sparse_range(p0, p1, M, K, G, 1, ldg, B, ldb, C, ldc, sparse))
 		return;
-	if (K <= 0) {
-		gnn_sgemm(0, M, 0, p1 - p0, G, 1, B + p0, ldb, C + p0, ldc, WGKC, 0);
-		return;
-	}
-	if (!(at = malloc((size_t)(M * kb) * sizeof *at)))
-		abort();   /* a few hundred KiB; generated code has no status path here */
-	for (int64_t k0 = 0; k0 < K; k0 += WGKC) {
-		int64_t n = K - k0 < WGKC ? K - k0 : WGKC;
-
-		/* 16 x 16 tiles: a line of G's rows in, a line of at's out */
-		for (int64_t m0 = 0; m0 < M; m0 += 16)
-			for (int64_t j0 = 0; j0 < n; j0 += 16)
-				for (int64_t j = j0; j < n && j < j0 + 16; j++)
-					for (int64_t m = m0; m < M && m < m0 + 16; m++)
-						at[m * n + j] = G[(k0 + j) * ldg + m];
-		gnn_sgemm(0, M, n, p1 - p0, at, n, B + k0 * ldb + p0, ldb, C + p0, ldc, WGKC,
-			k0 > 0 ? GNN_SGEMM_ACC : 0);
-	}
-	free(at);
+	product(0, M, K, p1 - p0, G, ldg, 1, B + p0, ldb, C + p0, ldc, WGKC, 0);
 }
 
 void

@@ -904,8 +904,8 @@ void gnn_sgemm_wgrad(int64_t p0, int64_t p1, int64_t M, int64_t K, const float *
                      const float *B, int64_t ldb, float *C, int64_t ldc, int sparse);
 /* gnn_sgemm_wgrad with A given transposed: G = A^T, K x M, its rows ldg
 ** apart (a training step's dY as it is: the gradient's transpose is not
-** made); the same bits as gnn_sgemm_wgrad on A. Serial; aborts if its
-** scratch (M x 512 floats) cannot be allocated. */
+** made), read in place; the same bits as gnn_sgemm_wgrad on A.
+** Serial. */
 void gnn_sgemm_wgradt(int64_t p0, int64_t p1, int64_t M, int64_t K, const float *G, int64_t ldg,
                       const float *B, int64_t ldb, float *C, int64_t ldc, int sparse);
 
