@@ -481,15 +481,23 @@ edgesoftmaxbody(E *e, int dt, const char *ot, const char *X, const char *O, int 
 ** columns per outer index), a task per RB columns of one outer index:
 ** RB accumulators, each the chain reducebody's task per column makes */
 static void
-colreducebody(E *e, const Ins *in, int dt, const char *X, const char *O)
+colreducebody(E *e, const Ins *in, int dt, const char *X, const char *Y, const char *O)
 {
 	const char *T = ctype(dt);
+	/* the element summed: x's, or the product x * y that readfold
+	 * folded into the walk (rounded to T first, as its kernel stored
+	 * it: the generated C is compiled without FMA contraction) */
+	const char *el = Y ? "x0_[k_ * inner_ + j_] * y0_[k_ * inner_ + j_]" : "x0_[k_ * inner_ + j_]";
 
 	out(e, "const int64_t nb_ = (inner_ + %d) / %d, o_ = t_ / nb_, i0_ = t_ %% nb_ * %d;\n", RB - 1, RB, RB);
 	out(e, "const int64_t ni_ = inner_ - i0_ < %d ? inner_ - i0_ : %d;\n", RB, RB);
 	out(e, "const %s *x0_ = %s + o_ * D_ * inner_ + i0_;\n", T, X);
+	if (Y)
+		out(e, "const %s *y0_ = %s + o_ * D_ * inner_ + i0_;\n", T, Y);
 	out(e, "%s *o0_ = %s + o_ * inner_ + i0_;\n%s a_[%d];\n\n", T, O, T, RB);
 	if (in->op == Omax) {
+		if (Y)
+			die("colreducebody: a max read through a product");
 		/* NaN propagates, as reducebody's */
 		out(e, "for (int64_t j_ = 0; j_ < ni_; j_++)\n\ta_[j_] = %s;\n", dtypeisfloat(dt) ? pf(e, "(%s)NAN", T) : "0");
 		out(e, "for (int64_t k_ = 0; k_ < D_; k_++)\n\tfor (int64_t j_ = 0; j_ < ni_; j_++) {\n");
@@ -501,9 +509,9 @@ colreducebody(E *e, const Ins *in, int dt, const char *X, const char *O)
 	out(e, "for (int64_t j_ = 0; j_ < %d; j_++)\n\ta_[j_] = 0;\n", RB);
 	/* a full block: a constant trip count, one vector of accumulators */
 	out(e, "if (ni_ == %d)\n\tfor (int64_t k_ = 0; k_ < D_; k_++)\n\t\tfor (int64_t j_ = 0; j_ < %d; j_++)\n", RB, RB);
-	out(e, "\t\t\ta_[j_] += x0_[k_ * inner_ + j_];\nelse\n");
+	out(e, "\t\t\ta_[j_] += %s;\nelse\n", el);
 	out(e, "\tfor (int64_t k_ = 0; k_ < D_; k_++)\n\t\tfor (int64_t j_ = 0; j_ < ni_; j_++)\n");
-	out(e, "\t\t\ta_[j_] += x0_[k_ * inner_ + j_];\n");
+	out(e, "\t\t\ta_[j_] += %s;\n", el);
 	if (in->op == Osum)
 		out(e, "for (int64_t j_ = 0; j_ < ni_; j_++)\n\to0_[j_] = a_[j_];\n");
 	else if (dtypeisfloat(dt))   /* 0/0: NaN over an empty dim, as torch */
@@ -1297,8 +1305,15 @@ emitkernel(E *e, int i, Args *a, Str *call)
 	case Olog_softmax:
 	case Ol2_normalize: {
 		int64_t d = attrint(in, "dim", 0);
+		int pi = e->cuda ? -1 : viafold(e->fn, i);   /* a column sum of a product (readfold) */
+
 		O = ptrarg(e, a, NULL, in->to, true, dev);
-		X = ptrarg(e, a, NULL, in->arg[0], false, dev);
+		Y = NULL;
+		if (pi >= 0) {
+			X = ptrarg(e, a, NULL, e->fn->ins[pi].arg[0], false, dev);
+			Y = ptrarg(e, a, NULL, e->fn->ins[pi].arg[1], false, dev);
+		} else
+			X = ptrarg(e, a, NULL, in->arg[0], false, dev);
 		arg(a, "int64_t D_", "%s", cdim(e, src[0].dim[d]));
 		arg(a, "int64_t inner_", "%s", cprod(e, &src[0], d + 1, src[0].rank));
 		if (!e->cuda && d + 1 < src[0].rank && (in->op == Osum || in->op == Omean || in->op == Omax) &&
@@ -1310,12 +1325,14 @@ emitkernel(E *e, int i, Args *a, Str *call)
 			 * each on PubMed's [N, 128]); each column is the same
 			 * chain over k as before, so the bits are too */
 			kernelhead(e, i, device, a);
-			colreducebody(e, in, src[0].dtype, X, O);
+			colreducebody(e, in, src[0].dtype, X, Y, O);
 			kerneltail(e);
 			T = pf(e, "%s * ((%s + %d) / %d)", cprod(e, &src[0], 0, d), cprod(e, &src[0], d + 1, src[0].rank),
 			       RB - 1, RB);
 			break;
 		}
+		if (pi >= 0)
+			die("a sum read through a product outside the column walk");
 		kernelhead(e, i, device, a);
 		out(e, "const int64_t i_ = t_ %% inner_, o_ = t_ / inner_;\n");
 		reducebody(e, in, src[0].dtype, pf(e, "%s[o_ * D_ * inner_ + i_ + k_ * inner_]", X), "D_", pf(e, "%s[t_]", O), pf(e, "%s[o_ * D_ * inner_ + i_ + k_ * inner_]", O));

@@ -16,7 +16,7 @@
 enum BKind {
 	KUnary, KLeaky, KElu, KDropout, KBinary,
 	KGraph, KAddRemaining, KEdgeSoftmax,
-	KGather, KScatter, KReduce, KNorm, KL2,
+	KGather, KScatter, KReduce, KSize, KNorm, KL2,
 	KTranspose, KReshape, KConcat, KCast,
 	KUpdate, KLoss,
 	KRange, KLen, KAssert,
@@ -68,6 +68,7 @@ static const Builtin builtins[] = {
 	{"sum", KReduce, Osum, 2, {"x", "dim", "keepdim"}},
 	{"mean", KReduce, Omean, 2, {"x", "dim", "keepdim"}},
 	{"max", KReduce, Omax, 2, {"x", "dim", "keepdim"}},
+	{"size", KSize, 0, 2, {"x", "dim"}},
 	{"softmax", KNorm, Osoftmax, 1, {"x", "dim"}},
 	{"log_softmax", KNorm, Olog_softmax, 1, {"x", "dim"}},
 	{"l2_normalize", KL2, Ol2_normalize, 1, {"x", "dim", "eps"}},
@@ -594,6 +595,24 @@ callbuiltin(Ctx *c, Node *call, const char *name)
 		a[0] = mkattrint(S.mod->arena, "dim", ax);
 		a[1] = mkattrbool(S.mod->arena, "keepdim", given[2] && v[2].i);
 		return emitop(c, b->op, &v[0].ref, 1, a, 2, NULL, call->loc);
+	case KSize: {
+		/* x's extent along dim as a number: a sum of ones of that
+		 * length, which reads nothing of x, so a row count costs no
+		 * pass over the rows and is worked out once per bound size
+		 * (sum(x * 0 + 1) read all of x at every call, and its
+		 * gradient was a pass of zeros) */
+		Type ot;
+		CVal cv;
+		if (!wanttensor(call, b, v, 0, CTensor) || !wantaxis(call, b, v, 1, vtype(v[0]).rank, &ax))
+			return none;
+		t = vtype(v[0]);
+		ot = tensortype(dtypeisfloat(t.dtype) ? t.dtype : DF32, 1, &t.dim[ax]);
+		a[0] = mkattrfloat(S.mod->arena, "value", 1);
+		cv = emitop(c, Oconst, NULL, 0, a, 1, &ot, call->loc);
+		if (cv.kind != CTensor)
+			return none;
+		return tensorval(opdim(c, Osum, cv.ref, 0, call->loc));
+	}
 	case KNorm:
 	case KL2:
 		if (!wanttensor(call, b, v, 0, CTensor))

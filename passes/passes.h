@@ -112,6 +112,7 @@ void readfold(Fn *fn);          /* readfold.c: cpu kernels read through a gather
 int viafold(const Fn *fn, int j);         /* the instruction j reads through, or -1 */
 bool folded(const Fn *fn, int i);         /* instruction i is read through by its one use */
 bool wgradmatmul(const Fn *fn, const Ins *in);   /* a weight gradient's matmul (gnn_sgemm_wgrad) */
+bool colsum(const Fn *fn, const Ins *in);        /* a float sum or mean over a dim before the last */
 void storebf16(Fn *fn);         /* precision.c: forward's stored values in bfloat16 */
 void storef16(Fn *fn);          /* precision.c: ... in IEEE half */
 

@@ -10,11 +10,17 @@
  *     so the pair stayed two kernels, and the gather wrote E x F floats
  *     that the scatter read back: 45 MB each way on PubMed at F = 128;
  *   - a weight's gradient dW = dY^T @ X transposed dY, [N, M], into
- *     [M, N] for its GEMM: 10 MB written and read back at M = 128.
+ *     [M, N] for its GEMM: 10 MB written and read back at M = 128;
+ *   - a sum over rows of a product (batch norm's sum((x - mu)^2) and, in
+ *     backward, its weight's sum(dY * x_hat)) wrote the [N, F] product
+ *     for the column sum to read back.
  * When such a value has no other use, this pass marks its instruction
  * "folded" and the reader "via": the scatter's kernel reads row idx[e]
  * of the gather's table for message e; the weight-gradient GEMM reads
- * dY as it is (gnn_sgemm_wgradt transposes blocks of it in cache). The
+ * dY as it is (gnn_sgemm_wgradt reads it transposed in place); the
+ * column sum multiplies the product's operands as it walks them. A
+ * product that fusion put last in a row kernel leaves the kernel (a
+ * kernel of one instruction is no kernel). The
  * folded instruction runs no kernel and takes no arena memory
  * (forwardkernels, needsstorage), and its operand stays live until the
  * reader (memplan). Each sum is the same chain in the same order, so the
@@ -22,7 +28,9 @@
  *
  * Only what the cpu target's kernels can read through qualifies: a
  * scatter along a bind-time segment plan, a weight gradient in the form
- * codegen gives gnn_sgemm_wgrad (wgradmatmul), none of it stored in 16
+ * codegen gives gnn_sgemm_wgrad (wgradmatmul), a float sum or mean over
+ * a dim before the last (colsum: codegen's column walk) of a product of
+ * two operands of its own type, none of it stored in 16
  * bits (whose kernels read through the halfaccess rewrite). The pipeline
  * runs it for the cpu target only (pipeline.c), before memplan.
  */
@@ -67,6 +75,43 @@ swap2(const Fn *fn, const Ins *in)
 	       p->u.is[0] == 1 && p->u.is[1] == 0;
 }
 
+/* a float sum or mean over a dim before the last: the cpu target's
+ * column walk (codegen's colreducebody) */
+bool
+colsum(const Fn *fn, const Ins *in)
+{
+	const Type *t;
+	int64_t d;
+
+	if ((in->op != Osum && in->op != Omean) || in->narg != 1)
+		return false;
+	t = &fn->val[in->arg[0]].type;
+	d = attrint(in, "dim", 0);
+	return t->kind == TTensor && dtypeisfloat(t->dtype) && d >= 0 && d + 1 < t->rank &&
+	       valstoredtype(fn, in->arg[0]) == DNone && valstoredtype(fn, in->to) == DNone;
+}
+
+/* d = mul(a, b), a and b of its type, none of them stored in 16 bits */
+static bool
+plainproduct(const Fn *fn, const Ins *d)
+{
+	if (d->op != Omul || d->narg != 2)
+		return false;
+	for (int k = 0; k < 2; k++)
+		if (!typeeq(fn->val[d->arg[k]].type, fn->val[d->to].type) || valstoredtype(fn, d->arg[k]) != DNone)
+			return false;
+	return true;
+}
+
+/* the last instruction of its fusion group, which may leave it */
+static bool
+lastingroup(const Fn *fn, int di)
+{
+	int64_t g = attrint(&fn->ins[di], "group", -1);
+
+	return g < 0 || di + 1 >= fn->nins || attrint(&fn->ins[di + 1], "group", -1) != g;
+}
+
 /* the instruction reader j may read through, or -1 */
 static int
 foldable(const Fn *fn, const unsigned char *phase, int j)
@@ -75,6 +120,12 @@ foldable(const Fn *fn, const unsigned char *phase, int j)
 	int di;
 	bool scatter = in->op == Oscatter_sum || in->op == Oscatter_mean || in->op == Oscatter_max;
 
+	if (colsum(fn, in) && phase[in->to] == PhaseForward && attrint(in, "group", -1) < 0 &&
+	    (di = fn->val[in->arg[0]].def) >= 0) {
+		d = &fn->ins[di];
+		return plainproduct(fn, d) && phase[d->to] == PhaseForward && attrint(d, "group", -1) < 0 &&
+		       uses(fn, d->to) == 1 ? di : -1;
+	}
 	if ((!scatter && !wgradmatmul(fn, in)) || phase[in->to] != PhaseForward ||
 	    attrint(in, "group", -1) >= 0 || (di = fn->val[in->arg[0]].def) < 0)
 		return -1;
@@ -100,6 +151,23 @@ readfold(Fn *fn)
 	for (i = 0; i < fn->nins; i++) {
 		dropattr(fn, &fn->ins[i], "via");
 		dropattr(fn, &fn->ins[i], "folded");
+	}
+	/* a product that only a column sum reads leaves the end of its row
+	 * kernel (fusion put it there: it is a row's elementwise work), and
+	 * a kernel left with one instruction is none */
+	for (i = 0; i < fn->nins; i++) {
+		const Ins *in = &fn->ins[i];
+		int di = in->narg == 1 ? fn->val[in->arg[0]].def : -1;
+		int64_t g;
+
+		if (di < 0 || !colsum(fn, in) || phase[in->to] != PhaseForward || attrint(in, "group", -1) >= 0 ||
+		    !plainproduct(fn, &fn->ins[di]) || phase[fn->ins[di].to] != PhaseForward ||
+		    uses(fn, fn->ins[di].to) != 1 || (g = attrint(&fn->ins[di], "group", -1)) < 0 || !lastingroup(fn, di))
+			continue;
+		dropattr(fn, &fn->ins[di], "group");
+		if (di >= 1 && attrint(&fn->ins[di - 1], "group", -1) == g &&
+		    (di < 2 || attrint(&fn->ins[di - 2], "group", -1) != g))
+			dropattr(fn, &fn->ins[di - 1], "group");
 	}
 	for (i = 0; i < fn->nins; i++)
 		if ((d = foldable(fn, phase, i)) >= 0) {
