@@ -17,7 +17,11 @@
  *     whose edges its messages belong to;
  *   - edge values never leave their kernel (they are not stored).
  * Groups are contiguous runs of forward instructions (hoist puts forward
- * work last), so running a group as one kernel keeps the order valid; in
+ * work last), so running a group as one kernel keeps the order valid.
+ * Small work of fixed shape that does not read the open group (batch
+ * norm's running statistics, between its normalization and its affine
+ * transform) would end the run; it moves up to the group's start
+ * instead, which its operands, all made earlier, allow. In
  * a training step, of once-time instructions too (invariant.c), which hoist
  * puts before forward's: a group never mixes the two.
  * A group of one instruction is left alone: the per-op kernel serves.
@@ -341,6 +345,40 @@ dropgroup(Fn *fn, int i)
 	dropattr(fn, &fn->ins[i], "group");
 }
 
+/* Instruction i, which cannot join the group open at [start, i), is
+ * work of a fixed shape (no node or edge rows) of the group's phase
+ * that reads nothing the group makes: it can run before the group. */
+static bool
+movable(const Rows *r, int start, int i)
+{
+	const Fn *fn = r->fn;
+	const Ins *in = &fn->ins[i];
+	const Type *t = &fn->val[in->to].type;
+
+	if (t->kind != TTensor || (t->rank > 0 && !dimisconst(t->dim[0])) || r->phase[in->to] != r->phase[fn->ins[start].to])
+		return false;
+	for (int k = 0; k < in->narg; k++) {
+		int d = fn->val[in->arg[k]].def;
+		if (d >= start && d < i)
+			return false;
+	}
+	return true;
+}
+
+/* instruction i to position start, [start, i) one down */
+static void
+moveup(Fn *fn, int *insgroup, int start, int i)
+{
+	Ins in = fn->ins[i];
+
+	memmove(&fn->ins[start + 1], &fn->ins[start], (size_t)(i - start) * sizeof in);
+	memmove(&insgroup[start + 1], &insgroup[start], (size_t)(i - start) * sizeof *insgroup);
+	fn->ins[start] = in;
+	insgroup[start] = -1;
+	for (int k = start; k <= i; k++)
+		fn->val[fn->ins[k].to].def = k;
+}
+
 void
 fuse(Fn *fn)
 {
@@ -363,6 +401,11 @@ fuse(Fn *fn)
 			insgroup[i] = grp;
 			join(&r, &fn->ins[i], grp, kind, eg);
 			size++;
+			continue;
+		}
+		if (start >= 0 && i < fn->nins && movable(&r, start, i)) {
+			moveup(fn, insgroup, start, i);
+			start++;
 			continue;
 		}
 		/* close the group: keep it if it is worth a kernel and exact */

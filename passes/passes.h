@@ -108,7 +108,8 @@ void hoist(Fn *fn);             /* hoist.c: load-, bind-, once- and forward-time
 void fuse(Fn *fn);              /* fuse.c: row kernels (SpMM, attention, epilogues) */
 void specialize(Fn *fn);        /* specialize.c: --specialize's sizes become constants */
 void memplan(Fn *fn);           /* memplan.c: arena slots by liveness */
-void readfold(Fn *fn);          /* readfold.c: cpu kernels read through a gather, a transpose */
+void readfold(Fn *fn);          /* readfold.c: cpu kernels read through a gather, a transpose, a product */
+void sinkreduce(Fn *fn);        /* sinkreduce.c: sums over rows move down to their first use */
 int viafold(const Fn *fn, int j);         /* the instruction j reads through, or -1 */
 bool folded(const Fn *fn, int i);         /* instruction i is read through by its one use */
 bool wgradmatmul(const Fn *fn, const Ins *in);   /* a weight gradient's matmul (gnn_sgemm_wgrad) */

@@ -30,7 +30,8 @@ const Pass passtab[] = {
 	{"hoist", hoist, "order work by when it runs: weights loaded, graph bound, once per bind (training), forward"},
 	{"fuse", fuse, "fuse message passing and its epilogues into row kernels"},
 	{"memplan", memplan, "arena slots: forward values share memory when their lifetimes are disjoint"},
-	{"readfold", readfold, "cpu target: a scatter or a weight gradient reads through the gather or transpose that made its operand"},
+	{"readfold", readfold, "cpu target: a scatter, a weight gradient or a column sum reads through the gather, transpose or product that made its operand"},
+	{"sinkreduce", sinkreduce, "cpu target: a sum over rows (and a product only it reads) moves down to its first use, out of the row work's way"},
 	{"store-bf16", storebf16, "--precision=bf16: values forward writes are stored in bfloat16 (rounded), arithmetic f32"},
 	{"store-f16", storef16, "--precision=fp16: values forward writes are stored in IEEE half (rounded), arithmetic f32"},
 	{"specialize", specialize, "--specialize's graph sizes become constants (run first when given)"},
@@ -144,10 +145,11 @@ pipelineof(const PassOpts *o)
  * A pass the options add (--precision's, the cpu target's readfold)
  * goes before memplan (after fusion: which values are written depends
  * on the kernels), or last when there is no memplan (-O0, a --passes
- * list), unless the pipeline names it itself.
+ * list), unless the pipeline names it itself; the cpu target's
+ * sinkreduce goes before fuse, whose runs it lengthens.
  */
 static int
-addbeforememplan(const char *name, const Pass ***out, int n)
+addbefore(const char *name, void (*next)(Fn *), const Pass ***out, int n)
 {
 	const Pass *p = findpass(name), **v;
 	int i, at = n;
@@ -157,7 +159,7 @@ addbeforememplan(const char *name, const Pass ***out, int n)
 	for (i = 0; i < n; i++) {
 		if ((*out)[i] == p)
 			return n;
-		if ((*out)[i]->run == memplan && at == n)
+		if ((*out)[i]->run == next && at == n)
 			at = i;
 	}
 	v = emalloc((n + 1) * sizeof *v);
@@ -184,12 +186,13 @@ passlist(const PassOpts *o, const Pass ***out)
 
 	if ((n = parsepipeline(pipelineof(o), out)) < 0)
 		return n;
-	if (o->precision && (n = addbeforememplan(o->precision, out, n)) < 0)
+	if (o->precision && (n = addbefore(o->precision, memplan, out, n)) < 0)
 		return n;
 	/* the cpu target's kernels read through a gather or a transpose;
 	 * before memplan, after the precision pass (which decides what is
 	 * stored in 16 bits) */
-	if (o->hostforward && o->olevel >= 1 && !o->pipeline && (n = addbeforememplan("readfold", out, n)) < 0)
+	if (o->hostforward && o->olevel >= 1 && !o->pipeline &&
+	    ((n = addbefore("sinkreduce", fuse, out, n)) < 0 || (n = addbefore("readfold", memplan, out, n)) < 0))
 		return n;
 	if (!o->specialize)
 		return n;
