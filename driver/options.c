@@ -31,7 +31,9 @@ const char *const optgpumaths[3] = {"fp32", "tf32", NULL};
 const char *const optprecisions[4] = {"fp32", "bf16", "fp16", NULL};
 const char *const optprecisionpass[3] = {NULL, "store-bf16", "store-f16"};
 static const char *const levels[] = {"0", "1", "2", "3", NULL};
-const char *const optpresets[7] = {"cora", "citeseer", "pubmed", "arxiv", "reddit", "products", NULL};
+/* the graphs first (optpresetsizes' rows), then the relational ones
+ * (gnngen's tables, docs/hetero.md) */
+const char *const optpresets[8] = {"cora", "citeseer", "pubmed", "arxiv", "reddit", "products", "rel-shop", NULL};
 /* the shapes of the usual benchmark datasets (PyG's Planetoid, OGB,
  * Reddit), in optpresets' order: gnngen's presets, and gnncc's
  * --report-graph=preset:NAME */
@@ -288,7 +290,10 @@ static const OptSpec table[] = {
 	 "an unsigned 64-bit seed (default 0; gnnrun --train: the\ninit's and dropout's)"},
 	{OptPreset, GEN, "--preset", NULL, ArgRequired, "NAME", optpresets, "preset",
 	 "N, E and F of a dataset (below); --nodes, --edges and\n"
-	 "--features given beside it override them"},
+	 "--features given beside it override them; rel-*: the\n"
+	 "tables of a relational database (below)"},
+	{OptScale, GEN, "--scale", NULL, ArgRequired, "S", NULL, NULL,
+	 "a relational preset's rows times S, 0 < S <= 16\n(default 1)"},
 	{OptGenOut, GEN, "--out", NULL, ArgRequired, "DIR", NULL, NULL,
 	 "output directory (created if missing)"},
 	{OptStats, GEN, "--stats", NULL, ArgRequired, "FILE", NULL, NULL,

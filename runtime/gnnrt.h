@@ -801,6 +801,10 @@ gnn_status gnn_synth_edges(const gnn_synth_spec *s, int64_t *edge_index);
 ** steps of 2^-23), from the seed alone: the same x whatever edges and
 ** alpha are. NULL only when nodes * features is 0. */
 gnn_status gnn_synth_features(const gnn_synth_spec *s, float *x);
+/* out: n integers uniform in [lo, hi) (hi - lo <= 2^32), from (seed,
+** stream) alone: the same on every platform; another stream, other
+** numbers (a relational table's columns: times, keys). */
+gnn_status gnn_synth_ints(uint64_t seed, uint64_t stream, int64_t n, int64_t lo, int64_t hi, int64_t *out);
 
 /* Dense kernels for generated code (gemm.c) */
 
