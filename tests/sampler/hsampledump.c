@@ -224,7 +224,23 @@ main(int argc, char **argv)
 			gnn_graph_destroy(cg[r]);
 	}
 	gnn_hsampler_destroy(s);
-	for (r = 0; r < nr; r++)
+	for (r = 0; r < nr; r++) {
 		gnn_graph_destroy(g[r]);
+		gnn_array_free(&ea[r]);
+		if (etime[r])
+			gnn_array_free(&ta[r]);
+		free(rels[r]);
+	}
+	for (t = 0; t < nt; t++) {
+		gnn_array_free(&xa[t]);
+		free(types[t]);
+	}
+	for (t = 0; t < nf; t++)
+		free(fan[t]);
+	if (sa.data)
+		gnn_array_free(&sa);
+	else
+		free(seeds);
+	gnn_array_free(&sta);
 	return 0;
 }
