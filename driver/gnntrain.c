@@ -453,11 +453,13 @@ traincompiled(TrainJob *j, IValue *outs)
 	const gnn_model_desc *d;
 	const gnn_train_prog *tp;
 	void *model = NULL, *host[MaxTrainIO] = {0}, *dev[MaxTrainIO] = {0};
-	gnn_graph *g = NULL;
 	int64_t e;
 	size_t nbs[MaxTrainIO] = {0};
-	int i, nin = 0, rc = -1, maskin = -1;
-	const IGraph *ig = NULL;
+	int i, nin = 0, rc = -1, maskin = -1, ng = 0;
+	/* the graph inputs: one, or a heterogeneous model's relations */
+	const IGraph *ig[MaxTrainIO];
+	bool rel[MaxTrainIO];
+	gnn_graph *gs[MaxTrainIO] = {0};
 
 	if (engineload(&en, j->m, j->model, j->target, j->cpu, j->gpumath, j->emu, 0, j->source) < 0)
 		return -1;
@@ -468,7 +470,10 @@ traincompiled(TrainJob *j, IValue *outs)
 	}
 	for (i = 0; i < j->step->narg - 1; i++) {
 		if (j->args[i].kind == TGraph) {
-			ig = &j->args[i].g;
+			if (ng >= MaxTrainIO)
+				goto oom;
+			ig[ng] = &j->args[i].g;
+			rel[ng++] = isrelation(j->step->val[j->step->arg[i]].type);
 			continue;
 		}
 		if (nin >= MaxTrainIO)
@@ -479,15 +484,23 @@ traincompiled(TrainJob *j, IValue *outs)
 			goto oom;
 		nin++;
 	}
-	if (igraphruntime(ig, false, &g) != GNN_OK || d->create(&model) != GNN_OK)
+	for (i = 0; i < ng; i++)
+		if (igraphruntime(ig[i], rel[i], &gs[i]) != GNN_OK)
+			goto fail;
+	if (d->create(&model) != GNN_OK)
 		goto fail;
 	if (j->weights ? d->load_weights(model, j->weights) != GNN_OK : gnn_prog_init(model, j->seed) != GNN_OK)
 		goto fail;
 	if (j->batch > 0) {
-		rc = trainbatches(j, d, tp, model, g, host, nbs, nin, maskin, outs);
+		if (ng != 1) {
+			opterror("mini-batch training (--batch-size) takes a model of one graph; a heterogeneous model's "
+			         "batches come from the C API (gnn_hsampler_*, docs/sampling.md)");
+			goto done;
+		}
+		rc = trainbatches(j, d, tp, model, gs[0], host, nbs, nin, maskin, outs);
 		goto done;
 	}
-	if (d->bind(model, g) != GNN_OK || gnn_prog_train_config(model, tp, &j->opt, j->seed) != GNN_OK)
+	if (d->bind_graphs(model, gs, ng) != GNN_OK || gnn_prog_train_config(model, tp, &j->opt, j->seed) != GNN_OK)
 		goto fail;
 	for (i = 0; i < nin; i++)
 		if (gnn_prog_to_device(model, host[i], nbs[i], &dev[i]) != GNN_OK)
@@ -515,7 +528,8 @@ done:
 	}
 	if (model)
 		d->destroy(model);
-	gnn_graph_destroy(g);
+	for (i = 0; i < ng; i++)
+		gnn_graph_destroy(gs[i]);
 	engineclose(&en);
 	return rc;
 }
