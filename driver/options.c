@@ -263,6 +263,10 @@ static const OptSpec table[] = {
 	 "the seed nodes in a new order each epoch (from --seed)"},
 	{OptSampleThreads, RUN, "--sample-threads", NULL, ArgRequired, "T", NULL, NULL,
 	 "threads that sample a batch (default 1), beside the\ntraining; any T gives the same batches"},
+	{OptEdgeTime, RUN, "--edge-time", NULL, ArgRequired, "REL=FILE", NULL, NULL,
+	 "temporal sampling: relation REL's edge times (int64\n[E]); a seed reaches only edges at or before its time"},
+	{OptSeedTime, RUN, "--seed-time", NULL, ArgRequired, "FILE", NULL, NULL,
+	 "with --edge-time: each seed-type node's time (int64 [N])"},
 
 	SECTION(CC, "Building programs:"),
 	{OptPrintLinkFlags, CC, "--print-link-flags", NULL, ArgNone, NULL, NULL, NULL,
