@@ -382,7 +382,8 @@ loadtimes(const char *path, int64_t n, const char *what, gnn_array *a)
 /*
  * A heterogeneous model's sampler: the node types are the relations'
  * node-count dims (dim[k] names relation k's source, dim[ng + k] its
- * target), each per-node input's type its first dim, the seeds the
+ * target, dim[2 ng + k] its edges), each per-node input's type its first
+ * dim (a per-edge input is an error), the seeds the
  * train mask's nodes of its type; --edge-time and --seed-time make it
  * temporal.  Registers the rows (B->rowtype) and sets rowof[].
  */
@@ -469,6 +470,13 @@ hsampler(TrainJob *j, const gnn_train_prog *tp, gnn_graph *const *gs, int ng, ch
 		firstdim(ti, want, sizeof want);
 		for (t = 0; t < nt && strcmp(tname[t], want) != 0; t++)
 			;
+		for (k = 0; k < ng && strcmp(dim[2 * ng + k], want) != 0; k++)
+			;
+		if (k < ng) {
+			opterror("mini-batch training: the step's input '%s' is per edge of %s; only per-node inputs are "
+			         "sampled", ti->name, gname[k]);
+			goto out;
+		}
 		if (t < nt) {
 			B->rowtype[r] = t;
 			B->rowbytes[r] = n[t] ? nbs[i] / (size_t)n[t] : 0;
@@ -496,7 +504,7 @@ out:
  * thread samples batch i+1 while batch i trains.  Then, if the outputs
  * are wanted, forward over the whole graph (layer-wise full-graph
  * inference).  A heterogeneous model (ng relations, dim[] their node
- * types) samples them all (gnn_hsampler), temporally with edge times.
+ * types and edges) samples them all (gnn_hsampler), temporally with edge times.
  */
 static int
 trainbatches(TrainJob *j, const gnn_model_desc *d, const gnn_train_prog *tp, void *model, gnn_graph *const *gs,
@@ -703,8 +711,8 @@ traincompiled(TrainJob *j, IValue *outs)
 		goto fail;
 	if (j->batch > 0) {
 		/* a relation's node counts' names: its types (dim[k] source,
-		 * dim[ng + k] target) */
-		char *dim[2 * MaxTrainIO] = {0};
+		 * dim[ng + k] target), and its edge count's (dim[2 ng + k]) */
+		char *dim[3 * MaxTrainIO] = {0};
 		const char *gname[MaxTrainIO];
 		bool hetero = ng > 1;
 		for (i = 0, k = 0; i < j->step->narg - 1; i++)
@@ -713,10 +721,11 @@ traincompiled(TrainJob *j, IValue *outs)
 				hetero = hetero || rel[k];
 				gname[k] = j->step->val[j->step->arg[i]].name;
 				dim[k] = dimstr(NULL, j->m, graphsrcnodes(t));
-				dim[ng + k++] = dimstr(NULL, j->m, t.dim[0]);
+				dim[ng + k] = dimstr(NULL, j->m, t.dim[0]);
+				dim[2 * ng + k++] = dimstr(NULL, j->m, t.dim[1]);
 			}
 		rc = trainbatches(j, d, tp, model, gs, ng, hetero, dim, gname, host, nbs, nin, maskin, outs);
-		for (i = 0; i < 2 * ng; i++)
+		for (i = 0; i < 3 * ng; i++)
 			free(dim[i]);
 		goto done;
 	}
