@@ -138,9 +138,11 @@ readgraph(const ReportOpts *o, Deg *d)
 		gnn_synth_spec sp = {.alpha = 1, .seed = 1};
 		int64_t *ei;
 		int k;
-		for (k = 0; optpresets[k] && strcmp(optpresets[k], name + 7) != 0; k++)
+		/* the graph presets only: a relational one is many graphs */
+		for (k = 0; k < (int)(sizeof optpresetsizes / sizeof *optpresetsizes)
+		            && strcmp(optpresets[k], name + 7) != 0; k++)
 			;
-		if (!optpresets[k]) {
+		if (k == (int)(sizeof optpresetsizes / sizeof *optpresetsizes)) {
 			fprintf(stderr, "gnncc: error: --report-graph: no preset '%s' (see gnngen --help)\n", name + 7);
 			return false;
 		}

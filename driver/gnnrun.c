@@ -89,6 +89,9 @@ typedef struct Opts {
 	const char *fanout;
 	bool shuffle;
 	int samplethreads;
+	/* --edge-time REL=FILE, --seed-time FILE */
+	int netime;
+	const char *etname[MaxIO], *etfile[MaxIO], *seedtime;
 } Opts;
 
 static void
@@ -627,6 +630,18 @@ parseargs(int argc, char **argv, Opts *o)
 			break;
 		case OptBatchSize: o->batchsize = optint("--batch-size", v, 1, INT64_MAX, "a count"); break;
 		case OptFanout: o->fanout = v; break;
+		case OptEdgeTime:
+			if (!strchr(v, '=') || v[0] == '=')
+				opterror("--edge-time takes REL=FILE (a relation's name), not '%s'", v);
+			else if (o->netime == MaxIO)
+				opterror("too many --edge-time");
+			else {
+				size_t n = strcspn(v, "=");
+				o->etname[o->netime] = astrfmt(NULL, "%.*s", (int)n, v);
+				o->etfile[o->netime++] = v + n + 1;
+			}
+			break;
+		case OptSeedTime: o->seedtime = v; break;
 		case OptShuffle: o->shuffle = true; break;
 		case OptSampleThreads: o->samplethreads = (int)optint("--sample-threads", v, 1, 64, "a count"); break;
 		default:
@@ -647,8 +662,10 @@ parseargs(int argc, char **argv, Opts *o)
 		opterror("--labels, --train-mask, --test-mask, --loss, --save-weights and the optimizer's settings need --train");
 	if (o->batchsize && !o->train)
 		opterror("--batch-size needs --train");
-	else if ((o->fanout || o->shuffle || o->samplethreads) && !o->batchsize)
-		opterror("--fanout, --shuffle and --sample-threads need --batch-size");
+	else if ((o->fanout || o->shuffle || o->samplethreads || o->netime || o->seedtime) && !o->batchsize)
+		opterror("--fanout, --shuffle, --sample-threads, --edge-time and --seed-time need --batch-size");
+	else if (!o->netime != !o->seedtime)
+		opterror("temporal sampling takes both --edge-time REL=FILE and --seed-time FILE");
 	else if (o->batchsize && strcmp(o->engine, "interp") == 0)
 		opterror("mini-batch training (--batch-size) needs a compiled engine (--engine=cpu, cuda or cuda-emu)");
 	else if (o->batchsize && !o->trainmask)
@@ -904,6 +921,12 @@ batchjob(const Opts *o, const Fn *model, TrainJob *j)
 	/* --train-mask's input (main: the step's input after the labels) */
 	j->maskarg = model->narg + 1;
 	j->wantout = o->nout > 0 || o->testmask;
+	j->netime = o->netime;
+	for (h = 0; h < o->netime; h++) {
+		j->etname[h] = o->etname[h];
+		j->etfile[h] = o->etfile[h];
+	}
+	j->seedtime = o->seedtime;
 	return true;
 }
 

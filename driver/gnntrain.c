@@ -315,6 +315,187 @@ dimis(const gnn_tensor_info *t, char sym)
 }
 
 /*
+ * The batches of one graph (gnn_sampler) or of a heterogeneous model's
+ * relations (gnn_hsampler), seen alike: a batch's graphs, the rows of
+ * its k-th registered array and how many, its seed mask.
+ */
+typedef struct Batches {
+	gnn_sampler *s;
+	gnn_hsampler *h;
+	int ng, nt, rowtype[GNN_SAMPLER_MAX_ROWS], seedtype;
+	size_t rowbytes[GNN_SAMPLER_MAX_ROWS];   /* a row's bytes */
+	const gnn_batch *b;
+	const gnn_hbatch *hb;
+} Batches;
+
+static gnn_status
+bnext(Batches *B, const gnn_model_desc *d, void *model)
+{
+	gnn_status st = B->s ? gnn_sampler_next(B->s, &B->b) : gnn_hsampler_next(B->h, &B->hb);
+
+	if (st != GNN_OK)
+		return st;
+	return B->s ? d->bind(model, B->b->graph) : d->bind_graphs(model, B->hb->graph, B->ng);
+}
+
+static const void *
+brows(const Batches *B, int k, int64_t *n)
+{
+	*n = B->s ? B->b->num_nodes : B->hb->num_nodes[B->rowtype[k]];
+	return B->s ? B->b->rows[k] : B->hb->rows[k];
+}
+
+static const uint8_t *
+bmask(const Batches *B, int64_t *n, int64_t *seeds)
+{
+	*n = B->s ? B->b->num_nodes : B->hb->num_nodes[B->seedtype];
+	*seeds = B->s ? B->b->num_seeds : B->hb->num_seeds;
+	return B->s ? B->b->mask : B->hb->mask;
+}
+
+/* a step input's first dim's name ("N_customer" of "[N_customer, 16]") */
+static void
+firstdim(const gnn_tensor_info *t, char *out, size_t n)
+{
+	size_t k = t->rank >= 1 && t->shape[0] < 0 && t->dims[0] == '[' ? strcspn(t->dims + 1, ",]") : 0;
+
+	snprintf(out, n, "%.*s", (int)(k < n ? k : n - 1), t->dims + 1);
+}
+
+/* an int64 [n] array from path (its data, which the caller frees with a) */
+static const int64_t *
+loadtimes(const char *path, int64_t n, const char *what, gnn_array *a)
+{
+	if (gnn_npy_read(path, a) != GNN_OK) {
+		opterror("%s", gnn_errmsg());
+		return NULL;
+	}
+	if (a->dtype != GNN_I64 || a->rank != 1 || a->shape[0] != n) {
+		opterror("%s %s: i64 [%lld] wanted, not %s of %lld elements", what, path, (long long)n,
+		         gnn_dtype_name(a->dtype), (long long)gnn_array_numel(a));
+		gnn_array_free(a);
+		return NULL;
+	}
+	return a->data;
+}
+
+/*
+ * A heterogeneous model's sampler: the node types are the relations'
+ * node-count dims (dim[k] names relation k's source, dim[ng + k] its
+ * target, dim[2 ng + k] its edges), each per-node input's type its first
+ * dim (a per-edge input is an error), the seeds the
+ * train mask's nodes of its type; --edge-time and --seed-time make it
+ * temporal.  Registers the rows (B->rowtype) and sets rowof[].
+ */
+static int
+hsampler(TrainJob *j, const gnn_train_prog *tp, gnn_graph *const *gs, int ng, char *const *dim,
+         const char *const *gname, void *const *host, const size_t *nbs, int nin, int maskin, int *rowof,
+         Batches *B, gnn_array *times)
+{
+	const char *tname[GNN_HSAMPLER_MAX_TYPES];
+	int64_t n[GNN_HSAMPLER_MAX_TYPES], *seeds = NULL, ns = 0, k;
+	int src[GNN_HSAMPLER_MAX_RELS], dst[GNN_HSAMPLER_MAX_RELS], nt = 0, i, r, t, rc = -1;
+	const int64_t *etime[GNN_HSAMPLER_MAX_RELS] = {0}, *stime = NULL;
+	int64_t *seedtime = NULL;
+	gnn_hsampler_config cfg = {.batch_size = j->sample.batch_size, .nhops = j->sample.nhops,
+		.shuffle = j->sample.shuffle, .seed = j->sample.seed, .prefetch = j->sample.prefetch};
+	char want[256];
+
+	if (ng > GNN_HSAMPLER_MAX_RELS) {
+		opterror("mini-batch training: %d relations, at most %d", ng, GNN_HSAMPLER_MAX_RELS);
+		return -1;
+	}
+	for (k = 0; k < 2 * ng; k++) {
+		for (t = 0; t < nt && strcmp(tname[t], dim[k]) != 0; t++)
+			;
+		if (t == nt) {
+			if (nt == GNN_HSAMPLER_MAX_TYPES) {
+				opterror("mini-batch training: more than %d node types", GNN_HSAMPLER_MAX_TYPES);
+				return -1;
+			}
+			tname[nt] = dim[k];
+			n[nt++] = k < ng ? gnn_graph_num_src_nodes(gs[k]) : gnn_graph_num_nodes(gs[k - ng]);
+		}
+		if (k < ng)
+			src[k] = t;
+		else
+			dst[k - ng] = t;
+	}
+	for (r = 0; r < ng; r++)
+		for (int h = 0; h < cfg.nhops; h++)
+			cfg.fanout[r][h] = j->sample.fanout[h];
+	firstdim(&tp->prog->inputs[maskin], want, sizeof want);
+	for (B->seedtype = 0; B->seedtype < nt && strcmp(tname[B->seedtype], want) != 0; B->seedtype++)
+		;
+	if (B->seedtype == nt || tp->prog->inputs[maskin].dtype != GNN_BOOL || tp->prog->inputs[maskin].rank != 1) {
+		opterror("mini-batch training needs the step's input after the labels to be a node mask bool[N_type] "
+		         "of one node type (--train-mask)");
+		return -1;
+	}
+	for (k = 0; k < j->netime; k++) {
+		for (r = 0; r < ng && strcmp(gname[r], j->etname[k]) != 0; r++)
+			;
+		if (r == ng) {
+			opterror("--edge-time %s=%s: the model has no relation '%s'", j->etname[k], j->etfile[k], j->etname[k]);
+			goto out;
+		}
+		if (!(etime[r] = loadtimes(j->etfile[k], gnn_graph_num_edges(gs[r]), "--edge-time", &times[r])))
+			goto out;
+	}
+	if (j->seedtime && !(stime = loadtimes(j->seedtime, n[B->seedtype], "--seed-time", &times[ng])))
+		goto out;
+	if (!(seeds = malloc((size_t)(n[B->seedtype] + 1) * sizeof *seeds)) ||
+	    !(seedtime = malloc((size_t)(n[B->seedtype] + 1) * sizeof *seedtime))) {
+		opterror("out of memory");
+		goto out;
+	}
+	for (k = 0; k < n[B->seedtype]; k++)
+		if (((const uint8_t *)host[maskin])[k]) {
+			seedtime[ns] = stime ? stime[k] : 0;
+			seeds[ns++] = k;
+		}
+	{
+		gnn_hetero_desc hd = {.num_types = nt, .num_nodes = n, .num_rels = ng, .rel = (const gnn_graph *const *)gs,
+			.src_type = src, .dst_type = dst, .edge_time = j->netime ? etime : NULL};
+		if (gnn_hsampler_create(&hd, B->seedtype, seeds, stime ? seedtime : NULL, ns, &cfg, &B->h) != GNN_OK)
+			goto fail;
+	}
+	B->ng = ng;
+	B->nt = nt;
+	for (i = 0, r = 0; i < nin; i++) {
+		const gnn_tensor_info *ti = &tp->prog->inputs[i];
+		rowof[i] = -1;
+		if (i == maskin)
+			continue;
+		firstdim(ti, want, sizeof want);
+		for (t = 0; t < nt && strcmp(tname[t], want) != 0; t++)
+			;
+		for (k = 0; k < ng && strcmp(dim[2 * ng + k], want) != 0; k++)
+			;
+		if (k < ng) {
+			opterror("mini-batch training: the step's input '%s' is per edge of %s; only per-node inputs are "
+			         "sampled", ti->name, gname[k]);
+			goto out;
+		}
+		if (t < nt) {
+			B->rowtype[r] = t;
+			B->rowbytes[r] = n[t] ? nbs[i] / (size_t)n[t] : 0;
+			if (gnn_hsampler_add_rows(B->h, t, host[i], B->rowbytes[r]) != GNN_OK)
+				goto fail;
+			rowof[i] = r++;
+		}
+	}
+	rc = 0;
+	goto out;
+fail:
+	opterror("%s", gnn_errmsg());
+out:
+	free(seeds);
+	free(seedtime);
+	return rc;
+}
+
+/*
  * Epochs of batches: the seeds are the train mask's nodes; each batch's
  * subgraph is bound (the same compiled model: no recompile; its arenas
  * sized once, by the capacity graph), its node rows of every per-node
@@ -322,69 +503,100 @@ dimis(const gnn_tensor_info *t, char sym)
  * seed mask, so the loss is over the seeds alone.  The sampler's producer
  * thread samples batch i+1 while batch i trains.  Then, if the outputs
  * are wanted, forward over the whole graph (layer-wise full-graph
- * inference).
+ * inference).  A heterogeneous model (ng relations, dim[] their node
+ * types and edges) samples them all (gnn_hsampler), temporally with edge times.
  */
 static int
-trainbatches(TrainJob *j, const gnn_model_desc *d, const gnn_train_prog *tp, void *model, gnn_graph *g,
-             void *const *host, const size_t *nbs, int nin, int maskin, IValue *outs)
+trainbatches(TrainJob *j, const gnn_model_desc *d, const gnn_train_prog *tp, void *model, gnn_graph *const *gs,
+             int ng, bool hetero, char *const *dim, const char *const *gname, void *const *host, const size_t *nbs,
+             int nin, int maskin, IValue *outs)
 {
-	int64_t n = gnn_graph_num_nodes(g), k, ns = 0, *seeds = NULL, e, b, nb, capn, cape, binds = 0;
+	gnn_graph *g = gs[0];
+	int64_t n = gnn_graph_num_nodes(g), k, ns = 0, *seeds = NULL, e, b, nb, capn = 0, cape = 0, binds = 0;
 	int rowof[MaxTrainIO], i, r = 0, rc = -1, cuda = d->target == GNN_TARGET_CUDA;
 	void *whole[MaxTrainIO] = {0}, *per[MaxTrainIO] = {0};
 	const void *in[MaxTrainIO] = {0};
-	gnn_sampler *s = NULL;
-	gnn_graph *cap = NULL;
-	const gnn_batch *bt;
+	gnn_graph *cap[GNN_HSAMPLER_MAX_RELS] = {0};
+	gnn_array times[GNN_HSAMPLER_MAX_RELS + 1] = {0};
+	Batches B = {0};
 	gnn_counters c0;
 
-	if (maskin < 0 || tp->prog->inputs[maskin].dtype != GNN_BOOL || !dimis(&tp->prog->inputs[maskin], 'N')) {
-		opterror("mini-batch training needs the step's input after the labels to be a node mask bool[N] "
-		         "(--train-mask)");
-		return -1;
+	if (hetero) {
+		if (hsampler(j, tp, gs, ng, dim, gname, host, nbs, nin, maskin, rowof, &B, times) != 0)
+			goto out;
+	} else {
+		if (maskin < 0 || tp->prog->inputs[maskin].dtype != GNN_BOOL || !dimis(&tp->prog->inputs[maskin], 'N')) {
+			opterror("mini-batch training needs the step's input after the labels to be a node mask bool[N] "
+			         "(--train-mask)");
+			return -1;
+		}
+		if (j->netime) {
+			opterror("temporal sampling (--edge-time) is for heterogeneous models (relations)");
+			return -1;
+		}
+		if (!(seeds = malloc((n + 1) * sizeof *seeds)))
+			goto oom;
+		for (k = 0; k < n; k++)
+			if (((const uint8_t *)host[maskin])[k])
+				seeds[ns++] = k;
+		if (gnn_sampler_create(g, seeds, ns, &j->sample, &B.s) != GNN_OK)
+			goto fail;
+		for (i = 0; i < nin; i++) {
+			rowof[i] = -1;
+			if (i != maskin && dimis(&tp->prog->inputs[i], 'N')) {
+				B.rowbytes[r] = n ? nbs[i] / (size_t)n : 0;
+				if (gnn_sampler_add_rows(B.s, host[i], B.rowbytes[r]) != GNN_OK)
+					goto fail;
+				rowof[i] = r++;
+			}
+		}
 	}
-	if (!(seeds = malloc((n + 1) * sizeof *seeds)))
-		goto oom;
-	for (k = 0; k < n; k++)
-		if (((const uint8_t *)host[maskin])[k])
-			seeds[ns++] = k;
-	if (gnn_sampler_create(g, seeds, ns, &j->sample, &s) != GNN_OK)
-		goto fail;
 	for (i = 0; i < nin; i++) {
 		const gnn_tensor_info *t = &tp->prog->inputs[i];
-		rowof[i] = -1;
-		if (i == maskin)
+		if (i == maskin || rowof[i] >= 0)
 			continue;
-		if (dimis(t, 'E')) {
+		if (!hetero && dimis(t, 'E')) {
 			opterror("mini-batch training: the step's input '%s' is per edge; only per-node inputs are sampled",
 			         t->name);
 			goto out;
 		}
-		if (dimis(t, 'N')) {
-			if (gnn_sampler_add_rows(s, host[i], n ? nbs[i] / (size_t)n : 0) != GNN_OK)
-				goto fail;
-			rowof[i] = r++;
-		} else if (cuda && gnn_prog_to_device(model, host[i], nbs[i], &whole[i]) != GNN_OK) {
+		if (cuda && gnn_prog_to_device(model, host[i], nbs[i], &whole[i]) != GNN_OK)
 			goto fail;
-		}
 	}
-	gnn_sampler_capacity(s, &capn, &cape);
-	if (gnn_sampler_capacity_graph(s, &cap) != GNN_OK || d->bind(model, cap) != GNN_OK ||
-	    gnn_prog_train_config(model, tp, &j->opt, j->seed) != GNN_OK)
+	if (B.s) {
+		gnn_sampler_capacity(B.s, &capn, &cape);
+		if (gnn_sampler_capacity_graph(B.s, &cap[0]) != GNN_OK || d->bind(model, cap[0]) != GNN_OK)
+			goto fail;
+	} else {
+		int64_t cn[GNN_HSAMPLER_MAX_TYPES], ce[GNN_HSAMPLER_MAX_RELS];
+		/* the most nodes (of all types) and edges (of all relations) */
+		gnn_hsampler_capacity(B.h, cn, ce);
+		for (i = 0; i < B.nt; i++)
+			capn += cn[i];
+		for (i = 0; i < ng; i++)
+			cape += ce[i];
+		if (gnn_hsampler_capacity_graphs(B.h, cap) != GNN_OK || d->bind_graphs(model, cap, ng) != GNN_OK)
+			goto fail;
+	}
+	if (gnn_prog_train_config(model, tp, &j->opt, j->seed) != GNN_OK)
 		goto fail;
 	gnn_prog_counters(model, &c0);   /* the capacity's arenas: what no batch may add to */
-	nb = gnn_sampler_batches(s);
+	nb = B.s ? gnn_sampler_batches(B.s) : gnn_hsampler_batches(B.h);
 	for (e = 0; e < j->epochs; e++) {
 		double sum = 0;
 		int64_t seen = 0;
 		for (b = 0; b < nb; b++) {
 			float loss = NAN;
-			if (gnn_sampler_next(s, &bt) != GNN_OK || d->bind(model, bt->graph) != GNN_OK)
+			int64_t nmask, nseed;
+			const uint8_t *mask;
+			if (bnext(&B, d, model) != GNN_OK)
 				goto fail;
 			binds++;
+			mask = bmask(&B, &nmask, &nseed);
 			for (i = 0; i < nin; i++) {
-				const void *src = i == maskin ? (const void *)bt->mask : rowof[i] >= 0 ? bt->rows[rowof[i]] : NULL;
-				size_t nbytes = i == maskin ? (size_t)bt->num_nodes :
-				                rowof[i] >= 0 ? nbs[i] / (size_t)n * (size_t)bt->num_nodes : 0;
+				int64_t rows = 0;
+				const void *src = i == maskin ? (const void *)mask : rowof[i] >= 0 ? brows(&B, rowof[i], &rows) : NULL;
+				size_t nbytes = i == maskin ? (size_t)nmask : rowof[i] >= 0 ? B.rowbytes[rowof[i]] * (size_t)rows : 0;
 				if (!src)
 					in[i] = cuda ? whole[i] : host[i];
 				else if (!cuda)
@@ -401,8 +613,8 @@ trainbatches(TrainJob *j, const gnn_model_desc *d, const gnn_train_prog *tp, voi
 					gnn_prog_free_device(model, per[i]);
 					per[i] = NULL;
 				}
-			sum += (double)loss * (double)bt->num_seeds;
-			seen += bt->num_seeds;
+			sum += (double)loss * (double)nseed;
+			seen += nseed;
 		}
 		progress(j, e, seen ? sum / (double)seen : NAN);
 	}
@@ -422,7 +634,8 @@ trainbatches(TrainJob *j, const gnn_model_desc *d, const gnn_train_prog *tp, voi
 		fflush(stdout);
 	}
 	/* layer-wise inference over the whole graph: the forward */
-	if ((j->wantout && d->bind(model, g) != GNN_OK) || finish(j, d, model, host, nin, j->wantout, outs) != GNN_OK)
+	if ((j->wantout && d->bind_graphs(model, gs, ng) != GNN_OK) ||
+	    finish(j, d, model, host, nin, j->wantout, outs) != GNN_OK)
 		goto fail;
 	rc = 0;
 	goto out;
@@ -440,8 +653,13 @@ out:
 	}
 	/* the model may still be bound to a batch's graph, which goes now:
 	 * the caller destroys the model next, which reads no graph then */
-	gnn_sampler_destroy(s);
-	gnn_graph_destroy(cap);
+	gnn_sampler_destroy(B.s);
+	gnn_hsampler_destroy(B.h);
+	for (i = 0; i < GNN_HSAMPLER_MAX_RELS; i++)
+		gnn_graph_destroy(cap[i]);
+	for (i = 0; i <= GNN_HSAMPLER_MAX_RELS; i++)
+		if (times[i].data)
+			gnn_array_free(&times[i]);
 	free(seeds);
 	return rc;
 }
@@ -453,11 +671,13 @@ traincompiled(TrainJob *j, IValue *outs)
 	const gnn_model_desc *d;
 	const gnn_train_prog *tp;
 	void *model = NULL, *host[MaxTrainIO] = {0}, *dev[MaxTrainIO] = {0};
-	gnn_graph *g = NULL;
 	int64_t e;
 	size_t nbs[MaxTrainIO] = {0};
-	int i, nin = 0, rc = -1, maskin = -1;
-	const IGraph *ig = NULL;
+	int i, k, nin = 0, rc = -1, maskin = -1, ng = 0;
+	/* the graph inputs: one, or a heterogeneous model's relations */
+	const IGraph *ig[MaxTrainIO];
+	bool rel[MaxTrainIO];
+	gnn_graph *gs[MaxTrainIO] = {0};
 
 	if (engineload(&en, j->m, j->model, j->target, j->cpu, j->gpumath, j->emu, 0, j->source) < 0)
 		return -1;
@@ -468,7 +688,10 @@ traincompiled(TrainJob *j, IValue *outs)
 	}
 	for (i = 0; i < j->step->narg - 1; i++) {
 		if (j->args[i].kind == TGraph) {
-			ig = &j->args[i].g;
+			if (ng >= MaxTrainIO)
+				goto oom;
+			ig[ng] = &j->args[i].g;
+			rel[ng++] = isrelation(j->step->val[j->step->arg[i]].type);
 			continue;
 		}
 		if (nin >= MaxTrainIO)
@@ -479,15 +702,34 @@ traincompiled(TrainJob *j, IValue *outs)
 			goto oom;
 		nin++;
 	}
-	if (igraphruntime(ig, false, &g) != GNN_OK || d->create(&model) != GNN_OK)
+	for (i = 0; i < ng; i++)
+		if (igraphruntime(ig[i], rel[i], &gs[i]) != GNN_OK)
+			goto fail;
+	if (d->create(&model) != GNN_OK)
 		goto fail;
 	if (j->weights ? d->load_weights(model, j->weights) != GNN_OK : gnn_prog_init(model, j->seed) != GNN_OK)
 		goto fail;
 	if (j->batch > 0) {
-		rc = trainbatches(j, d, tp, model, g, host, nbs, nin, maskin, outs);
+		/* a relation's node counts' names: its types (dim[k] source,
+		 * dim[ng + k] target), and its edge count's (dim[2 ng + k]) */
+		char *dim[3 * MaxTrainIO] = {0};
+		const char *gname[MaxTrainIO];
+		bool hetero = ng > 1;
+		for (i = 0, k = 0; i < j->step->narg - 1; i++)
+			if (j->args[i].kind == TGraph) {
+				Type t = j->step->val[j->step->arg[i]].type;
+				hetero = hetero || rel[k];
+				gname[k] = j->step->val[j->step->arg[i]].name;
+				dim[k] = dimstr(NULL, j->m, graphsrcnodes(t));
+				dim[ng + k] = dimstr(NULL, j->m, t.dim[0]);
+				dim[2 * ng + k++] = dimstr(NULL, j->m, t.dim[1]);
+			}
+		rc = trainbatches(j, d, tp, model, gs, ng, hetero, dim, gname, host, nbs, nin, maskin, outs);
+		for (i = 0; i < 3 * ng; i++)
+			free(dim[i]);
 		goto done;
 	}
-	if (d->bind(model, g) != GNN_OK || gnn_prog_train_config(model, tp, &j->opt, j->seed) != GNN_OK)
+	if (d->bind_graphs(model, gs, ng) != GNN_OK || gnn_prog_train_config(model, tp, &j->opt, j->seed) != GNN_OK)
 		goto fail;
 	for (i = 0; i < nin; i++)
 		if (gnn_prog_to_device(model, host[i], nbs[i], &dev[i]) != GNN_OK)
@@ -515,7 +757,8 @@ done:
 	}
 	if (model)
 		d->destroy(model);
-	gnn_graph_destroy(g);
+	for (i = 0; i < ng; i++)
+		gnn_graph_destroy(gs[i]);
 	engineclose(&en);
 	return rc;
 }

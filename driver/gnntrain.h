@@ -35,6 +35,11 @@ typedef struct TrainJob {
 	gnn_sampler_config sample;
 	int maskarg;
 	bool wantout;
+	/* temporal sampling of a heterogeneous model: relation etname[k]'s
+	 * edge times from etfile[k], the seed type's node times from
+	 * seedtime (NULL: untimed) */
+	int netime;
+	const char *etname[MaxTrainIO], *etfile[MaxTrainIO], *seedtime;
 } TrainJob;
 
 /* Train; outs receives the model's outputs after training (free with

@@ -31,7 +31,9 @@ const char *const optgpumaths[3] = {"fp32", "tf32", NULL};
 const char *const optprecisions[4] = {"fp32", "bf16", "fp16", NULL};
 const char *const optprecisionpass[3] = {NULL, "store-bf16", "store-f16"};
 static const char *const levels[] = {"0", "1", "2", "3", NULL};
-const char *const optpresets[7] = {"cora", "citeseer", "pubmed", "arxiv", "reddit", "products", NULL};
+/* the graphs first (optpresetsizes' rows), then the relational ones
+ * (gnngen's tables, docs/hetero.md) */
+const char *const optpresets[8] = {"cora", "citeseer", "pubmed", "arxiv", "reddit", "products", "rel-shop", NULL};
 /* the shapes of the usual benchmark datasets (PyG's Planetoid, OGB,
  * Reddit), in optpresets' order: gnngen's presets, and gnncc's
  * --report-graph=preset:NAME */
@@ -261,6 +263,10 @@ static const OptSpec table[] = {
 	 "the seed nodes in a new order each epoch (from --seed)"},
 	{OptSampleThreads, RUN, "--sample-threads", NULL, ArgRequired, "T", NULL, NULL,
 	 "threads that sample a batch (default 1), beside the\ntraining; any T gives the same batches"},
+	{OptEdgeTime, RUN, "--edge-time", NULL, ArgRequired, "REL=FILE", NULL, NULL,
+	 "temporal sampling: relation REL's edge times (int64\n[E]); a seed reaches only edges at or before its time"},
+	{OptSeedTime, RUN, "--seed-time", NULL, ArgRequired, "FILE", NULL, NULL,
+	 "with --edge-time: each seed-type node's time (int64 [N])"},
 
 	SECTION(CC, "Building programs:"),
 	{OptPrintLinkFlags, CC, "--print-link-flags", NULL, ArgNone, NULL, NULL, NULL,
@@ -288,7 +294,10 @@ static const OptSpec table[] = {
 	 "an unsigned 64-bit seed (default 0; gnnrun --train: the\ninit's and dropout's)"},
 	{OptPreset, GEN, "--preset", NULL, ArgRequired, "NAME", optpresets, "preset",
 	 "N, E and F of a dataset (below); --nodes, --edges and\n"
-	 "--features given beside it override them"},
+	 "--features given beside it override them; rel-*: the\n"
+	 "tables of a relational database (below)"},
+	{OptScale, GEN, "--scale", NULL, ArgRequired, "S", NULL, NULL,
+	 "a relational preset's rows times S, 0 < S <= 16\n(default 1)"},
 	{OptGenOut, GEN, "--out", NULL, ArgRequired, "DIR", NULL, NULL,
 	 "output directory (created if missing)"},
 	{OptStats, GEN, "--stats", NULL, ArgRequired, "FILE", NULL, NULL,

@@ -60,9 +60,9 @@ typedef enum Opt {
 	OptProfile,
 	OptTrain, OptLabels, OptTrainMask, OptTestMask, OptLoss, OptEpochs, OptOptimizer, OptLr,
 	OptWeightDecay, OptMomentum, OptNesterov, OptSaveWeights,
-	OptBatchSize, OptFanout, OptShuffle, OptSampleThreads,
+	OptBatchSize, OptFanout, OptShuffle, OptSampleThreads, OptEdgeTime, OptSeedTime,
 	/* gnngen */
-	OptNodes, OptEdges, OptFeatures, OptAlpha, OptSeed, OptPreset, OptGenOut, OptStats,
+	OptNodes, OptEdges, OptFeatures, OptAlpha, OptSeed, OptPreset, OptScale, OptGenOut, OptStats,
 } Opt;
 
 typedef struct OptSpec {
@@ -77,8 +77,9 @@ typedef struct OptSpec {
 	const char *help;               /* lines split by '\n'; NULL: not listed */
 } OptSpec;
 
-/* gnngen's presets, in the order of its sizes table (checked there) */
-extern const char *const optpresets[7];
+/* gnngen's presets: the graphs, in the order of their sizes table
+ * (checked there), then the relational ones (no single graph) */
+extern const char *const optpresets[8];
 /* their node, edge and feature counts, in the same order */
 typedef struct OptPresetSize {
 	int64_t nodes, edges, features;

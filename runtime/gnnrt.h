@@ -767,6 +767,79 @@ void gnn_sampler_capacity(const gnn_sampler *s, int64_t *nodes, int64_t *edges);
 gnn_status gnn_sampler_capacity_graph(const gnn_sampler *s, gnn_graph **out);
 void gnn_sampler_destroy(gnn_sampler *s);   /* NULL is a no-op; stops the producer */
 
+/* hsample.c: neighbour sampling over a heterogeneous graph, temporal
+** where edges carry times (docs/sampling.md#heterogeneous-graphs) */
+
+/*
+** PyG's NeighborLoader over HeteroData: seeds of one node type; hop i
+** expands the nodes of every type that hop i-1 added (the seeds first):
+** for each relation in order, each of its target type's frontier nodes
+** draws min(fanout[r][i], eligible in-edges of r) uniformly without
+** replacement.  Each type numbers its nodes in order of first appearance
+** (hop, relation, node, draw); each relation's edges are [2, E_r] in
+** those numberings, in the order drawn.  With edge times, sampling is
+** temporal: every seed has a time and its own subgraph (PyG's disjoint
+** subgraphs), and an edge is eligible only when its time is at most the
+** seed's (time_attr, temporal_strategy="uniform"), at every hop.
+*/
+#define GNN_HSAMPLER_MAX_TYPES 16
+#define GNN_HSAMPLER_MAX_RELS 32
+typedef struct gnn_hetero_desc {
+	int num_types;                     /* 1..GNN_HSAMPLER_MAX_TYPES */
+	const int64_t *num_nodes;          /* [num_types] */
+	int num_rels;                      /* 1..GNN_HSAMPLER_MAX_RELS */
+	const gnn_graph *const *rel;       /* [num_rels]: gnn_graph_relation_from_edge_index's (borrowed) */
+	const int *src_type, *dst_type;    /* [num_rels] */
+	const int64_t *const *edge_time;   /* NULL, or [num_rels]: NULL (untimed) or [E_r] (borrowed) */
+} gnn_hetero_desc;
+typedef struct gnn_hsampler gnn_hsampler;
+typedef struct gnn_hsampler_config {
+	int64_t batch_size;      /* >= 1 */
+	int nhops;               /* 1..GNN_SAMPLER_MAX_HOPS */
+	/* [relation][hop]: 0..GNN_SAMPLER_MAX_FANOUT (0: none drawn) */
+	int64_t fanout[GNN_HSAMPLER_MAX_RELS][GNN_SAMPLER_MAX_HOPS];
+	int shuffle;
+	uint64_t seed;
+	int prefetch;            /* a producer thread fills the next batch */
+} gnn_hsampler_config;
+/* One batch; its pointers live as gnn_batch's do. */
+typedef struct gnn_hbatch {
+	int64_t epoch, index, num_seeds;
+	int64_t num_nodes[GNN_HSAMPLER_MAX_TYPES];
+	const int64_t *node[GNN_HSAMPLER_MAX_TYPES];   /* each type's global ids; the seeds first */
+	/* temporal: the seed (0..num_seeds-1) whose subgraph holds each node;
+	** else NULL */
+	const int64_t *root[GNN_HSAMPLER_MAX_TYPES];
+	int64_t num_edges[GNN_HSAMPLER_MAX_RELS];
+	const int64_t *edge_index[GNN_HSAMPLER_MAX_RELS];   /* [2, E_r] local ids of src_type, dst_type */
+	const int64_t *edge_id[GNN_HSAMPLER_MAX_RELS];      /* [E_r] positions in the relation */
+	gnn_graph *graph[GNN_HSAMPLER_MAX_RELS];            /* the relations, to bind */
+	const uint8_t *mask;     /* [num_nodes[seed type]] 1 for the seeds */
+	const int64_t *seed_index;   /* [num_seeds] each seed's position in seeds[] */
+	const int64_t *seed_time;    /* temporal: [num_seeds] their times; else NULL */
+	const void *rows[GNN_SAMPLER_MAX_ROWS];   /* gnn_hsampler_add_rows' rows of its type's nodes */
+} gnn_hbatch;
+/*
+** A sampler of h (its arrays copied, its graphs and times borrowed) from
+** seeds[0..nseeds) of seed_type; seed_time[0..nseeds) their times
+** (copied), required when some relation is timed and refused otherwise.
+** Untimed, seeds are distinct; timed, a node may be a seed at several
+** times.  Errors as gnn_sampler_create's.
+*/
+gnn_status gnn_hsampler_create(const gnn_hetero_desc *h, int seed_type, const int64_t *seeds,
+	const int64_t *seed_time, int64_t nseeds, const gnn_hsampler_config *cfg, gnn_hsampler **out);
+/* data: num_nodes[type] rows of row_bytes (borrowed) gathered per batch
+** into batch->rows[k], k being the k-th call */
+gnn_status gnn_hsampler_add_rows(gnn_hsampler *s, int type, const void *data, size_t row_bytes);
+gnn_status gnn_hsampler_next(gnn_hsampler *s, const gnn_hbatch **out);
+int64_t gnn_hsampler_batches(const gnn_hsampler *s);   /* per epoch */
+/* the most nodes a batch has of each type, edges of each relation */
+void gnn_hsampler_capacity(const gnn_hsampler *s, int64_t *nodes, int64_t *edges);
+/* out[0..num_rels): relations of those sizes (the caller destroys them),
+** to bind once before the batches */
+gnn_status gnn_hsampler_capacity_graphs(const gnn_hsampler *s, gnn_graph **out);
+void gnn_hsampler_destroy(gnn_hsampler *s);
+
 /* synth.c */
 
 /*
@@ -801,6 +874,10 @@ gnn_status gnn_synth_edges(const gnn_synth_spec *s, int64_t *edge_index);
 ** steps of 2^-23), from the seed alone: the same x whatever edges and
 ** alpha are. NULL only when nodes * features is 0. */
 gnn_status gnn_synth_features(const gnn_synth_spec *s, float *x);
+/* out: n integers uniform in [lo, hi) (hi - lo <= 2^32), from (seed,
+** stream) alone: the same on every platform; another stream, other
+** numbers (a relational table's columns: times, keys). */
+gnn_status gnn_synth_ints(uint64_t seed, uint64_t stream, int64_t n, int64_t lo, int64_t hi, int64_t *out);
 
 /* Dense kernels for generated code (gemm.c) */
 

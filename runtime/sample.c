@@ -27,10 +27,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
 #include "philox.h"
+#include "sampler.h"
 
-enum { NSLOT = 3, ErrLen = 512 };
+enum { NSLOT = GNN_SAMPLE_SLOTS, ErrLen = 512 };
 
 /* Philox streams (counter word 2) of the sampler, apart from dropout's
  * (small numbers) and init's (bit 31) */
@@ -58,13 +58,7 @@ struct gnn_sampler {
 	const void *rowdata[GNN_SAMPLER_MAX_ROWS];
 	size_t rowbytes[GNN_SAMPLER_MAX_ROWS];
 	slot slot[NSLOT];
-	int64_t cons;                 /* batches returned */
-	/* the producer */
-	int started, stop;
-	int64_t prod;                 /* batches filled */
-	pthread_t thread;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
+	gnn_prefetch_ pf;
 };
 
 static uint32_t
@@ -73,14 +67,14 @@ lo32(uint64_t v)
 	return (uint32_t)v;
 }
 
-/* a uniform integer in [0, m), m < 2^32, from the block of ctr under the
- * sampler's seed: Lemire's multiply-shift with rejection over the block's
- * four words (all four rejected is < (m / 2^32)^4 likely: then word 0's
+/* a uniform integer in [0, m), m < 2^32, from the block of ctr under
+ * seed: Lemire's multiply-shift with rejection over the block's four
+ * words (all four rejected is < (m / 2^32)^4 likely: then word 0's
  * biased value) */
-static uint32_t
-uniform(const gnn_sampler *s, const uint32_t ctr[4], uint32_t m)
+uint32_t
+gnn_sample_uniform_(uint64_t seed, const uint32_t ctr[4], uint32_t m)
 {
-	uint32_t key[2] = {lo32(s->cfg.seed), lo32(s->cfg.seed >> 32)}, o[4], thr = (uint32_t)(-m) % m;
+	uint32_t key[2] = {lo32(seed), lo32(seed >> 32)}, o[4], thr = (uint32_t)(-m) % m;
 	uint64_t p = 0;
 	int w;
 
@@ -91,6 +85,41 @@ uniform(const gnn_sampler *s, const uint32_t ctr[4], uint32_t m)
 			return (uint32_t)(p >> 32);
 	}
 	return (uint32_t)(((uint64_t)o[0] * m) >> 32);
+}
+
+/* Floyd: for t = d-c .. d-1, r uniform in [0, t]; r if not taken, else t:
+ * c distinct positions, every c-subset equally likely */
+void
+gnn_sample_floyd_(uint64_t seed, uint32_t ctr[4], uint32_t stream, int64_t d, int64_t c, int64_t *out)
+{
+	int64_t t, u, q;
+
+	for (t = d - c; t < d; t++) {
+		ctr[2] = stream | (uint32_t)(t - (d - c));
+		u = gnn_sample_uniform_(seed, ctr, (uint32_t)(t + 1));
+		for (q = 0; q < t - (d - c); q++)
+			if (out[q] == u)
+				break;
+		out[t - (d - c)] = q < t - (d - c) ? t : u;
+	}
+}
+
+void
+gnn_sample_shuffle_(uint64_t seed, int64_t epoch, int64_t *a, int64_t n)
+{
+	int64_t i, r, t;
+	uint32_t ctr[4];
+
+	for (i = n - 1; i > 0; i--) {
+		ctr[0] = lo32((uint64_t)i);
+		ctr[1] = lo32((uint64_t)i >> 32);
+		ctr[2] = STREAM_PERM;
+		ctr[3] = lo32((uint64_t)epoch);
+		r = gnn_sample_uniform_(seed, ctr, (uint32_t)(i + 1));
+		t = a[i];
+		a[i] = a[r];
+		a[r] = t;
+	}
 }
 
 /* ---- parallel chunks ---------------------------------------------------- */
@@ -163,7 +192,7 @@ static void
 drawfn(const job *j, int64_t lo, int64_t hi)
 {
 	const gnn_sampler *s = j->s;
-	int64_t i, v, d, c, t, u, q, *out;
+	int64_t i, v, d, c, t, *out;
 	uint32_t ctr[4];
 
 	for (i = lo; i < hi; i++) {
@@ -176,19 +205,10 @@ drawfn(const job *j, int64_t lo, int64_t hi)
 				out[t] = s->perm[s->rowptr[v] + t];
 			continue;
 		}
-		/* Floyd: for t = d-c .. d-1, r uniform in [0, t]; r if not taken,
-		 * else t: c distinct positions, every c-subset equally likely */
 		ctr[0] = lo32((uint64_t)v);
 		ctr[1] = lo32((uint64_t)v >> 32);
 		ctr[3] = lo32((uint64_t)j->seq);
-		for (t = d - c; t < d; t++) {
-			ctr[2] = STREAM_DRAW | (uint32_t)j->hop << 20 | (uint32_t)(t - (d - c));
-			u = uniform(s, ctr, (uint32_t)(t + 1));
-			for (q = 0; q < t - (d - c); q++)
-				if (out[q] == u)
-					break;
-			out[t - (d - c)] = q < t - (d - c) ? t : u;
-		}
+		gnn_sample_floyd_(s->cfg.seed, ctr, STREAM_DRAW | (uint32_t)j->hop << 20, d, c, out);
 		for (t = 0; t < c; t++)
 			out[t] = s->perm[s->rowptr[v] + out[t]];
 	}
@@ -212,30 +232,19 @@ gatherfn(const job *j, int64_t lo, int64_t hi)
 static void
 order(gnn_sampler *s, int64_t epoch)
 {
-	int64_t i, r, t;
-	uint32_t ctr[4];
-
 	if (s->orderepoch == epoch)
 		return;
 	memcpy(s->order, s->seeds, (size_t)s->nseeds * sizeof *s->order);
 	if (s->cfg.shuffle)
-		for (i = s->nseeds - 1; i > 0; i--) {
-			ctr[0] = lo32((uint64_t)i);
-			ctr[1] = lo32((uint64_t)i >> 32);
-			ctr[2] = STREAM_PERM;
-			ctr[3] = lo32((uint64_t)epoch);
-			r = uniform(s, ctr, (uint32_t)(i + 1));
-			t = s->order[i];
-			s->order[i] = s->order[r];
-			s->order[r] = t;
-		}
+		gnn_sample_shuffle_(s->cfg.seed, epoch, s->order, s->nseeds);
 	s->orderepoch = epoch;
 }
 
 /* batch number seq (epoch seq / nbatch) into its slot */
 static gnn_status
-fill(gnn_sampler *s, int64_t seq)
+fill(void *owner, int64_t seq)
 {
+	gnn_sampler *s = (gnn_sampler *)owner;
 	slot *sl = &s->slot[seq % NSLOT];
 	gnn_batch *b = &sl->b;
 	int64_t epoch = seq / s->nbatch, idx = seq % s->nbatch, first = idx * s->cfg.batch_size;
@@ -302,29 +311,105 @@ fill(gnn_sampler *s, int64_t seq)
 	return GNN_OK;
 }
 
+/* ---- the producer (shared with hsample.c) ------------------------------ */
+
 static void *
 producer(void *arg)
 {
-	gnn_sampler *s = (gnn_sampler *)arg;
+	gnn_prefetch_ *p = (gnn_prefetch_ *)arg;
 	int64_t k;
 	gnn_status st;
 
-	pthread_mutex_lock(&s->mu);
+	pthread_mutex_lock(&p->mu);
 	for (;;) {
-		while (!s->stop && s->prod > s->cons)
-			pthread_cond_wait(&s->cv, &s->mu);
-		if (s->stop)
+		while (!p->stop && p->prod > p->cons)
+			pthread_cond_wait(&p->cv, &p->mu);
+		if (p->stop)
 			break;
-		k = s->prod;
-		pthread_mutex_unlock(&s->mu);
-		st = fill(s, k);
-		pthread_mutex_lock(&s->mu);
-		s->slot[k % NSLOT].status = st;
-		s->prod++;
-		pthread_cond_broadcast(&s->cv);
+		k = p->prod;
+		pthread_mutex_unlock(&p->mu);
+		st = p->fill(p->owner, k);
+		pthread_mutex_lock(&p->mu);
+		p->status[k % GNN_SAMPLE_SLOTS] = st;
+		p->prod++;
+		pthread_cond_broadcast(&p->cv);
 	}
-	pthread_mutex_unlock(&s->mu);
+	pthread_mutex_unlock(&p->mu);
 	return NULL;
+}
+
+void
+gnn_prefetch_init_(gnn_prefetch_ *p, gnn_status (*fill)(void *, int64_t), void *owner)
+{
+	memset(p, 0, sizeof *p);
+	p->fill = fill;
+	p->owner = owner;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->cv, NULL);
+}
+
+gnn_status
+gnn_prefetch_next_(gnn_prefetch_ *p, int prefetch, int64_t *seq)
+{
+	int64_t k = p->cons;
+	gnn_status st;
+
+	*seq = k;
+	if (!prefetch) {
+		st = p->fill(p->owner, k);
+	} else {
+		if (!p->started) {
+			if (pthread_create(&p->thread, NULL, producer, p) != 0)
+				return GNN_ERR_STATE;
+			p->started = 1;
+		}
+		pthread_mutex_lock(&p->mu);
+		while (p->prod <= k)
+			pthread_cond_wait(&p->cv, &p->mu);
+		st = p->status[k % GNN_SAMPLE_SLOTS];
+		pthread_mutex_unlock(&p->mu);
+	}
+	/* the producer may fill batch k + 1 now, in the slot of batch k - 2 */
+	pthread_mutex_lock(&p->mu);
+	p->cons = k + 1;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	return st;
+}
+
+gnn_status
+gnn_sample_take_(gnn_prefetch_ *p, int prefetch, int64_t nbatch, char *const err[GNN_SAMPLE_SLOTS], const char *who,
+                 int64_t *seq)
+{
+	gnn_status st = gnn_prefetch_next_(p, prefetch, seq);
+
+	if (st != GNN_OK && !p->started && prefetch)
+		return gnn_error(GNN_ERR_STATE, "%s: cannot start the producer thread", who);
+	if (st != GNN_OK)
+		return gnn_error(st, "%s: batch %lld of epoch %lld: %s", who, (long long)(*seq % nbatch),
+		                 (long long)(*seq / nbatch), err[*seq % GNN_SAMPLE_SLOTS]);
+	return GNN_OK;
+}
+
+int
+gnn_prefetch_taken_(const gnn_prefetch_ *p)
+{
+	return p->started || p->cons;
+}
+
+void
+gnn_prefetch_destroy_(gnn_prefetch_ *p)
+{
+	if (p->started) {
+		pthread_mutex_lock(&p->mu);
+		p->stop = 1;
+		pthread_cond_broadcast(&p->cv);
+		pthread_mutex_unlock(&p->mu);
+		pthread_join(p->thread, NULL);
+		p->started = 0;
+	}
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->cv);
 }
 
 /* ---- the API --------------------------------------------------------------- */
@@ -342,8 +427,8 @@ satmul(int64_t a, int64_t b, int64_t lim)
 	return b && a > lim / b ? lim : a * b;
 }
 
-static void *
-zget(size_t n, int *fail)
+void *
+gnn_sample_zget_(size_t n, int *fail)
 {
 	void *p = n ? gnn_realloc(NULL, 0, n) : NULL;
 
@@ -354,11 +439,35 @@ zget(size_t n, int *fail)
 	return p;
 }
 
-static void
-zput(void *p, size_t n)
+void
+gnn_sample_zput_(void *p, size_t n)
 {
 	if (p)
 		gnn_free(p, n);
+}
+
+gnn_status
+gnn_sample_rows_(const gnn_prefetch_ *p, int nrows, int64_t cap, size_t row_bytes, void **dst[GNN_SAMPLE_SLOTS],
+                 const char *who)
+{
+	int k, fail = 0;
+
+	if (gnn_prefetch_taken_(p))
+		return gnn_error(GNN_ERR_STATE, "%s: batches were taken already", who);
+	if (nrows == GNN_SAMPLER_MAX_ROWS)
+		return gnn_error(GNN_ERR_ARG, "%s: more than %d arrays", who, GNN_SAMPLER_MAX_ROWS);
+	if (row_bytes && (size_t)cap > SIZE_MAX / 4 / row_bytes)
+		return gnn_error(GNN_ERR_SHAPE, "%s: rows of %zu bytes overflow", who, row_bytes);
+	for (k = 0; k < NSLOT; k++)
+		*dst[k] = gnn_sample_zget_((size_t)cap * row_bytes + 1, &fail);
+	if (fail) {
+		for (k = 0; k < NSLOT; k++) {
+			gnn_sample_zput_(*dst[k], (size_t)cap * row_bytes + 1);
+			*dst[k] = NULL;
+		}
+		return gnn_error(GNN_ERR_MEM, "%s: out of memory (%lld rows of %zu bytes)", who, (long long)cap, row_bytes);
+	}
+	return GNN_OK;
 }
 
 static void
@@ -367,7 +476,7 @@ buffers(gnn_sampler *s, int get, int *fail)
 	int k, r;
 	size_t capn = (size_t)s->capn, cape = (size_t)s->cape;
 
-#define BUF(p, n) do { if (get) (p) = zget((n), fail); else zput((p), (n)); } while (0)
+#define BUF(p, n) do { if (get) (p) = gnn_sample_zget_((n), fail); else gnn_sample_zput_((p), (n)); } while (0)
 	BUF(s->seeds, (size_t)s->nseeds * sizeof *s->seeds);
 	BUF(s->order, (size_t)s->nseeds * sizeof *s->order);
 	BUF(s->map, (size_t)s->n * sizeof *s->map);
@@ -385,19 +494,6 @@ buffers(gnn_sampler *s, int get, int *fail)
 #undef BUF
 }
 
-static void
-stopproducer(gnn_sampler *s)
-{
-	if (!s->started)
-		return;
-	pthread_mutex_lock(&s->mu);
-	s->stop = 1;
-	pthread_cond_broadcast(&s->cv);
-	pthread_mutex_unlock(&s->mu);
-	pthread_join(s->thread, NULL);
-	s->started = 0;
-}
-
 void
 gnn_sampler_destroy(gnn_sampler *s)
 {
@@ -405,9 +501,7 @@ gnn_sampler_destroy(gnn_sampler *s)
 
 	if (!s)
 		return;
-	stopproducer(s);
-	pthread_mutex_destroy(&s->mu);
-	pthread_cond_destroy(&s->cv);
+	gnn_prefetch_destroy_(&s->pf);
 	for (k = 0; k < NSLOT; k++) {
 		gnn_graph_destroy(s->slot[k].b.graph);
 		for (r = 0; r < s->nrows; r++)
@@ -484,8 +578,7 @@ gnn_sampler_create(const gnn_graph *g, const int64_t *seeds, int64_t nseeds, con
 	s->perm = gnn_graph_perm(g);
 	s->src = gnn_graph_src(g);
 	s->orderepoch = -1;
-	pthread_mutex_init(&s->mu, NULL);
-	pthread_cond_init(&s->cv, NULL);
+	gnn_prefetch_init_(&s->pf, fill, s);
 	buffers(s, 1, &fail);
 	if (fail) {
 		gnn_sampler_destroy(s);
@@ -514,26 +607,16 @@ gnn_sampler_create(const gnn_graph *g, const int64_t *seeds, int64_t nseeds, con
 gnn_status
 gnn_sampler_add_rows(gnn_sampler *s, const void *data, size_t row_bytes)
 {
-	int k, fail = 0;
+	void **dst[NSLOT];
+	int k;
+	gnn_status st;
 
 	if (!s || (!data && s->n && row_bytes))
 		return gnn_error(GNN_ERR_ARG, "gnn_sampler_add_rows: NULL argument");
-	if (s->started || s->cons)
-		return gnn_error(GNN_ERR_STATE, "gnn_sampler_add_rows: batches were taken already");
-	if (s->nrows == GNN_SAMPLER_MAX_ROWS)
-		return gnn_error(GNN_ERR_ARG, "gnn_sampler_add_rows: more than %d arrays", GNN_SAMPLER_MAX_ROWS);
-	if (row_bytes && (size_t)s->capn > SIZE_MAX / 4 / row_bytes)
-		return gnn_error(GNN_ERR_SHAPE, "gnn_sampler_add_rows: rows of %zu bytes overflow", row_bytes);
 	for (k = 0; k < NSLOT; k++)
-		s->slot[k].rows[s->nrows] = zget((size_t)s->capn * row_bytes + 1, &fail);
-	if (fail) {
-		for (k = 0; k < NSLOT; k++) {
-			zput(s->slot[k].rows[s->nrows], (size_t)s->capn * row_bytes + 1);
-			s->slot[k].rows[s->nrows] = NULL;
-		}
-		return gnn_error(GNN_ERR_MEM, "gnn_sampler_add_rows: out of memory (%lld rows of %zu bytes)",
-		                 (long long)s->capn, row_bytes);
-	}
+		dst[k] = &s->slot[k].rows[s->nrows < GNN_SAMPLER_MAX_ROWS ? s->nrows : 0];
+	if ((st = gnn_sample_rows_(&s->pf, s->nrows, s->capn, row_bytes, dst, "gnn_sampler_add_rows")) != GNN_OK)
+		return st;
 	s->rowdata[s->nrows] = data;
 	s->rowbytes[s->nrows] = row_bytes;
 	for (k = 0; k < NSLOT; k++)
@@ -553,30 +636,12 @@ gnn_sampler_next(gnn_sampler *s, const gnn_batch **out)
 		*out = NULL;
 	if (!s || !out)
 		return gnn_error(GNN_ERR_ARG, "gnn_sampler_next: NULL argument");
-	k = s->cons;
-	sl = &s->slot[k % NSLOT];
-	if (!s->cfg.prefetch) {
-		st = fill(s, k);
-	} else {
-		if (!s->started) {
-			if (pthread_create(&s->thread, NULL, producer, s) != 0)
-				return gnn_error(GNN_ERR_STATE, "gnn_sampler_next: cannot start the producer thread");
-			s->started = 1;
-		}
-		pthread_mutex_lock(&s->mu);
-		while (s->prod <= k)
-			pthread_cond_wait(&s->cv, &s->mu);
-		st = sl->status;
-		pthread_mutex_unlock(&s->mu);
+	{
+		char *const err[NSLOT] = {s->slot[0].err, s->slot[1].err, s->slot[2].err};
+		if ((st = gnn_sample_take_(&s->pf, s->cfg.prefetch, s->nbatch, err, "gnn_sampler_next", &k)) != GNN_OK)
+			return st;
 	}
-	/* the producer may fill batch k + 1 now, in the slot of batch k - 2 */
-	pthread_mutex_lock(&s->mu);
-	s->cons = k + 1;
-	pthread_cond_broadcast(&s->cv);
-	pthread_mutex_unlock(&s->mu);
-	if (st != GNN_OK)
-		return gnn_error(st, "gnn_sampler_next: batch %lld of epoch %lld: %s", (long long)(k % s->nbatch),
-		                 (long long)(k / s->nbatch), sl->err);
+	sl = &s->slot[k % NSLOT];
 	sl->b.node = sl->node;
 	sl->b.edge_index = sl->ei;
 	sl->b.edge_id = sl->eid;

@@ -44,7 +44,7 @@ typedef struct Rng {
 } Rng;
 
 /* the streams of one seed, apart so that features need no edges */
-enum { STREAM_PERMS = 1, STREAM_EDGES, STREAM_REDRAWS, STREAM_FEATURES };
+enum { STREAM_PERMS = 1, STREAM_EDGES, STREAM_REDRAWS, STREAM_FEATURES, STREAM_INTS };
 
 static uint64_t
 splitmix64(uint64_t *x)
@@ -428,5 +428,22 @@ gnn_synth_features(const gnn_synth_spec *s, float *x)
 	}
 	if (i < n)
 		x[i] = ((float)(rng_next(&g) >> 40) - 8388608.0f) * scale;
+	return GNN_OK;
+}
+
+gnn_status
+gnn_synth_ints(uint64_t seed, uint64_t stream, int64_t n, int64_t lo, int64_t hi, int64_t *out)
+{
+	Rng g;
+
+	if (n < 0 || hi <= lo || (uint64_t)hi - (uint64_t)lo > (uint64_t)1 << 32)
+		return gnn_fail(GNN_ERR_ARG, "gnn_synth_ints: %lld integers in [%lld, %lld): a bad range or count",
+			(long long)n, (long long)lo, (long long)hi);
+	if (n > 0 && !out)
+		return gnn_fail(GNN_ERR_ARG, "gnn_synth_ints: out is NULL");
+	/* a stream of its own per caller's stream: another stream, other numbers */
+	rng_init(&g, seed ^ stream * 0x9e3779b97f4a7c15u, STREAM_INTS);
+	for (int64_t i = 0; i < n; i++)
+		out[i] = lo + (int64_t)below(rng_next(&g), (uint64_t)hi - (uint64_t)lo);
 	return GNN_OK;
 }

@@ -249,7 +249,8 @@ rebind(gnn_instance *m, struct gnn_trainer *t)
 	if (t->bindgen == m->bindgen)
 		return GNN_OK;
 	t->kept = 0;
-	if ((s = gnn_prog_bind(t->ti, m->g[0])) != GNN_OK)
+	/* every graph the model was bound to: a heterogeneous model's relations */
+	if ((s = gnn_prog_bind_graphs(t->ti, m->g, m->prog->nbound)) != GNN_OK)
 		return s;
 	t->bindgen = m->bindgen;
 	return GNN_OK;

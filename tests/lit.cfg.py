@@ -41,6 +41,7 @@ config.substitutions += [
     ("%passcheck", os.path.join(build, "tests", "passcheck")),
     ("%gradcheck", os.path.join(build, "tests", "gradcheck")),
     ("%sampledump", os.path.join(build, "tests", "sampledump")),
+    ("%hsampledump", os.path.join(build, "tests", "hsampledump")),
     ("%python", python),
     ("%refdir", os.path.join(root, "tests", "ref")),
     ("%examples", os.path.join(root, "examples")),
