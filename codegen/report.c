@@ -659,16 +659,11 @@ graphsizes(R *r)
 	const char *what[3] = {"nodes", "edges", "graphs"};
 	int i, k, s;
 	Type t;
-	Ref garg = RNone;
+	Ref garg = reportgraphinput(fn);
 	bool ok = false;
 
-	for (i = 0; i < fn->narg && garg == RNone; i++)
-		if (fn->val[fn->arg[i]].type.kind == TGraph)
-			garg = fn->arg[i];
-	if (garg == RNone) {
-		fprintf(stderr, "gnncc: error: --report-graph: model %s has no graph input\n", fn->name);
+	if (garg == RNone)
 		return NULL;
-	}
 	g = emalloc((fn->nval + 1) * sizeof *g);
 	memset(g, 0, (fn->nval + 1) * sizeof *g);
 	if (gnn_graph_read_npy(&g[garg], r->o->graph, nodes) != GNN_OK) {
