@@ -129,6 +129,9 @@ int gemmparts(const Sched *s, int64_t M, int64_t K, int64_t P);
 int rowslices(int op, int64_t w, int L, int most);
 /* fn's forward on o->gpu for the graph o->graph: 0, or -1 after a message */
 int reportcost(FILE *f, Mod *m, Fn *fn, const ReportOpts *o);
+/* fn's one graph input for --report-graph, or RNone after a message (no
+ * graph input, or several: a heterogeneous graph's relations) */
+Ref reportgraphinput(const Fn *fn);
 /* The same model for choosing schedules (the cuda target's, when the
  * schedules have a graph): fn on an H100 for graph g (NULL
  * when fn has no graph input or g does not fit it, after a message);

@@ -1402,14 +1402,36 @@ optline(C *c)
 
 /* ---- the report ------------------------------------------------------------------ */
 
-/* fn's graph input, or RNone */
+/* fn's graph input, or RNone: none, or several (a heterogeneous graph's
+ * relations: the model binds one degree table, one graph's) */
 static Ref
 graphinput(const Fn *fn)
 {
+	Ref g = RNone;
+
 	for (int i = 0; i < fn->narg; i++)
-		if (fn->val[fn->arg[i]].type.kind == TGraph)
-			return fn->arg[i];
-	return RNone;
+		if (fn->val[fn->arg[i]].type.kind == TGraph) {
+			if (g != RNone)
+				return RNone;
+			g = fn->arg[i];
+		}
+	return g;
+}
+
+/* --report-graph's graph input of fn, or RNone after a message */
+Ref
+reportgraphinput(const Fn *fn)
+{
+	int n = 0;
+
+	for (int i = 0; i < fn->narg; i++)
+		n += fn->val[fn->arg[i]].type.kind == TGraph;
+	if (n == 0)
+		fprintf(stderr, "gnncc: error: --report-graph: model %s has no graph input\n", fn->name);
+	else if (n > 1)
+		fprintf(stderr, "gnncc: error: --report-graph: model %s has %d graph inputs (relations); "
+		        "--report-graph gives one graph, for a model of one\n", fn->name, n);
+	return graphinput(fn);
 }
 
 /*
@@ -1556,16 +1578,14 @@ reportcost(FILE *f, Mod *m, Fn *fn, const ReportOpts *o)
 	Kernel *ks = NULL;
 	int nk, rc = 0;
 	double t = 0, minb = 0, dram = 0, flops = 0;
-	Ref garg = graphinput(fn);
+	Ref garg;
 
 	if (!o->graph) {
 		fprintf(stderr, "gnncc: error: --report=cost needs --report-graph (an edge_index .npy or preset:NAME)\n");
 		return -1;
 	}
-	if (garg == RNone) {
-		fprintf(stderr, "gnncc: error: --report-graph: model %s has no graph input\n", fn->name);
+	if ((garg = reportgraphinput(fn)) == RNone)
 		return -1;
-	}
 	c = cnew(f, m, fn, o->gpu);
 	if ((c->prof = o->profiler)) {
 		/* a profiler replays a launch alone: clocks at base, caches
@@ -1644,15 +1664,13 @@ costmemory(Mod *m, Fn *fn, const ReportOpts *o, int64_t **symval, MemItem **item
 	C *c;
 	Kernel *ks = NULL;
 	int rc = 0;
-	Ref garg = graphinput(fn);
+	Ref garg = reportgraphinput(fn);
 
 	*symval = NULL;
 	*items = NULL;
 	*nitems = 0;
-	if (garg == RNone) {
-		fprintf(stderr, "gnncc: error: --report-graph: model %s has no graph input\n", fn->name);
+	if (garg == RNone)
 		return -1;
-	}
 	c = cnew(NULL, m, fn, o->gpu);
 	c->led = true;
 	if (modelall(c, o, garg, &ks) < 0) {

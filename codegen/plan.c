@@ -109,18 +109,8 @@ plan(Plan *p, Fn *fn, int target)
 		t = fn->val[a].type;
 		if (t.kind != TGraph)
 			continue;
-		/* the cuda target's bind on the device (devbind.cu) and its
-		 * memory plan know one graph of one node type */
-		if (isrelation(t) && target == TargetCUDA) {
-			errorat(fn->loc, "model %s: input '%s' is a relation %s; the cuda target supports graphs of one "
-			        "node type only (the cpu target and the interpreter run relations)", fn->name, fn->val[a].name,
-			        typestr(m->arena, m, t));
-			nerr++;
-		} else if (p->graph != RNone && target == TargetCUDA) {
-			errorat(fn->loc, "model %s: the cuda target supports one graph input, this model has several", fn->name);
-			nerr++;
-		}
-		/* its sizes are known all the same: no errors follow from these */
+		/* the first graph input; every graph input (a heterogeneous
+		 * graph's relations) is bound, each with its own sizes */
 		if (p->graph == RNone)
 			p->graph = a;
 		for (k = 0; k < t.rank; k++) {

@@ -5,7 +5,8 @@
  *
  *   kernels  the kernels one forward launches, in launch order, each with
  *            its instructions' ops and the source lines they came from
- *            (forwardkernels(): the walk emitkernels makes), and the work
+ *            (forwardkernels(): the walk emitkernels makes), with several
+ *            graph inputs the relations each walks, and the work
  *            done once per weights (load) and once per graph (bind);
  *   breaks   the graph breaks of forward (breaks.c);
  *   syncs    the host synchronizations inside forward, and those that
@@ -110,11 +111,54 @@ worklist(R *r, int phase, const char *what, const char *when)
 	fprintf(r->f, "  (%s)\n", when);
 }
 
+/* Mark in seen the graph inputs v comes from: a graph value's own
+ * (through the graphs derived from it), or a bind-time value's (an index,
+ * a degree, a norm: bind-time values depend on graphs only) */
+static void
+graphsof(R *r, Ref v, bool *seen)
+{
+	const Fn *fn = r->fn;
+	const Ins *in;
+	int d = fn->val[v].def, k;
+
+	if (seen[v] || (fn->val[v].type.kind != TGraph && r->phase[v] != PhaseBind))
+		return;
+	seen[v] = true;
+	if (d < 0)
+		return;
+	in = &fn->ins[d];
+	for (k = 0; k < in->narg; k++)
+		graphsof(r, in->arg[k], seen);
+}
+
+/* With several graph inputs (a heterogeneous graph's relations): the
+ * ones kernel k walks, "  [author__writes__paper, ...]" */
+static void
+kernelgraphs(R *r, int k, bool *seen)
+{
+	Fn *fn = r->fn;
+	int i, a, n = 0, ngraph = 0;
+
+	for (a = 0; a < fn->narg; a++)
+		ngraph += fn->val[fn->arg[a]].type.kind == TGraph;
+	if (ngraph < 2)
+		return;
+	memset(seen, 0, (fn->nval + 1) * sizeof *seen);
+	for (i = 0; i < fn->nins; i++)
+		for (a = 0; r->kern[i] == k && a < fn->ins[i].narg; a++)
+			graphsof(r, fn->ins[i].arg[a], seen);
+	for (a = 0; a < fn->narg; a++)
+		if (fn->val[fn->arg[a]].type.kind == TGraph && seen[fn->arg[a]])
+			fprintf(r->f, "%s%s", n++ ? ", " : "  [", fn->val[fn->arg[a]].name);
+	fprintf(r->f, "%s", n ? "]" : "");
+}
+
 static void
 reportkernels(R *r)
 {
 	Fn *fn = r->fn;
 	const Ins *in, **locs = emalloc((fn->nins + 1) * sizeof *locs);
+	bool *seen = emalloc((fn->nval + 1) * sizeof *seen);
 	Kernel *ks;
 	int k, i, n, nloc, nk = listkernels(fn, &ks), nchunk = 0, nksum = 0, split;
 
@@ -153,9 +197,11 @@ reportkernels(R *r)
 		fprintf(r->f, "%s", nloc ? ")" : "");
 		if (r->cuda && split > 0)
 			fprintf(r->f, "  [split=%d]", split);
+		kernelgraphs(r, k, seen);
 		fprintf(r->f, "\n");
 	}
 	free(locs);
+	free(seen);
 	worklist(r, PhaseLoad, "load", "once per weights");
 	worklist(r, PhaseBind, "bind", "once per graph");
 	if (r->fn->train)
@@ -613,16 +659,11 @@ graphsizes(R *r)
 	const char *what[3] = {"nodes", "edges", "graphs"};
 	int i, k, s;
 	Type t;
-	Ref garg = RNone;
+	Ref garg = reportgraphinput(fn);
 	bool ok = false;
 
-	for (i = 0; i < fn->narg && garg == RNone; i++)
-		if (fn->val[fn->arg[i]].type.kind == TGraph)
-			garg = fn->arg[i];
-	if (garg == RNone) {
-		fprintf(stderr, "gnncc: error: --report-graph: model %s has no graph input\n", fn->name);
+	if (garg == RNone)
 		return NULL;
-	}
 	g = emalloc((fn->nval + 1) * sizeof *g);
 	memset(g, 0, (fn->nval + 1) * sizeof *g);
 	if (gnn_graph_read_npy(&g[garg], r->o->graph, nodes) != GNN_OK) {

@@ -126,6 +126,23 @@ edgearray(const Rows *r, Ref v, Ref g)
 	       t->kind == TTensor && t->rank >= 1 && t->dim[0] == edgesof(r, g) && constrow(t);
 }
 
+/* a gather by src(g) may read table v: node rows, or a relation's source
+ * type's rows of fixed width made before the kernel runs (an input, or
+ * an earlier kernel's: groups are contiguous, so a forward value of no
+ * group was made before) */
+static bool
+srctable(const Rows *r, Ref v, Ref g)
+{
+	const Type *t = &r->fn->val[v].type;
+	int ph = r->phase[v];
+
+	if (kindof(r, v) == KNode)
+		return true;
+	return isrelation(r->fn->val[g].type) && r->kind[v] == KNone && constrow(t) &&
+	       t->dim[0] == graphsrcnodes(r->fn->val[g].type) &&
+	       (ph == PhaseInput || ph == PhaseForward || ph == PhaseBind || ph == PhaseOnce);
+}
+
 /*
  * Can instruction in join a row kernel, given the values produced by the
  * kernel so far (r->group[v] == grp)?  Sets *kind and *eg (the result's
@@ -147,12 +164,16 @@ fusible(const Rows *r, const Ins *in, int grp, int *kind, Ref *eg)
 	case Ogather:
 		if ((g = indexgraph(r, in->arg[1], Osrc)) != RNone) {
 			/* rows of other nodes: the table must be finished */
-			if (kindof(r, in->arg[0]) != KNode || (r->kind[in->arg[0]] && r->group[in->arg[0]] == grp))
+			if (!srctable(r, in->arg[0], g) || (r->kind[in->arg[0]] && r->group[in->arg[0]] == grp))
 				return false;
 		} else if ((g = indexgraph(r, in->arg[1], Odst)) != RNone) {
 			if (kindof(r, in->arg[0]) != KNode)
 				return false;
 		} else
+			return false;
+		/* edges into another node type (a relation's) can never be
+		 * reduced into these rows: gathered here, they would escape */
+		if (r->fn->val[g].type.dim[0] != r->n)
 			return false;
 		*kind = KEdge;
 		*eg = g;

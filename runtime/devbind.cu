@@ -577,13 +577,14 @@ db_release(gnn_dgraph *g)
 	g->ready = 0;
 }
 
-/* room for a graph of n nodes and e edges, weighted like like */
+/* room for a graph of n target and ns source nodes and e edges, weighted
+ * or not */
 static cudaError_t
-newgraph(gnn_dgraph *g, int64_t n, int64_t e, int weighted)
+newgraph(gnn_dgraph *g, int64_t n, int64_t ns, int64_t e, int weighted)
 {
 	cudaError_t err = cudaSuccess;
 
-	*g = gnn_dgraph{n, e, NULL, NULL, NULL, weighted, 1};
+	*g = gnn_dgraph{n, e, ns, NULL, NULL, NULL, weighted, 1};
 	if (e > 0) {
 		TRY(cudaMalloc((void **)&g->ei, (size_t)(2 * e) * sizeof *g->ei));
 		if (weighted)
@@ -603,7 +604,7 @@ db_upload(gnn_dgraph *d, const gnn_graph *g, void *sv)
 	int64_t e = gnn_graph_num_edges(g);
 
 	/* graph.c keeps dst right after src: one copy */
-	TRY(newgraph(d, gnn_graph_num_nodes(g), e, gnn_graph_weight(g) != NULL));
+	TRY(newgraph(d, gnn_graph_num_nodes(g), gnn_graph_num_src_nodes(g), e, gnn_graph_weight(g) != NULL));
 	if (e > 0) {
 		TRY(cudaMemcpyAsync(d->ei, gnn_graph_src(g), (size_t)(2 * e) * sizeof *d->ei, cudaMemcpyHostToDevice, s));
 		if (d->w)
@@ -625,9 +626,10 @@ db_selfloops(gnn_dgraph *o, const gnn_dgraph *g, int op, float fill, void *sv)
 	int64_t *pos = NULL, kept = 0, e = g->e, n = g->n;
 	unsigned long long *last = NULL;
 
-	*o = gnn_dgraph{n, 0, NULL, NULL, NULL, g->weighted, 0};
+	/* graphs of one node type only (typecheck refuses a relation's loops) */
+	*o = gnn_dgraph{n, 0, n, NULL, NULL, NULL, g->weighted, 0};
 	if (op == GNN_DB_ADD_LOOPS) {
-		TRY(newgraph(o, n, e + n, g->weighted));
+		TRY(newgraph(o, n, n, e + n, g->weighted));
 		if (e + n > 0) {
 			DB_LAUNCH(db_loops_add, blocks(e + n, NT), NT, 0, s)(e, n, g->ei, g->w, o->ei, o->w);
 			LAUNCHED();
@@ -643,7 +645,7 @@ db_selfloops(gnn_dgraph *o, const gnn_dgraph *g, int op, float fill, void *sv)
 	}
 	TRY(scan(pos, e + 1, s));
 	TRY(fetch(&kept, pos + e, s));
-	TRY(newgraph(o, n, kept + (op == GNN_DB_REMAINING_LOOPS ? n : 0), g->weighted));
+	TRY(newgraph(o, n, n, kept + (op == GNN_DB_REMAINING_LOOPS ? n : 0), g->weighted));
 	if (e > 0) {
 		DB_LAUNCH(db_keep, blocks(e, NT), NT, 0, s)(e, g->ei, g->w, pos, o->e, o->ei, o->w);
 		LAUNCHED();
@@ -683,14 +685,14 @@ done:
 	return (int)err;
 }
 
-/* per node, how many edges have it as their source (src: ei) or target */
+/* per node of n, how many edges have it at the end ends (src: ei, or dst) */
 static cudaError_t
-counts(unsigned long long **cnt, const gnn_dgraph *g, const int64_t *ends, cudaStream_t s)
+counts(unsigned long long **cnt, int64_t n, const gnn_dgraph *g, const int64_t *ends, cudaStream_t s)
 {
 	cudaError_t err = cudaSuccess;
 
-	TRY(cudaMalloc((void **)cnt, (size_t)(g->n > 0 ? g->n : 1) * sizeof **cnt));
-	TRY(cudaMemsetAsync(*cnt, 0, (size_t)g->n * sizeof **cnt, s));
+	TRY(cudaMalloc((void **)cnt, (size_t)(n > 0 ? n : 1) * sizeof **cnt));
+	TRY(cudaMemsetAsync(*cnt, 0, (size_t)n * sizeof **cnt, s));
 	if (g->e > 0) {
 		DB_LAUNCH(db_count, blocks(g->e, NT), NT, 0, s)(g->e, ends, *cnt);
 		LAUNCHED();
@@ -716,13 +718,16 @@ db_tensor(void *out, int what, gnn_dgraph *g, void *sv)
 			                    cudaMemcpyDeviceToDevice, s));
 		break;
 	case GNN_DB_IN_DEGREE:
-	case GNN_DB_OUT_DEGREE:
-		TRY(counts(&cnt, g, g->ei ? g->ei + (what == GNN_DB_IN_DEGREE ? e : 0) : NULL, s));
-		if (n > 0) {
-			DB_LAUNCH(db_count2float, blocks(n, NT), NT, 0, s)(n, cnt, (float *)out);
+	case GNN_DB_OUT_DEGREE: {
+		/* out-degrees per source node: a relation's are its sources' */
+		const int64_t rows = what == GNN_DB_IN_DEGREE ? n : g->ns;
+		TRY(counts(&cnt, rows, g, g->ei ? g->ei + (what == GNN_DB_IN_DEGREE ? e : 0) : NULL, s));
+		if (rows > 0) {
+			DB_LAUNCH(db_count2float, blocks(rows, NT), NT, 0, s)(rows, cnt, (float *)out);
 			LAUNCHED();
 		}
 		break;
+	}
 	case GNN_DB_EDGE_WEIGHT:
 		if (e > 0) {
 			DB_LAUNCH(db_weights, blocks(e, NT), NT, 0, s)(e, g->w, (float *)out);
@@ -736,7 +741,7 @@ db_tensor(void *out, int what, gnn_dgraph *g, void *sv)
 		if (g->w)
 			TRY((cudaError_t)db_csr(g, sv));
 		else
-			TRY(counts(&cnt, g, g->ei + e, s));
+			TRY(counts(&cnt, n, g, g->ei + e, s));
 		TRY(cudaMalloc((void **)&dis, (size_t)n * sizeof *dis));
 		DB_LAUNCH(db_dis, blocks(n, NT), NT, 0, s)(n, g->csr, cnt, g->w, dis);
 		LAUNCHED();

@@ -80,14 +80,16 @@ typedef struct gnn_devfwd gnn_devfwd;
 ** Bind on the device (devbind.cu): the graph work of a model's bind steps
 ** as kernels on the model's stream, so that bind's host work does not
 ** grow with the graph.  A graph value is a gnn_dgraph: its edge index on
-** the device, and the CSR by target once a step needs it.  Every
+** the device, and the CSR by target once a step needs it (a relation, one
+** edge type of a heterogeneous graph, has ns source nodes of their own;
+** a graph of one node type has ns = n).  Every
 ** function returns 0 or the device's error code; results are the host
 ** runtime's (graph.c) bit for bit: the CSR and segment plans are stable
 ** counting sorts (integer counts, scans, a stable radix placement), and
 ** per-node sums walk a row in edge order, as graph.c does.
 */
 typedef struct gnn_dgraph {
-	int64_t n, e;
+	int64_t n, e, ns;      /* nodes (targets), edges, source nodes */
 	int64_t *ei;           /* src[e] then dst[e] (device; NULL when e is 0) */
 	float *w;              /* weights [e] (device), or NULL: unweighted */
 	int64_t *csr;          /* rowptr[n+1] then perm[e] (device), or NULL: not built yet */

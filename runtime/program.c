@@ -535,7 +535,8 @@ devunbind(gnn_instance *m)
 	m->dg = NULL;
 }
 
-/* graph value i on the device; the bound graph is uploaded on first use */
+/* graph value i on the device; a bound graph (each relation of a
+ * heterogeneous one) is uploaded on its first use */
 static gnn_status
 dgraph(gnn_instance *m, int i, gnn_dgraph **out)
 {
@@ -543,7 +544,7 @@ dgraph(gnn_instance *m, int i, gnn_dgraph **out)
 	int err;
 
 	*out = &m->dg[i];
-	if (i == 0 && !m->dg[0].ready && (err = p->dev->bind->upload(&m->dg[0], m->g[0], m->stream)))
+	if (i < p->nbound && !m->dg[i].ready && (err = p->dev->bind->upload(&m->dg[i], m->g[i], m->stream)))
 		return deverr(m, "bind: uploading the graph failed", err);
 	return GNN_OK;
 }
@@ -859,7 +860,7 @@ layout(gnn_instance *m)
 ** is held after them, beside which layout places the arena.  Not
 ** counted: split plans and their scratch, whose sizes come out of the
 ** work, and the device's scratch while a step runs; their failures are
-** caught where they happen.  ge: 3 * ngraph scratch slots.
+** caught where they happen.  ge: 5 * ngraph scratch slots.
 */
 /* a graph value of e edges bind makes on the device: its edge index and
  * weights (w) */
@@ -874,31 +875,44 @@ bindneed(gnn_instance *m, int64_t *ge, size_t *end)
 {
 	const gnn_program *p = m->prog;
 	const gnn_step *st;
-	int64_t n = gnn_graph_num_nodes(m->g[0]), *loops = ge + p->ngraph, *csr = loops + p->ngraph;
-	int w = gnn_graph_weight(m->g[0]) != NULL, i, g;
+	int64_t *loops = ge + p->ngraph, *csr = loops + p->ngraph, *nodes = csr + p->ngraph, *w = nodes + p->ngraph;
+	int i, g;
 	size_t held = 0, peak, dropped = 0;
 
-	ge[0] = gnn_graph_num_edges(m->g[0]);
-	loops[0] = gnn_graph_loops_(m->g[0]);
-	held += graphbytes(m, ge[0], w);
+	/* the bound graphs (a heterogeneous graph's relations): each its own
+	 * sizes; a derived graph keeps the nodes and weights of its input */
+	for (g = 0; g < p->nbound; g++) {
+		ge[g] = gnn_graph_num_edges(m->g[g]);
+		loops[g] = gnn_graph_loops_(m->g[g]);
+		nodes[g] = gnn_graph_num_nodes(m->g[g]);
+		w[g] = gnn_graph_weight(m->g[g]) != NULL;
+		held += graphbytes(m, ge[g], (int)w[g]);
+	}
 	peak = held;
 	for (i = 0; i < p->nstep; i++) {
+		int64_t n;
 		st = &p->step[i];
+		n = graphin(st->op) ? nodes[st->in] : 0;
+		if (st->op == GNN_STEP_ADD_SELF_LOOPS || st->op == GNN_STEP_REMOVE_SELF_LOOPS ||
+		    st->op == GNN_STEP_ADD_REMAINING_SELF_LOOPS) {
+			nodes[st->out] = n;
+			w[st->out] = w[st->in];
+		}
 		switch (st->op) {
 		case GNN_STEP_ADD_SELF_LOOPS:
 			ge[st->out] = ge[st->in] + n;
 			loops[st->out] = loops[st->in] + n;
-			held += graphbytes(m, ge[st->out], w);
+			held += graphbytes(m, ge[st->out], (int)w[st->out]);
 			break;
 		case GNN_STEP_REMOVE_SELF_LOOPS:
 			ge[st->out] = ge[st->in] - loops[st->in];
 			loops[st->out] = 0;
-			held += graphbytes(m, ge[st->out], w);
+			held += graphbytes(m, ge[st->out], (int)w[st->out]);
 			break;
 		case GNN_STEP_ADD_REMAINING_SELF_LOOPS:
 			ge[st->out] = ge[st->in] - loops[st->in] + n;
 			loops[st->out] = n;
-			held += graphbytes(m, ge[st->out], w);
+			held += graphbytes(m, ge[st->out], (int)w[st->out]);
 			break;
 		case GNN_STEP_DERIVE:
 			m->sym[st->arg] = ge[st->in] - poly(m, st->size);
@@ -934,13 +948,24 @@ bindneed(gnn_instance *m, int64_t *ge, size_t *end)
 		 * yet holds nothing; when it is made, it counts again) */
 		for (g = 0; m->dg && g < p->ngraph; g++)
 			if (loops[g] >= 0 && lastread(p, g) <= i) {
-				held -= graphbytes(m, ge[g], w) + (size_t)csr[g];
+				held -= graphbytes(m, ge[g], (int)w[g]) + (size_t)csr[g];
 				ge[g] = csr[g] = 0;
 				loops[g] = -1;   /* gone */
 			}
 	}
 	*end = held - dropped;
 	return peak;
+}
+
+/* the edges of the bound graphs together */
+static int64_t
+alledges(const gnn_instance *m)
+{
+	int64_t e = 0;
+
+	for (int g = 0; g < m->prog->nbound; g++)
+		e += gnn_graph_num_edges(m->g[g]);
+	return e;
 }
 
 /* Before bind allocates: is there room for what it will hold?  A graph
@@ -950,7 +975,7 @@ roomcheck(gnn_instance *m)
 {
 	const gnn_program *p = m->prog;
 	const gnn_device *dev = p->dev;
-	size_t need, end, nfree, total, nge = 3 * (size_t)p->ngraph * sizeof(int64_t), nat = atbytes(p), *at, arena;
+	size_t need, end, nfree, total, nge = 5 * (size_t)p->ngraph * sizeof(int64_t), nat = atbytes(p), *at, arena;
 	int64_t *ge;
 	char what[96];
 
@@ -974,8 +999,11 @@ roomcheck(gnn_instance *m)
 	}
 	if (dev->meminfo(&nfree, &total) || need <= nfree)
 		return GNN_OK;
-	snprintf(what, sizeof what, "bind (a graph of %lld nodes and %lld edges)", (long long)gnn_graph_num_nodes(m->g[0]),
-	         (long long)gnn_graph_num_edges(m->g[0]));
+	if (p->nbound == 1)
+		snprintf(what, sizeof what, "bind (a graph of %lld nodes and %lld edges)",
+		         (long long)gnn_graph_num_nodes(m->g[0]), (long long)gnn_graph_num_edges(m->g[0]));
+	else
+		snprintf(what, sizeof what, "bind (%d graphs, %lld edges in all)", p->nbound, (long long)alledges(m));
 	return gnn_devfail_(dev, dev->nomem, need, p->name, what);
 }
 

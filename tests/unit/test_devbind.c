@@ -25,6 +25,8 @@
 ** through the runtime's allocator (the split plans' headers and little
 ** else), and the host CSR of a graph bound only on the device must never
 ** be built.  An out-of-range segment index gives the host's message.
+** A heterogeneous graph's relations, each its own graph with its own
+** source count, bind on the device as on the host (relations()).
 ** Usage: test_devbind
 */
 #include "rtcheck.h"
@@ -136,6 +138,24 @@ fetch(gnn_instance *m, const void *dev, const void *host, size_t n)
 	return p;
 }
 
+/* buffer i of the host-bound m[0] and the device-bound m[1]: the same
+ * size and bytes (0 and a message naming it if not) */
+static int
+samebuf(gnn_instance *const *m, int i, const char *what)
+{
+	void *a, *b;
+	int same;
+
+	if (!CHECK(m[0]->nb[i] == m[1]->nb[i]))
+		return 0;
+	a = fetch(m[0], NULL, m[0]->h[i], m[0]->nb[i]);
+	b = fetch(m[1], m[1]->b[i], NULL, m[1]->nb[i]);
+	if (!(same = CHECK(!memcmp(a, b, m[0]->nb[i]))))
+		printf("  %s: buffer %d (%s) differs\n", what, i, m[0]->prog->buf[i].name);
+	free(a), free(b);
+	return same;
+}
+
 /* bind g with the cpu device and the emulated one: everything equal */
 static void
 compare(const char *what, gnn_graph *g)
@@ -154,16 +174,8 @@ compare(const char *what, gnn_graph *g)
 	}
 	for (i = 0; i < 5; i++)
 		bad += !CHECK(m[0]->sym[i] == m[1]->sym[i]);
-	for (i = 0; i < NBUF; i++) {
-		void *a, *b;
-		if (!CHECK(m[0]->nb[i] == m[1]->nb[i]))
-			continue;
-		a = fetch(m[0], NULL, m[0]->h[i], m[0]->nb[i]);
-		b = fetch(m[1], m[1]->b[i], NULL, m[1]->nb[i]);
-		if (!CHECK(!memcmp(a, b, m[0]->nb[i])))
-			printf("  %s: buffer %d (%s of graph %d) differs\n", what, i, bufs[i].name, i / PERG), bad++;
-		free(a), free(b);
-	}
+	for (i = 0; i < NBUF; i++)
+		bad += !samebuf(m, i, what);
 	for (i = 0; i < NSEG; i++) {
 		void *a, *b;
 		if (!CHECK(m[0]->segnb[i] == m[1]->segnb[i]) || segdev[i] == 2)
@@ -391,12 +403,95 @@ badindex(void)
 	gnn_graph_destroy(g);
 }
 
+/*
+** A heterogeneous graph's relations bound on the device: two relations of
+** two node types (authors -> papers, papers -> authors), each uploaded
+** as a graph of its own with its own source count, and for each its src,
+** dst, in-degrees (per target), out-degrees (per source node: the other
+** type's count), CSR and a segment plan of its sources into the source
+** type's rows, equal to the host's bit for bit.
+*/
+enum { NREL = 2, RPER = 4, RBUF = NREL * RPER, RSEG = 2 * NREL };
+
+/* symbols: 0 N_author, 1 N_paper, 2 E_writes, 3 E_rev; polynomials:
+ * 0: N_author, 4: N_paper, 8: E_writes, 12: E_rev */
+static const int64_t rpoly[] = {1, 1, 1, 0,  1, 1, 1, 1,  1, 1, 1, 2,  1, 1, 1, 3};
+/* per relation: nodes (its targets), edges, graphs, source nodes */
+static const int rbound[8 * NREL] = {1, 2, -1, 0, -1, -1, -1, -1,   0, 3, -1, 1, -1, -1, -1, -1};
+static const unsigned char rsegdev[RSEG] = {1, 1, 1, 1};
+
+static void
+relations(void)
+{
+	/* 5 authors, 3 papers; author 4 writes nothing, paper 1 cites no author back */
+	static const int64_t writes[] = {0, 3, 3, 1, 0, 2,  1, 0, 1, 2, 2, 0};
+	static const int64_t rev[] = {2, 0, 2, 1,  0, 4, 3, 3};
+	const int64_t *ei[NREL] = {writes, rev}, ne[NREL] = {6, 4}, ns[NREL] = {5, 3}, nd[NREL] = {3, 5};
+	static const char *const names[RPER] = {"src", "dst", "in", "out"};
+	const int spoly[NREL] = {0, 4}, dpoly[NREL] = {4, 0}, epoly2[NREL] = {8, 12};
+	gnn_buffer rbufs[RBUF];
+	gnn_step rsteps[6 * NREL];
+	gnn_graph *g[NREL] = {NULL, NULL};
+	gnn_instance *m[2] = {NULL, NULL};
+	gnn_program p = {
+		"H", &gnn_device_cpu, 4, rpoly, RBUF, rbufs, NREL, RSEG, rsegdev, 0, 0, rsteps, NULL,
+		NREL, rbound, 0, 0, 0, io, io, io, io,
+		NULL, NULL, NULL, 0, NULL, run, NULL, NULL,
+	}, q[2];
+	int r, k, i, n = 0;
+
+	for (r = 0; r < NREL; r++) {
+		CHECK_ST(gnn_graph_relation_from_edge_index(&g[r], ei[r], GNN_I64, ne[r], ns[r], nd[r]), GNN_OK);
+		for (k = 0; k < RPER; k++)
+			rbufs[r * RPER + k] = (gnn_buffer){names[k], GNN_BUF_BIND, k < 2 ? GNN_I64 : GNN_F32, GNN_BUF_DEVICE,
+			                                   k < 2 ? epoly2[r] : k == 2 ? dpoly[r] : spoly[r], -1, 0};
+		for (k = 0; k < RPER; k++)
+			rsteps[n++] = (gnn_step){(unsigned char)(k == 0 ? GNN_STEP_SRC : k == 1 ? GNN_STEP_DST :
+			                                         k == 2 ? GNN_STEP_IN_DEGREE : GNN_STEP_OUT_DEGREE),
+			                         r * RPER + k, r, 0, 0, 0};
+		rsteps[n++] = (gnn_step){GNN_STEP_EDGEPLAN, 2 * r, r, 0, 0, 0};
+		rsteps[n++] = (gnn_step){GNN_STEP_SEGPLAN, 2 * r + 1, r * RPER, 0, spoly[r], 0};
+	}
+	p.nstep = n;
+	q[0] = q[1] = p;
+	q[1].dev = &gnn_device_cuda_emu;
+	for (k = 0; k < 2; k++) {
+		if (!CHECK_ST(gnn_prog_create(&q[k], sizeof(gnn_instance), &m[k]), GNN_OK) ||
+		    !CHECK_ST(gnn_prog_bind_graphs(m[k], g, NREL), GNN_OK))
+			goto out;
+	}
+	CHECK(m[1]->dg != NULL);
+	for (i = 0; i < 4; i++)
+		CHECK(m[0]->sym[i] == m[1]->sym[i] && m[0]->sym[i] == (i < 2 ? 5 - 2 * i : ne[i - 2]));
+	for (i = 0; i < RBUF; i++) {
+		/* out-degrees per source: the relation's source count */
+		CHECK(m[0]->nb[i] == (size_t)(i % RPER < 2 ? ne[i / RPER] * 8 : (i % RPER == 2 ? nd : ns)[i / RPER] * 4));
+		samebuf(m, i, "relations");
+	}
+	for (i = 0; i < RSEG; i++) {
+		void *a, *b;
+		if (!CHECK(m[0]->segnb[i] == m[1]->segnb[i]))
+			continue;
+		a = fetch(m[0], NULL, m[0]->hseg[i], m[0]->segnb[i]);
+		b = fetch(m[1], m[1]->seg[i], NULL, m[1]->segnb[i]);
+		if (!CHECK(!memcmp(a, b, m[0]->segnb[i])))
+			printf("  relations: plan %d of relation %d differs\n", i % 2, i / 2);
+		free(a), free(b);
+	}
+out:
+	gnn_prog_destroy(m[0]);
+	gnn_prog_destroy(m[1]);
+	for (r = 0; r < NREL; r++)
+		gnn_graph_destroy(g[r]);
+}
+
 int
 main(void)
 {
 	/* the large graphs last: every launch of the emulated device costs
 	 * in proportion to the device memory allocated before it */
 	equal();
+	relations();
 	badindex();
 	hostwork();
 	/* the sanitizer tree's run (GNN_TEST_LARGE=0) leaves them to the

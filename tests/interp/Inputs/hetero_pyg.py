@@ -126,6 +126,10 @@ class Checker:
         os.makedirs(work, exist_ok=True)
         rng = np.random.default_rng(seed)
         self.gnnrun, self.work, self.engines, self.bad = gnnrun, work, engines, 0
+        # each compiled model built once per engine and check, reused by its runs
+        self.env = dict(os.environ)
+        self.env.setdefault("GNNCC_ENGINE_CACHE", os.path.join(work, "cache"))
+        os.makedirs(self.env["GNNCC_ENGINE_CACHE"], exist_ok=True)
         self.xs = {t: rng.uniform(-1, 1, size=(n, f)).astype(np.float32) for t, (n, f) in nodes.items()}
         self.eis = {et: np.array(e, dtype=np.int64).reshape(2, -1) for et, e in edges.items()}
         self.base = os.path.join(work, "g")
@@ -168,40 +172,69 @@ class Checker:
         for engine in self.engines:
             self.check(case, engine, mpath, wpath, refs)
 
-    def run(self, case, tag, mpath, wpath, nout):
+    def run(self, case, tag, mpath, wpath, nout, engine, extra=()):
         outs = [f"{self.base}-{case}-{tag}-{k}.npy" for k in range(nout)]
-        cmd = [self.gnnrun, mpath, "--weights", wpath, f"--engine={tag.split('-')[0]}", "--output-dtype=f64"]
+        cmd = [self.gnnrun, mpath, "--weights", wpath, f"--engine={engine}", "--output-dtype=f64", *extra]
         for name, path in self.graphs:
             cmd += ["--graph", f"{name}={path}"]
         for name, path in self.inputs:
             cmd += ["--input", f"{name}={path}"]
         for o in outs:
             cmd += ["--output", o]
-        r = subprocess.run(cmd, capture_output=True, text=True)
+        r = subprocess.run(cmd, capture_output=True, text=True, env=self.env)
         if r.returncode:
             self.fail(f"{case} {tag}: gnnrun exit {r.returncode}: {r.stderr.strip()[-600:]}")
             return None
         return outs
 
-    def check(self, case, engine, mpath, wpath, refs):
-        """within RTOL of refs, and bitwise the same on a second run"""
-        outs = self.run(case, engine, mpath, wpath, len(refs))
-        if outs is None:
-            return
+    def against(self, case, tag, outs, refs):
+        """outs within RTOL of refs"""
         ok = True
         for k, (o, ref) in enumerate(zip(outs, refs)):
             good, msg = compare(np.load(o), ref, RTOL)
             if not good:
-                self.fail(f"{case} {engine} output {k}: {msg}")
+                self.fail(f"{case} {tag} output {k}: {msg}")
                 ok = False
         if ok:
-            print(f"{case} {engine}: {len(refs)} node types within 1e-5 of PyG")
-        again = self.run(case, engine + "-again", mpath, wpath, len(refs))
-        if again is not None:
-            same = all(open(p, "rb").read() == open(q, "rb").read() for p, q in zip(outs, again))
-            print(f"{case} {engine}: second run " + ("bitwise identical" if same else "DIFFERS"))
-            if not same:
-                self.fail(f"{case} {engine}: second run differs bitwise")
+            print(f"{case} {tag}: {len(refs)} node types within 1e-5 of PyG")
+
+    def same(self, case, tag, outs, again, what):
+        """again (a run's outputs) bitwise outs"""
+        if again is None:
+            return
+        same = all(open(p, "rb").read() == open(q, "rb").read() for p, q in zip(outs, again))
+        print(f"{case} {tag}: {what} " + ("bitwise identical" if same else "DIFFERS"))
+        if not same:
+            self.fail(f"{case} {tag}: {what} differs bitwise")
+
+    def check(self, case, engine, mpath, wpath, refs):
+        """within RTOL of refs, and bitwise the same on a second run.
+        cuda-emu runs the emulated device's checks instead of its plain
+        build (one build less): under memcheck, then again under memcheck
+        with blocks and threads in reverse order and the grid clamped to
+        2 blocks, then under racecheck, which must give the same bits"""
+        if engine == "cuda-emu":
+            return self.check_emu(case, mpath, wpath, refs)
+        outs = self.run(case, engine, mpath, wpath, len(refs), engine)
+        if outs is None:
+            return
+        self.against(case, engine, outs, refs)
+        self.same(case, engine, outs, self.run(case, engine + "-again", mpath, wpath, len(refs), engine),
+                  "second run")
+
+    def check_emu(self, case, mpath, wpath, refs):
+        n = len(refs)
+        outs = self.run(case, "emu-memcheck", mpath, wpath, n, "cuda-emu", ["--emu-check=memcheck"])
+        if outs is None:
+            return
+        self.against(case, "cuda-emu memcheck", outs, refs)
+        again = self.run(case, "emu-reverse", mpath, wpath, n, "cuda-emu",
+                         ["--emu-check=memcheck", "--emu-order=reverse", "--emu-grid-max=2"])
+        self.same(case, "cuda-emu", outs, again, "second run (reverse order, 2 blocks)")
+        race = self.run(case, "emu-racecheck", mpath, wpath, n, "cuda-emu", ["--emu-check=racecheck"])
+        if race is not None:
+            self.against(case, "cuda-emu racecheck", race, refs)
+            self.same(case, "cuda-emu racecheck", outs, race, "memcheck's run")
 
     def done(self, name):
         print(f"{name}: " + ("all ok" if not self.bad else f"{self.bad} FAILED"))
