@@ -210,7 +210,11 @@ vjp(AD *d, int i)
 		return;
 	}
 	case Orelu:
-		accum(d, x, bin(d, Omul, g, gtmask(d, x, scalar(d, x, 0))));
+		/* the mask from the output: relu(x) > 0 exactly where x > 0
+		 * (NaN stays NaN, and compares false, either way), and the
+		 * output is usually stored for its reader's gradient anyway,
+		 * so the input need not be: a training step stored both */
+		accum(d, x, bin(d, Omul, g, gtmask(d, y, scalar(d, x, 0))));
 		return;
 	case Oleaky_relu: {
 		double s = attrfloat(&in, "slope", 0.01);
