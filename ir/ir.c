@@ -412,3 +412,21 @@ filluse(Fn *fn)
 	for (i = 0; i < fn->nret; i++)
 		fn->val[fn->ret[i]].nuse++;
 }
+
+/* Instruction from to index to, the ones between one place towards from;
+ * the caller keeps the order valid (scheduling passes: sinkreduce, fuse) */
+void
+moveins(Fn *fn, int from, int to)
+{
+	Ins in = fn->ins[from];
+	int lo = from < to ? from : to, hi = from < to ? to : from;
+
+	if (from < to)
+		memmove(&fn->ins[from], &fn->ins[from + 1], (size_t)(to - from) * sizeof in);
+	else
+		memmove(&fn->ins[to + 1], &fn->ins[to], (size_t)(from - to) * sizeof in);
+	fn->ins[to] = in;
+	for (int k = lo; k <= hi; k++)
+		if (fn->ins[k].to >= 0)
+			fn->val[fn->ins[k].to].def = k;
+}

@@ -371,6 +371,7 @@ void putattr(Fn *fn, Ins *in, Attr a);
 uint64_t hashstr(uint64_t h, const char *s);
 void dropattr(Fn *fn, Ins *in, const char *key);
 void filluse(Fn *fn);          /* recompute val[].nuse and val[].def */
+void moveins(Fn *fn, int from, int to);   /* instruction from to index to, those between shifted; val[].def kept */
 /* The value whose storage v is: v followed through the definitions of
  * alias ops (Falias: reshape, dropout) to the first value that is not
  * one; v itself when it is not an alias.  The one such walk: memplan,

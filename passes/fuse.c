@@ -390,14 +390,9 @@ movable(const Rows *r, int start, int i)
 static void
 moveup(Fn *fn, int *insgroup, int start, int i)
 {
-	Ins in = fn->ins[i];
-
-	memmove(&fn->ins[start + 1], &fn->ins[start], (size_t)(i - start) * sizeof in);
+	moveins(fn, i, start);
 	memmove(&insgroup[start + 1], &insgroup[start], (size_t)(i - start) * sizeof *insgroup);
-	fn->ins[start] = in;
 	insgroup[start] = -1;
-	for (int k = start; k <= i; k++)
-		fn->val[fn->ins[k].to].def = k;
 }
 
 void

@@ -31,7 +31,7 @@ const Pass passtab[] = {
 	{"fuse", fuse, "fuse message passing and its epilogues into row kernels"},
 	{"memplan", memplan, "arena slots: forward values share memory when their lifetimes are disjoint"},
 	{"readfold", readfold, "cpu target: a scatter, a weight gradient or a column sum reads through the gather, transpose or product that made its operand"},
-	{"sinkreduce", sinkreduce, "cpu target: a sum over rows (and a product only it reads) moves down to its first use, out of the row work's way"},
+	{"sinkreduce", sinkreduce, "cpu target: a sum over rows (and a product only it reads) moves down past the elementwise row work after it, to at most its first use"},
 	{"store-bf16", storebf16, "--precision=bf16: values forward writes are stored in bfloat16 (rounded), arithmetic f32"},
 	{"store-f16", storef16, "--precision=fp16: values forward writes are stored in IEEE half (rounded), arithmetic f32"},
 	{"specialize", specialize, "--specialize's graph sizes become constants (run first when given)"},
@@ -188,9 +188,10 @@ passlist(const PassOpts *o, const Pass ***out)
 		return n;
 	if (o->precision && (n = addbefore(o->precision, memplan, out, n)) < 0)
 		return n;
-	/* the cpu target's kernels read through a gather or a transpose;
-	 * before memplan, after the precision pass (which decides what is
-	 * stored in 16 bits) */
+	/* the cpu target's: sinkreduce before fuse, whose runs it
+	 * lengthens; readfold (kernels read through a gather, a transpose
+	 * or a product) before memplan, after the precision pass (which
+	 * decides what is stored in 16 bits) */
 	if (o->hostforward && o->olevel >= 1 && !o->pipeline &&
 	    ((n = addbefore("sinkreduce", fuse, out, n)) < 0 || (n = addbefore("readfold", memplan, out, n)) < 0))
 		return n;

@@ -103,13 +103,27 @@ plainproduct(const Fn *fn, const Ins *d)
 	return true;
 }
 
-/* the last instruction of its fusion group, which may leave it */
+/* grouped instruction di is the last of its fusion group, which it
+ * may leave without making the group's run two */
 static bool
 lastingroup(const Fn *fn, int di)
 {
-	int64_t g = attrint(&fn->ins[di], "group", -1);
+	return di + 1 >= fn->nins || attrint(&fn->ins[di + 1], "group", -1) != attrint(&fn->ins[di], "group", -1);
+}
 
-	return g < 0 || di + 1 >= fn->nins || attrint(&fn->ins[di + 1], "group", -1) != g;
+/* The product a forward column sum j (of no group) reads, made in
+ * forward and read by nothing else, whatever its group; else -1 */
+static int
+sumofproduct(const Fn *fn, const unsigned char *phase, int j)
+{
+	const Ins *in = &fn->ins[j];
+	int di;
+
+	if (!colsum(fn, in) || phase[in->to] != PhaseForward || attrint(in, "group", -1) >= 0 ||
+	    (di = fn->val[in->arg[0]].def) < 0)
+		return -1;
+	return plainproduct(fn, &fn->ins[di]) && phase[fn->ins[di].to] == PhaseForward &&
+	       uses(fn, fn->ins[di].to) == 1 ? di : -1;
 }
 
 /* the instruction reader j may read through, or -1 */
@@ -120,12 +134,8 @@ foldable(const Fn *fn, const unsigned char *phase, int j)
 	int di;
 	bool scatter = in->op == Oscatter_sum || in->op == Oscatter_mean || in->op == Oscatter_max;
 
-	if (colsum(fn, in) && phase[in->to] == PhaseForward && attrint(in, "group", -1) < 0 &&
-	    (di = fn->val[in->arg[0]].def) >= 0) {
-		d = &fn->ins[di];
-		return plainproduct(fn, d) && phase[d->to] == PhaseForward && attrint(d, "group", -1) < 0 &&
-		       uses(fn, d->to) == 1 ? di : -1;
-	}
+	if (colsum(fn, in))
+		return (di = sumofproduct(fn, phase, j)) >= 0 && attrint(&fn->ins[di], "group", -1) < 0 ? di : -1;
 	if ((!scatter && !wgradmatmul(fn, in)) || phase[in->to] != PhaseForward ||
 	    attrint(in, "group", -1) >= 0 || (di = fn->val[in->arg[0]].def) < 0)
 		return -1;
@@ -156,13 +166,10 @@ readfold(Fn *fn)
 	 * kernel (fusion put it there: it is a row's elementwise work), and
 	 * a kernel left with one instruction is none */
 	for (i = 0; i < fn->nins; i++) {
-		const Ins *in = &fn->ins[i];
-		int di = in->narg == 1 ? fn->val[in->arg[0]].def : -1;
+		int di = sumofproduct(fn, phase, i);
 		int64_t g;
 
-		if (di < 0 || !colsum(fn, in) || phase[in->to] != PhaseForward || attrint(in, "group", -1) >= 0 ||
-		    !plainproduct(fn, &fn->ins[di]) || phase[fn->ins[di].to] != PhaseForward ||
-		    uses(fn, fn->ins[di].to) != 1 || (g = attrint(&fn->ins[di], "group", -1)) < 0 || !lastingroup(fn, di))
+		if (di < 0 || (g = attrint(&fn->ins[di], "group", -1)) < 0 || !lastingroup(fn, di))
 			continue;
 		dropattr(fn, &fn->ins[di], "group");
 		if (di >= 1 && attrint(&fn->ins[di - 1], "group", -1) == g &&

@@ -19,7 +19,6 @@
  * valid; nothing is computed differently. Bits are unchanged.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "passes.h"
 
@@ -46,24 +45,12 @@ target(const Fn *fn, const unsigned char *phase, int i)
 	return j;
 }
 
-/* instruction i to just before instruction at (at > i) */
-static void
-sink(Fn *fn, int i, int at)
-{
-	Ins in = fn->ins[i];
-
-	memmove(&fn->ins[i], &fn->ins[i + 1], (size_t)(at - 1 - i) * sizeof in);
-	fn->ins[at - 1] = in;
-	for (int k = i; k < at; k++)
-		fn->val[fn->ins[k].to].def = k;
-}
-
 void
 sinkreduce(Fn *fn)
 {
 	unsigned char *phase = emalloc(fn->nval + 1);
 
-	filluse(fn);   /* moves keep the counts; sink() keeps val[].def */
+	filluse(fn);   /* moves keep the counts; moveins() keeps val[].def */
 	phases(fn, phase);
 	/* from the last: a sum moved down never passes one not yet seen */
 	for (int i = fn->nins - 1; i >= 0; i--) {
@@ -75,11 +62,11 @@ sinkreduce(Fn *fn)
 		u = target(fn, phase, i);
 		d = fn->val[in->arg[0]].def;
 		if (u > i + 1)
-			sink(fn, i, u);
+			moveins(fn, i, u - 1);
 		/* now at u - 1; its operand's product, read by it alone, follows */
 		if (d >= 0 && d < i && fn->ins[d].op == Omul && phase[fn->ins[d].to] == PhaseForward &&
 		    fn->val[fn->ins[d].to].nuse == 1)
-			sink(fn, d, (u > i + 1 ? u : i + 1) - 1);
+			moveins(fn, d, (u > i + 1 ? u : i + 1) - 2);
 	}
 	free(phase);
 }
