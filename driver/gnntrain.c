@@ -425,11 +425,14 @@ hsampler(TrainJob *j, const gnn_train_prog *tp, gnn_graph *const *gs, int ng, ch
 	for (r = 0; r < ng; r++)
 		for (int h = 0; h < cfg.nhops; h++)
 			cfg.fanout[r][h] = j->sample.fanout[h];
-	for (k = 0; k < j->nrfan; k++) {   /* --fanout REL=K1,K2,... */
+	for (k = 0; k < j->nrfan; k++) {   /* --fanout REL=K1,K2,..., once a relation */
 		for (r = 0; r < ng && strcmp(gname[r], j->rfname[k]) != 0; r++)
 			;
-		if (r == ng) {
-			opterror("--fanout %s=...: the model has no relation '%s'", j->rfname[k], j->rfname[k]);
+		for (i = 0; i < k && strcmp(j->rfname[i], j->rfname[k]) != 0; i++)
+			;
+		if (r == ng || i < k) {
+			opterror(r == ng ? "--fanout %s=...: the model has no relation '%s'" :
+			         "--fanout %s=...: relation '%s' has a fanout already", j->rfname[k], j->rfname[k]);
 			return -1;
 		}
 		for (int h = 0; h < cfg.nhops; h++)
