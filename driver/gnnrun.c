@@ -83,10 +83,12 @@ typedef struct Opts {
 	double lr, wd, momentum;
 	bool seedgiven;
 	uint64_t seed;
-	/* mini-batch training: --batch-size (0: full graph), --fanout,
-	 * --shuffle, --sample-threads */
+	/* mini-batch training: --batch-size (0: full graph), --fanout (and
+	 * --fanout REL=K,...: rfname[k]'s rfspec[k]), --shuffle,
+	 * --sample-threads, --dump-batches */
 	int64_t batchsize;
-	const char *fanout;
+	const char *fanout, *rfname[MaxIO], *rfspec[MaxIO], *dumpbatches;
+	int nrfan;
 	bool shuffle;
 	int samplethreads;
 	/* --edge-time REL=FILE, --seed-time FILE */
@@ -522,6 +524,23 @@ optreal(const char *opt, const char *v)
 	return d;
 }
 
+/* a REL=VALUE option's value v (form: its forms, for the error) as
+ * name[*n] and val[*n] */
+static void
+relopt(const char *opt, const char *form, const char *v, const char **name, const char **val, int *n)
+{
+	size_t k = strcspn(v, "=");
+
+	if (!v[k] || k == 0)
+		opterror("%s takes %s (a relation's name), not '%s'", opt, form, v);
+	else if (*n == MaxIO)
+		opterror("too many %s", opt);
+	else {
+		name[*n] = astrfmt(NULL, "%.*s", (int)k, v);
+		val[(*n)++] = v + k + 1;
+	}
+}
+
 static bool
 parseargs(int argc, char **argv, Opts *o)
 {
@@ -629,18 +648,14 @@ parseargs(int argc, char **argv, Opts *o)
 			o->seedgiven = true;
 			break;
 		case OptBatchSize: o->batchsize = optint("--batch-size", v, 1, INT64_MAX, "a count"); break;
-		case OptFanout: o->fanout = v; break;
-		case OptEdgeTime:
-			if (!strchr(v, '=') || v[0] == '=')
-				opterror("--edge-time takes REL=FILE (a relation's name), not '%s'", v);
-			else if (o->netime == MaxIO)
-				opterror("too many --edge-time");
-			else {
-				size_t n = strcspn(v, "=");
-				o->etname[o->netime] = astrfmt(NULL, "%.*s", (int)n, v);
-				o->etfile[o->netime++] = v + n + 1;
-			}
+		case OptFanout:
+			if (!strchr(v, '='))
+				o->fanout = v;
+			else
+				relopt("--fanout", "K1,K2,... or REL=K1,K2,...", v, o->rfname, o->rfspec, &o->nrfan);
 			break;
+		case OptDumpBatches: o->dumpbatches = v; break;
+		case OptEdgeTime: relopt("--edge-time", "REL=FILE", v, o->etname, o->etfile, &o->netime); break;
 		case OptSeedTime: o->seedtime = v; break;
 		case OptShuffle: o->shuffle = true; break;
 		case OptSampleThreads: o->samplethreads = (int)optint("--sample-threads", v, 1, 64, "a count"); break;
@@ -662,8 +677,10 @@ parseargs(int argc, char **argv, Opts *o)
 		opterror("--labels, --train-mask, --test-mask, --loss, --save-weights and the optimizer's settings need --train");
 	if (o->batchsize && !o->train)
 		opterror("--batch-size needs --train");
-	else if ((o->fanout || o->shuffle || o->samplethreads || o->netime || o->seedtime) && !o->batchsize)
-		opterror("--fanout, --shuffle, --sample-threads, --edge-time and --seed-time need --batch-size");
+	else if ((o->fanout || o->nrfan || o->shuffle || o->samplethreads || o->netime || o->seedtime ||
+	          o->dumpbatches) && !o->batchsize)
+		opterror("--fanout, --shuffle, --sample-threads, --edge-time, --seed-time and --dump-batches need "
+		         "--batch-size");
 	else if (!o->netime != !o->seedtime)
 		opterror("temporal sampling takes both --edge-time REL=FILE and --seed-time FILE");
 	else if (o->batchsize && strcmp(o->engine, "interp") == 0)
@@ -885,39 +902,75 @@ addnamed(Opts *o, const char *name, const char *file)
 	return addinput(o, astrfmt(NULL, "%s=%s", name, file));
 }
 
-/*
- * --batch-size: the sampler's settings from --fanout (PyG's num_neighbors
- * as a list; each at least 1), --shuffle, --seed, --sample-threads
- */
-static bool
-batchjob(const Opts *o, const Fn *model, TrainJob *j)
+/* a fanout list "K1,K2,..." of what into out (each in [min, the most]):
+ * its hops, or -1 after reporting */
+static int
+fanlist(const char *what, const char *list, int64_t min, int64_t *out)
 {
-	const char *p = o->fanout ? o->fanout : "10,10";
+	const char *p = list;
 	char *end;
 	long long k;
 	int h = 0;
 
-	j->batch = o->batchsize;
-	j->sample = (gnn_sampler_config){.batch_size = o->batchsize, .shuffle = o->shuffle, .seed = j->seed,
-	                                 .threads = o->samplethreads ? o->samplethreads : 1, .prefetch = 1};
 	for (;;) {
 		errno = 0;
 		k = strtoll(p, &end, 10);
-		if (end == p || errno || (*end && *end != ',') || k < 1 || k > GNN_SAMPLER_MAX_FANOUT) {
-			opterror("--fanout takes counts from 1 to %d separated by commas (one a hop), not '%s'",
-			         GNN_SAMPLER_MAX_FANOUT, o->fanout);
-			return false;
+		if (end == p || errno || (*end && *end != ',') || k < min || k > GNN_SAMPLER_MAX_FANOUT) {
+			opterror("%s takes counts from %lld to %d separated by commas (one a hop), not '%s'", what,
+			         (long long)min, GNN_SAMPLER_MAX_FANOUT, list);
+			return -1;
 		}
 		if (h == GNN_SAMPLER_MAX_HOPS) {
-			opterror("--fanout: at most %d hops, not '%s'", GNN_SAMPLER_MAX_HOPS, o->fanout);
-			return false;
+			opterror("%s: at most %d hops, not '%s'", what, GNN_SAMPLER_MAX_HOPS, list);
+			return -1;
 		}
-		j->sample.fanout[h++] = k;
+		out[h++] = k;
 		if (!*end)
-			break;
+			return h;
 		p = end + 1;
 	}
+}
+
+/*
+ * --batch-size: the sampler's settings from --fanout (PyG's num_neighbors
+ * as a list; each at least 1; per relation, a dict of lists, each count
+ * at least 0, all of as many hops), --shuffle, --seed, --sample-threads
+ */
+static bool
+batchjob(const Opts *o, const Fn *model, TrainJob *j)
+{
+	int h, k;
+
+	j->batch = o->batchsize;
+	j->sample = (gnn_sampler_config){.batch_size = o->batchsize, .shuffle = o->shuffle, .seed = j->seed,
+	                                 .threads = o->samplethreads ? o->samplethreads : 1, .prefetch = 1};
+	if ((h = fanlist("--fanout", o->fanout ? o->fanout : "10,10", 1, j->sample.fanout)) < 0)
+		return false;
+	j->nrfan = o->nrfan;
+	for (k = 0; k < o->nrfan; k++) {
+		char what[256];
+		int hk;
+		snprintf(what, sizeof what, "--fanout %s=", o->rfname[k]);
+		if ((hk = fanlist(what, o->rfspec[k], 0, j->rfanout[k])) < 0)
+			return false;
+		if (k == 0 && !o->fanout) {
+			/* no list for every relation: the others draw 10 at each of
+			 * the relations' hops */
+			h = hk;
+			for (int q = 0; q < h; q++)
+				j->sample.fanout[q] = 10;
+		}
+		if (hk != h) {
+			opterror("--fanout %s=%s: %d hops, not %d as the other fanouts: every relation samples as many hops",
+			         o->rfname[k], o->rfspec[k], hk, h);
+			return false;
+		}
+		j->rfname[k] = o->rfname[k];
+	}
+	j->dumpdir = o->dumpbatches;
 	j->sample.nhops = h;
+	for (k = h; k < GNN_SAMPLER_MAX_HOPS; k++)
+		j->sample.fanout[k] = 0;
 	/* --train-mask's input (main: the step's input after the labels) */
 	j->maskarg = model->narg + 1;
 	j->wantout = o->nout > 0 || o->testmask;

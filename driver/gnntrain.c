@@ -398,7 +398,8 @@ hsampler(TrainJob *j, const gnn_train_prog *tp, gnn_graph *const *gs, int ng, ch
 	const int64_t *etime[GNN_HSAMPLER_MAX_RELS] = {0}, *stime = NULL;
 	int64_t *seedtime = NULL;
 	gnn_hsampler_config cfg = {.batch_size = j->sample.batch_size, .nhops = j->sample.nhops,
-		.shuffle = j->sample.shuffle, .seed = j->sample.seed, .prefetch = j->sample.prefetch};
+		.shuffle = j->sample.shuffle, .seed = j->sample.seed, .prefetch = j->sample.prefetch,
+		.threads = j->sample.threads};
 	char want[256];
 
 	if (ng > GNN_HSAMPLER_MAX_RELS) {
@@ -424,6 +425,19 @@ hsampler(TrainJob *j, const gnn_train_prog *tp, gnn_graph *const *gs, int ng, ch
 	for (r = 0; r < ng; r++)
 		for (int h = 0; h < cfg.nhops; h++)
 			cfg.fanout[r][h] = j->sample.fanout[h];
+	for (k = 0; k < j->nrfan; k++) {   /* --fanout REL=K1,K2,..., once a relation */
+		for (r = 0; r < ng && strcmp(gname[r], j->rfname[k]) != 0; r++)
+			;
+		for (i = 0; i < k && strcmp(j->rfname[i], j->rfname[k]) != 0; i++)
+			;
+		if (r == ng || i < k) {
+			opterror(r == ng ? "--fanout %s=...: the model has no relation '%s'" :
+			         "--fanout %s=...: relation '%s' has a fanout already", j->rfname[k], j->rfname[k]);
+			return -1;
+		}
+		for (int h = 0; h < cfg.nhops; h++)
+			cfg.fanout[r][h] = j->rfanout[k][h];
+	}
 	firstdim(&tp->prog->inputs[maskin], want, sizeof want);
 	for (B->seedtype = 0; B->seedtype < nt && strcmp(tname[B->seedtype], want) != 0; B->seedtype++)
 		;
@@ -530,8 +544,9 @@ trainbatches(TrainJob *j, const gnn_model_desc *d, const gnn_train_prog *tp, voi
 			         "(--train-mask)");
 			return -1;
 		}
-		if (j->netime) {
-			opterror("temporal sampling (--edge-time) is for heterogeneous models (relations)");
+		if (j->netime || j->nrfan || j->dumpdir) {
+			opterror("%s is for heterogeneous models (relations)", j->netime ? "temporal sampling (--edge-time)" :
+			         j->nrfan ? "a relation's fanout (--fanout REL=...)" : "--dump-batches");
 			return -1;
 		}
 		if (!(seeds = malloc((n + 1) * sizeof *seeds)))
@@ -589,7 +604,8 @@ trainbatches(TrainJob *j, const gnn_model_desc *d, const gnn_train_prog *tp, voi
 			float loss = NAN;
 			int64_t nmask, nseed;
 			const uint8_t *mask;
-			if (bnext(&B, d, model) != GNN_OK)
+			if (bnext(&B, d, model) != GNN_OK ||
+			    (j->dumpdir && gnn_hsampler_save_batch(B.h, B.hb, j->dumpdir, e * nb + b) != GNN_OK))
 				goto fail;
 			binds++;
 			mask = bmask(&B, &nmask, &nseed);

@@ -40,6 +40,13 @@ typedef struct TrainJob {
 	 * seedtime (NULL: untimed) */
 	int netime;
 	const char *etname[MaxTrainIO], *etfile[MaxTrainIO], *seedtime;
+	/* a heterogeneous model's fanouts: relation rfname[k]'s rfanout[k]
+	 * (sample.nhops of them), the others' sample.fanout; and where to
+	 * write its batches (gnn_hsampler_save_batch), or NULL */
+	int nrfan;
+	const char *rfname[MaxTrainIO];
+	int64_t rfanout[MaxTrainIO][GNN_SAMPLER_MAX_HOPS];
+	const char *dumpdir;
 } TrainJob;
 
 /* Train; outs receives the model's outputs after training (free with

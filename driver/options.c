@@ -257,12 +257,15 @@ static const OptSpec table[] = {
 	{OptBatchSize, RUN, "--batch-size", NULL, ArgRequired, "B", NULL, NULL,
 	 "mini-batch training (docs/sampling.md): B seed nodes of\n"
 	 "--train-mask a step, with their sampled neighbourhoods"},
-	{OptFanout, RUN, "--fanout", NULL, ArgRequired, "K1,K2,...", NULL, NULL,
-	 "in-neighbours sampled per node at each hop (PyG's\nnum_neighbors; default 10,10)"},
+	{OptFanout, RUN, "--fanout", NULL, ArgRequired, "[REL=]K1,K2,...", NULL, NULL,
+	 "in-neighbours sampled per node at each hop (PyG's\nnum_neighbors; default 10,10); REL=: relation REL's\n"
+	 "(0 draws none), over the one for every relation"},
 	{OptShuffle, RUN, "--shuffle", NULL, ArgNone, NULL, NULL, NULL,
 	 "the seed nodes in a new order each epoch (from --seed)"},
 	{OptSampleThreads, RUN, "--sample-threads", NULL, ArgRequired, "T", NULL, NULL,
 	 "threads that sample a batch (default 1), beside the\ntraining; any T gives the same batches"},
+	{OptDumpBatches, RUN, "--dump-batches", NULL, ArgRequired, "DIR", NULL, NULL,
+	 "a heterogeneous model's batches written into DIR as\n.npy (gnn_hsampler_save_batch), batch K as bK_*.npy"},
 	{OptEdgeTime, RUN, "--edge-time", NULL, ArgRequired, "REL=FILE", NULL, NULL,
 	 "temporal sampling: relation REL's edge times (int64\n[E]); a seed reaches only edges at or before its time"},
 	{OptSeedTime, RUN, "--seed-time", NULL, ArgRequired, "FILE", NULL, NULL,

@@ -60,7 +60,7 @@ typedef enum Opt {
 	OptProfile,
 	OptTrain, OptLabels, OptTrainMask, OptTestMask, OptLoss, OptEpochs, OptOptimizer, OptLr,
 	OptWeightDecay, OptMomentum, OptNesterov, OptSaveWeights,
-	OptBatchSize, OptFanout, OptShuffle, OptSampleThreads, OptEdgeTime, OptSeedTime,
+	OptBatchSize, OptFanout, OptShuffle, OptSampleThreads, OptEdgeTime, OptSeedTime, OptDumpBatches,
 	/* gnngen */
 	OptNodes, OptEdges, OptFeatures, OptAlpha, OptSeed, OptPreset, OptScale, OptGenOut, OptStats,
 } Opt;

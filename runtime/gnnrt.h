@@ -801,6 +801,7 @@ typedef struct gnn_hsampler_config {
 	int shuffle;
 	uint64_t seed;
 	int prefetch;            /* a producer thread fills the next batch */
+	int threads;             /* threads that sample a batch: 0 or 1 is the filling thread alone */
 } gnn_hsampler_config;
 /* One batch; its pointers live as gnn_batch's do. */
 typedef struct gnn_hbatch {
@@ -838,6 +839,12 @@ void gnn_hsampler_capacity(const gnn_hsampler *s, int64_t *nodes, int64_t *edges
 /* out[0..num_rels): relations of those sizes (the caller destroys them),
 ** to bind once before the batches */
 gnn_status gnn_hsampler_capacity_graphs(const gnn_hsampler *s, gnn_graph **out);
+/* Batch b of s written into dir as .npy files for inspection, k its
+** number: bK_meta.npy (epoch, index, seeds), bK_seed_index.npy,
+** bK_mask.npy, per type t bK_node_t.npy, per relation r bK_ei_r.npy
+** [2, E_r] and bK_eid_r.npy, and temporal bK_seed_time.npy and
+** bK_root_t.npy (docs/sampling.md; tests/sampler/hcheck.py reads them) */
+gnn_status gnn_hsampler_save_batch(const gnn_hsampler *s, const gnn_hbatch *b, const char *dir, int64_t k);
 void gnn_hsampler_destroy(gnn_hsampler *s);
 
 /* synth.c */

@@ -7,9 +7,14 @@
 ** sampler's (sample.c, whose Philox draws, Floyd subsets, shuffle and
 ** producer thread this file shares through sampler.h): node v's draws
 ** over relation r at hop h come from Philox blocks whose counter is (v,
-** its seed's subgraph, h, r, draw, batch).  A batch is filled on one
-** thread (the producer's, with prefetch): hop by hop, relation by
-** relation, frontier node by node, as pyg-lib loops.
+** its seed's subgraph, h, r, draw, batch).  A batch is filled hop by
+** hop, relation by relation, frontier node by node, as pyg-lib loops;
+** as sample.c's, each (hop, relation) runs in three passes over the
+** frontier: the counts min(k, eligible), a prefix sum, the draws into
+** their own places (these two on cfg.threads threads, in chunks), then
+** the relabelling, serial since first appearance is an order.  The row
+** gathers are chunked too.  The threads change no draw: the same
+** batches on any number of them.
 **
 ** Nodes are keyed (type, subgraph, id) in an open-addressing table of
 ** twice the batch's node capacity, cleared per batch: untimed sampling
@@ -52,7 +57,7 @@ struct gnn_hsampler {
 	int64_t nseeds, nbatch, *seeds, *seedtime, *idx, idxepoch;
 	uint64_t *key;                    /* the node table: keys, and local ids */
 	int64_t *val, nkey;
-	int64_t *draw;                    /* one node's draws */
+	int64_t *off;                     /* a pass's per-frontier-node offsets */
 	int nrows, rowtype[GNN_SAMPLER_MAX_ROWS];
 	const void *rowdata[GNN_SAMPLER_MAX_ROWS];
 	size_t rowbytes[GNN_SAMPLER_MAX_ROWS];
@@ -102,6 +107,87 @@ upper(const int64_t *a, int64_t n, int64_t x)
 	return lo;
 }
 
+/* what a pass's chunks read: frontier nodes f0.. of relation r's
+ * target type at hop, k a node, the draws from edge base on */
+typedef struct hjob {
+	const gnn_hsampler *s;
+	hslot *sl;
+	int64_t seq, f0, k, base;
+	int r, hop, q;
+} hjob;
+
+/* frontier node f0+i's eligible in-edges of r, from its CSR row at *lo */
+static int64_t
+eligible(const hjob *j, int64_t i, int64_t *lo)
+{
+	const gnn_hsampler *s = j->s;
+	int d = s->dstt[j->r];
+	int64_t v = j->sl->node[d][j->f0 + i], deg;
+
+	*lo = s->rowptr[j->r][v];
+	deg = s->rowptr[j->r][v + 1] - *lo;
+	if (s->sorted[j->r])   /* the edges at or before the seed's time */
+		deg = upper(s->stime[j->r] + *lo, deg, j->sl->bt[j->sl->root[d][j->f0 + i]]);
+	return deg;
+}
+
+/* pass 1: node f0+i's draw count into off[i + 1] */
+static void
+hcountfn(void *ctx, int64_t lo, int64_t hi)
+{
+	const hjob *j = (const hjob *)ctx;
+	int64_t i, at, deg;
+
+	for (i = lo; i < hi; i++) {
+		deg = eligible(j, i, &at);
+		j->s->off[i + 1] = deg < j->k ? deg : j->k;
+	}
+}
+
+/* pass 3: node f0+i's draws, as the relation's edge ids, at edge
+ * base + off[i] of the slot */
+static void
+hdrawfn(void *ctx, int64_t lo, int64_t hi)
+{
+	const hjob *j = (const hjob *)ctx;
+	const gnn_hsampler *s = j->s;
+	int d = s->dstt[j->r];
+	const int64_t *ord = s->sorted[j->r] ? s->sorted[j->r] : s->order[j->r];
+	int64_t i, q, at, deg, c, *out;
+	uint32_t ctr[4];
+
+	ctr[3] = (uint32_t)j->seq;
+	for (i = lo; i < hi; i++) {
+		deg = eligible(j, i, &at);
+		c = s->off[i + 1] - s->off[i];
+		out = j->sl->eid[j->r] + j->base + s->off[i];
+		if (c == deg) {
+			for (q = 0; q < c; q++)
+				out[q] = q;
+		} else {
+			ctr[0] = (uint32_t)j->sl->node[d][j->f0 + i];
+			ctr[1] = (uint32_t)j->sl->root[d][j->f0 + i];
+			gnn_sample_floyd_(s->cfg.seed, ctr, STREAM_HDRAW | (uint32_t)j->hop << 25 | (uint32_t)j->r << 16,
+			                  deg, c, out);
+		}
+		for (q = 0; q < c; q++)
+			out[q] = ord[at + out[q]];
+	}
+}
+
+/* registered row array q's rows of the batch's nodes of its type */
+static void
+hgatherfn(void *ctx, int64_t lo, int64_t hi)
+{
+	const hjob *j = (const hjob *)ctx;
+	const gnn_hsampler *s = j->s;
+	int q = j->q, t = s->rowtype[q];
+
+	for (int64_t i = lo; i < hi; i++)
+		memcpy((char *)j->sl->rows[q] + (size_t)i * s->rowbytes[q],
+		       (const char *)s->rowdata[q] + (size_t)j->sl->node[t][i] * s->rowbytes[q], s->rowbytes[q]);
+}
+
 /* batch seq into its slot */
 static gnn_status
 fill(void *owner, int64_t seq)
@@ -111,7 +197,6 @@ fill(void *owner, int64_t seq)
 	gnn_hbatch *b = &sl->b;
 	int64_t epoch = seq / s->nbatch, first = (seq % s->nbatch) * s->cfg.batch_size;
 	int64_t f0[MAXT] = {0}, f1[MAXT], i, q, e, nb;
-	uint32_t ctr[4];
 	int t, r, hop;
 	gnn_status st = GNN_OK;
 
@@ -142,37 +227,27 @@ fill(void *owner, int64_t seq)
 	}
 	for (t = 0; t < s->nt; t++)
 		f1[t] = b->num_nodes[t];
-	ctr[3] = (uint32_t)seq;
 	for (hop = 0; hop < s->cfg.nhops; hop++) {
 		for (r = 0; r < s->nr; r++) {
-			int64_t k = s->cfg.fanout[r][hop], *ei = sl->ei[r], *eid = sl->eid[r];
 			int d = s->dstt[r], st_ = s->srct[r];
-			if (k == 0)
+			hjob jb = {.s = s, .sl = sl, .seq = seq, .f0 = f0[d], .k = s->cfg.fanout[r][hop],
+			           .base = b->num_edges[r], .r = r, .hop = hop};
+			int64_t nf = f1[d] - f0[d], *ei = sl->ei[r], *eid = sl->eid[r];
+			if (jb.k == 0 || nf == 0)
 				continue;
-			for (i = f0[d]; i < f1[d]; i++) {
-				int64_t v = sl->node[d][i], root = sl->root[d][i], lo = s->rowptr[r][v];
-				int64_t deg = s->rowptr[r][v + 1] - lo, c, *pos = s->draw;
-				const int64_t *ord = s->sorted[r] ? s->sorted[r] : s->order[r];
-				if (s->sorted[r])   /* the edges at or before the seed's time */
-					deg = upper(s->stime[r] + lo, deg, sl->bt[root]);
-				c = deg < k ? deg : k;
-				if (c == deg) {
-					for (q = 0; q < c; q++)
-						pos[q] = q;
-				} else {
-					ctr[0] = (uint32_t)v;
-					ctr[1] = (uint32_t)root;
-					gnn_sample_floyd_(s->cfg.seed, ctr, STREAM_HDRAW | (uint32_t)hop << 25 | (uint32_t)r << 16,
-					                  deg, c, pos);
+			gnn_sample_forall_(s->cfg.threads, hcountfn, &jb, nf);
+			s->off[0] = 0;
+			for (i = 0; i < nf; i++)
+				s->off[i + 1] += s->off[i];
+			gnn_sample_forall_(s->cfg.threads, hdrawfn, &jb, nf);
+			/* relabel: new nodes in order of first appearance */
+			for (i = 0; i < nf; i++)
+				for (q = s->off[i]; q < s->off[i + 1]; q++) {
+					e = jb.base + q;
+					ei[e] = local(s, sl, st_, sl->root[d][f0[d] + i], s->src[r][eid[e]]);
+					ei[s->cape[r] + e] = f0[d] + i;
 				}
-				for (q = 0; q < c; q++) {
-					int64_t id = ord[lo + pos[q]];
-					e = b->num_edges[r]++;
-					ei[e] = local(s, sl, st_, root, s->src[r][id]);
-					ei[s->cape[r] + e] = i;
-					eid[e] = id;
-				}
-			}
+			b->num_edges[r] += s->off[nf];
 		}
 		for (t = 0; t < s->nt; t++) {
 			f0[t] = f1[t];
@@ -182,10 +257,8 @@ fill(void *owner, int64_t seq)
 	memset(sl->mask, 0, (size_t)b->num_nodes[s->seedtype]);
 	memset(sl->mask, 1, (size_t)nb);
 	for (q = 0; q < s->nrows; q++) {
-		int tt = s->rowtype[q];
-		for (i = 0; i < b->num_nodes[tt]; i++)
-			memcpy((char *)sl->rows[q] + (size_t)i * s->rowbytes[q],
-			       (const char *)s->rowdata[q] + (size_t)sl->node[tt][i] * s->rowbytes[q], s->rowbytes[q]);
+		hjob jb = {.s = s, .sl = sl, .q = (int)q};
+		gnn_sample_forall_(s->cfg.threads, hgatherfn, &jb, b->num_nodes[s->rowtype[q]]);
 	}
 	for (r = 0; r < s->nr && st == GNN_OK; r++) {
 		e = b->num_edges[r];
@@ -230,14 +303,17 @@ static void
 buffers(gnn_hsampler *s, int get, int *fail)
 {
 	int k, t, r;
+	int64_t maxcap = 0;
 
+	for (t = 0; t < s->nt; t++)
+		maxcap = s->capn[t] > maxcap ? s->capn[t] : maxcap;
 #define BUF(p, n) do { if (get) (p) = zget((n), fail); else zput((p), (n)); } while (0)
 	BUF(s->seeds, (size_t)s->nseeds * sizeof *s->seeds);
 	BUF(s->seedtime, (size_t)s->nseeds * sizeof *s->seedtime);
 	BUF(s->idx, (size_t)s->nseeds * sizeof *s->idx);
 	BUF(s->key, (size_t)s->nkey * sizeof *s->key);
 	BUF(s->val, (size_t)s->nkey * sizeof *s->val);
-	BUF(s->draw, (size_t)GNN_SAMPLER_MAX_FANOUT * sizeof *s->draw);
+	BUF(s->off, (size_t)(maxcap + 1) * sizeof *s->off);
 	for (k = 0; k < NSLOT; k++) {
 		hslot *sl = &s->slot[k];
 		for (t = 0; t < s->nt; t++) {
@@ -365,6 +441,8 @@ check(const gnn_hetero_desc *h, int seedtype, const int64_t *seeds, const int64_
 	if (cfg->batch_size <= 0 || cfg->batch_size > ((int64_t)1 << 26))
 		return gnn_error(GNN_ERR_ARG, "gnn_hsampler_create: batch_size is %lld, it must be in [1, 2^26]",
 		                 (long long)cfg->batch_size);
+	if (cfg->threads < 0)
+		return gnn_error(GNN_ERR_ARG, "gnn_hsampler_create: threads is %d, it must be >= 0", cfg->threads);
 	if (cfg->nhops < 1 || cfg->nhops > GNN_SAMPLER_MAX_HOPS)
 		return gnn_error(GNN_ERR_ARG, "gnn_hsampler_create: nhops is %d, it must be in [1, %d]", cfg->nhops,
 		                 GNN_SAMPLER_MAX_HOPS);
@@ -598,4 +676,48 @@ gnn_hsampler_capacity_graphs(const gnn_hsampler *s, gnn_graph **out)
 			out[q] = NULL;
 		}
 	return st;
+}
+
+/* one array of the batch, dir/bK_WHAT[_IDX].npy */
+static gnn_status
+save(const char *dir, int64_t k, const char *what, int idx, gnn_dtype dt, int rank, int64_t d0, int64_t d1,
+     const void *p)
+{
+	char path[4096];
+	gnn_array a = {.dtype = dt, .rank = rank, .shape = {d0, d1}, .data = (void *)p};
+
+	a.nbytes = (size_t)(d0 * (rank > 1 ? d1 : 1)) * gnn_dtype_size(dt);
+	if (idx < 0)
+		snprintf(path, sizeof path, "%s/b%lld_%s.npy", dir, (long long)k, what);
+	else
+		snprintf(path, sizeof path, "%s/b%lld_%s_%d.npy", dir, (long long)k, what, idx);
+	return gnn_npy_write(path, &a);
+}
+
+gnn_status
+gnn_hsampler_save_batch(const gnn_hsampler *s, const gnn_hbatch *b, const char *dir, int64_t k)
+{
+	int64_t meta[3];
+	gnn_status st;
+	int t, r;
+
+	if (!s || !b || !dir)
+		return gnn_error(GNN_ERR_ARG, "gnn_hsampler_save_batch: NULL argument");
+	meta[0] = b->epoch;
+	meta[1] = b->index;
+	meta[2] = b->num_seeds;
+	if ((st = save(dir, k, "meta", -1, GNN_I64, 1, 3, 0, meta)) != GNN_OK ||
+	    (st = save(dir, k, "seed_index", -1, GNN_I64, 1, b->num_seeds, 0, b->seed_index)) != GNN_OK ||
+	    (s->temporal && (st = save(dir, k, "seed_time", -1, GNN_I64, 1, b->num_seeds, 0, b->seed_time)) != GNN_OK) ||
+	    (st = save(dir, k, "mask", -1, GNN_BOOL, 1, b->num_nodes[s->seedtype], 0, b->mask)) != GNN_OK)
+		return st;
+	for (t = 0; t < s->nt; t++)
+		if ((st = save(dir, k, "node", t, GNN_I64, 1, b->num_nodes[t], 0, b->node[t])) != GNN_OK ||
+		    (s->temporal && (st = save(dir, k, "root", t, GNN_I64, 1, b->num_nodes[t], 0, b->root[t])) != GNN_OK))
+			return st;
+	for (r = 0; r < s->nr; r++)
+		if ((st = save(dir, k, "ei", r, GNN_I64, 2, 2, b->num_edges[r], b->edge_index[r])) != GNN_OK ||
+		    (st = save(dir, k, "eid", r, GNN_I64, 1, b->num_edges[r], 0, b->edge_id[r])) != GNN_OK)
+			return st;
+	return GNN_OK;
 }

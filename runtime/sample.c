@@ -122,34 +122,31 @@ gnn_sample_shuffle_(uint64_t seed, int64_t epoch, int64_t *a, int64_t n)
 	}
 }
 
-/* ---- parallel chunks ---------------------------------------------------- */
+/* ---- parallel chunks (shared with hsample.c) ----------------------------- */
 
-typedef struct job {
-	const gnn_sampler *s;
-	void (*fn)(const struct job *j, int64_t lo, int64_t hi);
-	int64_t n, lo, hi;
-	/* what the fns read */
-	slot *sl;
-	int64_t seq, f0, hop;
-} job;
+typedef struct chunk {
+	void (*fn)(void *ctx, int64_t lo, int64_t hi);
+	void *ctx;
+	int64_t lo, hi;
+} chunk;
 
 static void *
-jobrun(void *arg)
+chunkrun(void *arg)
 {
-	job *j = (job *)arg;
+	chunk *c = (chunk *)arg;
 
-	j->fn(j, j->lo, j->hi);
+	c->fn(c->ctx, c->lo, c->hi);
 	return NULL;
 }
 
-/* fn over [0, n) in cfg.threads contiguous chunks; a chunk whose thread
+/* fn over [0, n) in threads contiguous chunks; a chunk whose thread
  * cannot start runs here: the result is the same either way */
-static void
-forall(const gnn_sampler *s, job *proto, int64_t n)
+void
+gnn_sample_forall_(int threads, void (*fn)(void *ctx, int64_t lo, int64_t hi), void *ctx, int64_t n)
 {
 	enum { MaxThreads = 64 };
-	int t, nt = s->cfg.threads > 1 ? s->cfg.threads : 1, started[MaxThreads] = {0};
-	job jobs[MaxThreads];
+	int t, nt = threads > 1 ? threads : 1, started[MaxThreads] = {0};
+	chunk c[MaxThreads];
 	pthread_t th[MaxThreads];
 
 	if (nt > MaxThreads)
@@ -157,26 +154,39 @@ forall(const gnn_sampler *s, job *proto, int64_t n)
 	if (n < 64 * (int64_t)nt)   /* small: not worth a thread */
 		nt = 1;
 	for (t = 0; t < nt; t++) {
-		jobs[t] = *proto;
-		jobs[t].lo = n * t / nt;
-		jobs[t].hi = n * (t + 1) / nt;
+		c[t] = (chunk){.fn = fn, .ctx = ctx, .lo = n * t / nt, .hi = n * (t + 1) / nt};
 		if (t > 0)
-			started[t] = pthread_create(&th[t], NULL, jobrun, &jobs[t]) == 0;
+			started[t] = pthread_create(&th[t], NULL, chunkrun, &c[t]) == 0;
 	}
 	for (t = 0; t < nt; t++)
 		if (!started[t])
-			jobs[t].fn(&jobs[t], jobs[t].lo, jobs[t].hi);
+			c[t].fn(c[t].ctx, c[t].lo, c[t].hi);
 	for (t = 1; t < nt; t++)
 		if (started[t])
 			pthread_join(th[t], NULL);
+}
+
+/* what a pass's chunks read */
+typedef struct job {
+	const gnn_sampler *s;
+	void (*fn)(void *ctx, int64_t lo, int64_t hi);
+	slot *sl;
+	int64_t seq, f0, hop;
+} job;
+
+static void
+forall(const gnn_sampler *s, job *jb, int64_t n)
+{
+	gnn_sample_forall_(s->cfg.threads, jb->fn, jb, n);
 }
 
 /* ---- one batch ------------------------------------------------------------- */
 
 /* hop pass 1: node f0+i's draw count into off[i + 1] */
 static void
-countfn(const job *j, int64_t lo, int64_t hi)
+countfn(void *ctx, int64_t lo, int64_t hi)
 {
+	const job *j = (const job *)ctx;
 	const gnn_sampler *s = j->s;
 	int64_t i, v, d, k = s->cfg.fanout[j->hop];
 
@@ -189,8 +199,9 @@ countfn(const job *j, int64_t lo, int64_t hi)
 
 /* hop pass 3: node f0+i's draws, as the graph's edge ids, at draw[off[i]] */
 static void
-drawfn(const job *j, int64_t lo, int64_t hi)
+drawfn(void *ctx, int64_t lo, int64_t hi)
 {
+	const job *j = (const job *)ctx;
 	const gnn_sampler *s = j->s;
 	int64_t i, v, d, c, t, *out;
 	uint32_t ctr[4];
@@ -216,8 +227,9 @@ drawfn(const job *j, int64_t lo, int64_t hi)
 
 /* the registered rows of the batch's nodes */
 static void
-gatherfn(const job *j, int64_t lo, int64_t hi)
+gatherfn(void *ctx, int64_t lo, int64_t hi)
 {
+	const job *j = (const job *)ctx;
 	const gnn_sampler *s = j->s;
 	int64_t i;
 	int k;

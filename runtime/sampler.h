@@ -2,9 +2,9 @@
 ** sampler.h: what the homogeneous and the heterogeneous neighbour
 ** samplers (sample.c, hsample.c) share, defined in sample.c: Philox
 ** draws keyed by the sampler's seed, Floyd's k-subsets, the epoch's
-** shuffle, and the producer thread that fills batch i+1 in one of three
-** slots while the caller holds batch i (the one before may still be
-** bound).
+** shuffle, a pass's chunks on sampling threads, and the producer
+** thread that fills batch i+1 in one of three slots while the caller
+** holds batch i (the one before may still be bound).
 */
 #ifndef GNNRT_SAMPLER_H
 #define GNNRT_SAMPLER_H
@@ -22,6 +22,9 @@ uint32_t gnn_sample_uniform_(uint64_t seed, const uint32_t ctr[4], uint32_t m);
 /* c distinct positions out of [0, d), every c-subset equally likely,
 ** c < d: draw t's block is ctr with word 2 = stream | t */
 void gnn_sample_floyd_(uint64_t seed, uint32_t ctr[4], uint32_t stream, int64_t d, int64_t c, int64_t *out);
+/* fn(ctx, lo, hi) over [0, n) in threads contiguous chunks, each on a
+** thread of its own (a pass under 64 nodes a thread on the caller's) */
+void gnn_sample_forall_(int threads, void (*fn)(void *ctx, int64_t lo, int64_t hi), void *ctx, int64_t n);
 /* a[0..n) in the order of epoch's Fisher-Yates shuffle under seed */
 void gnn_sample_shuffle_(uint64_t seed, int64_t epoch, int64_t *a, int64_t n);
 

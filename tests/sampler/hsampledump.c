@@ -2,10 +2,11 @@
 ** hsampledump: the runtime's heterogeneous neighbour sampler
 ** (gnn_hsampler_*) driven from a directory of relational files (gnngen's
 ** layout), its batches written as .npy for tests/sampler/hcheck.py,
-** which checks them with NumPy alone.
+** which checks them with NumPy alone: gnn_hsampler_save_batch's files
+** and each type's gathered rows of x.
 **
 **   hsampledump DIR OUTDIR TYPES RELS SEEDTYPE BATCH FANOUTS SHUFFLE SEED
-**               PREFETCH NBATCHES TEMPORAL
+**               PREFETCH NBATCHES TEMPORAL [THREADS]
 **
 ** TYPES "customer,product,transaction": each type's node count is the
 ** rows of DIR/x_TYPE.npy, which is gathered per batch.  RELS: relation
@@ -18,7 +19,8 @@
 ** (temporal), and for each type t and relation r (their indices)
 ** bK_node_t.npy, bK_root_t.npy (temporal), bK_x_t.npy, bK_ei_r.npy
 ** [2, E], bK_eid_r.npy, bK_mask.npy; a line a batch on stdout (OUTDIR
-** "-": no files, and the line ends "| " and relation 0's edge ids).  A runtime
+** "-": no files, and the line ends "| " and relation 0's edge ids).
+** THREADS: the sampling threads (default 1).  A runtime
 ** error is printed as "hsampledump: MESSAGE", exit 1.
 */
 #include <stdio.h>
@@ -36,18 +38,15 @@ fail(void)
 	return 1;
 }
 
+/* type t's gathered rows, bK_x_t.npy */
 static gnn_status
-save(const char *dir, int64_t k, const char *what, int idx, gnn_dtype dt, int rank, int64_t d0, int64_t d1,
-     const void *p)
+savex(const char *dir, int64_t k, int t, int64_t n, int64_t f, const void *p)
 {
 	char path[4096];
-	gnn_array a = {.dtype = dt, .rank = rank, .shape = {d0, d1}, .data = (void *)p};
+	gnn_array a = {.dtype = GNN_F32, .rank = 2, .shape = {n, f}, .data = (void *)p,
+	               .nbytes = (size_t)(n * f) * sizeof(float)};
 
-	a.nbytes = (size_t)(d0 * (rank > 1 ? d1 : 1)) * gnn_dtype_size(dt);
-	if (idx < 0)
-		snprintf(path, sizeof path, "%s/b%lld_%s.npy", dir, (long long)k, what);
-	else
-		snprintf(path, sizeof path, "%s/b%lld_%s_%d.npy", dir, (long long)k, what, idx);
+	snprintf(path, sizeof path, "%s/b%lld_x_%d.npy", dir, (long long)k, t);
 	return gnn_npy_write(path, &a);
 }
 
@@ -101,15 +100,15 @@ main(int argc, char **argv)
 	gnn_array xa[MAXT], ea[MAXR], ta[MAXR], sa = {0}, sta = {0};
 	gnn_graph *g[MAXR] = {0};
 	const int64_t *etime[MAXR] = {0};
-	int64_t nn[MAXT], *seeds, nseeds, k, nb, meta[3];
+	int64_t nn[MAXT], *seeds, nseeds, k, nb;
 	int srct[MAXR], dstt[MAXR], nt, nr, t, r, seedtype, temporal, nf;
 	char *types[MAXT], *rels[MAXR], *fan[MAXR], name[512];
 	const gnn_hbatch *b;
 	gnn_hsampler *s = NULL;
 
-	if (argc != 13) {
+	if (argc != 13 && argc != 14) {
 		fprintf(stderr, "usage: hsampledump DIR OUTDIR TYPES RELS SEEDTYPE BATCH FANOUTS SHUFFLE SEED PREFETCH "
-		                "NBATCHES TEMPORAL\n");
+		                "NBATCHES TEMPORAL [THREADS]\n");
 		return 2;
 	}
 	temporal = atoi(argv[12]);
@@ -168,6 +167,7 @@ main(int argc, char **argv)
 	cfg.shuffle = atoi(argv[8]);
 	cfg.seed = strtoull(argv[9], NULL, 10);
 	cfg.prefetch = atoi(argv[10]);
+	cfg.threads = argc > 13 ? atoi(argv[13]) : 1;
 	nb = atoll(argv[11]);
 	if (gnn_hsampler_create(&h, seedtype, seeds, temporal ? sta.data : NULL, nseeds, &cfg, &s) != GNN_OK)
 		return fail();
@@ -177,9 +177,6 @@ main(int argc, char **argv)
 	for (k = 0; k < nb; k++) {
 		if (gnn_hsampler_next(s, &b) != GNN_OK)
 			return fail();
-		meta[0] = b->epoch;
-		meta[1] = b->index;
-		meta[2] = b->num_seeds;
 		printf("batch %lld:", (long long)k);
 		for (t = 0; t < nt; t++)
 			printf(" %s=%lld", types[t], (long long)b->num_nodes[t]);
@@ -193,19 +190,10 @@ main(int argc, char **argv)
 			continue;
 		}
 		printf("\n");
-		if (save(argv[2], k, "meta", -1, GNN_I64, 1, 3, 0, meta) != GNN_OK ||
-		    save(argv[2], k, "seed_index", -1, GNN_I64, 1, b->num_seeds, 0, b->seed_index) != GNN_OK ||
-		    (temporal && save(argv[2], k, "seed_time", -1, GNN_I64, 1, b->num_seeds, 0, b->seed_time) != GNN_OK) ||
-		    save(argv[2], k, "mask", -1, GNN_BOOL, 1, b->num_nodes[seedtype], 0, b->mask) != GNN_OK)
+		if (gnn_hsampler_save_batch(s, b, argv[2], k) != GNN_OK)
 			return fail();
 		for (t = 0; t < nt; t++)
-			if (save(argv[2], k, "node", t, GNN_I64, 1, b->num_nodes[t], 0, b->node[t]) != GNN_OK ||
-			    (temporal && save(argv[2], k, "root", t, GNN_I64, 1, b->num_nodes[t], 0, b->root[t]) != GNN_OK) ||
-			    save(argv[2], k, "x", t, GNN_F32, 2, b->num_nodes[t], xa[t].shape[1], b->rows[t]) != GNN_OK)
-				return fail();
-		for (r = 0; r < nr; r++)
-			if (save(argv[2], k, "ei", r, GNN_I64, 2, 2, b->num_edges[r], b->edge_index[r]) != GNN_OK ||
-			    save(argv[2], k, "eid", r, GNN_I64, 1, b->num_edges[r], 0, b->edge_id[r]) != GNN_OK)
+			if (savex(argv[2], k, t, b->num_nodes[t], xa[t].shape[1], b->rows[t]) != GNN_OK)
 				return fail();
 	}
 	{

@@ -76,19 +76,20 @@ class GNN(torch.nn.Module):
         return self.conv2(x, edge_index)
 
 
-def model_source(aggr, gat):
+def model_source(aggr, gat, nodes=NODES, edges=EDGES):
     """to_hetero's model in gnncc's language: a heterogeneous graph input,
     per relation a SAGEConv or GATConv on (x_src, x_dst) in a layer array
     keyed by src__rel__dst (to_hetero's names), combined per destination
-    type"""
-    width1 = {t: f for t, (_, f) in NODES.items()}
+    type; on the graph of nodes (type: (count, features)) and edges (their
+    keys, the edge types)"""
+    width1 = {t: f for t, (_, f) in nodes.items()}
     hid = HID * HEADS if gat else HID
-    types = ", ".join(NODES)
-    ets = ", ".join(f"({s}, {r}, {d})" for s, r, d in EDGES)
-    formals = [f"g: graph[{types}; {ets}]"] + [f"x_{t}: f32[N_{t}, {f}]" for t, (_, f) in NODES.items()]
-    outs = ", ".join(f"f32[N_{t}, {OUT}]" for t in NODES)
+    types = ", ".join(nodes)
+    ets = ", ".join(f"({s}, {r}, {d})" for s, r, d in edges)
+    formals = [f"g: graph[{types}; {ets}]"] + [f"x_{t}: f32[N_{t}, {f}]" for t, (_, f) in nodes.items()]
+    outs = ", ".join(f"f32[N_{t}, {OUT}]" for t in nodes)
     src = [f"model HSAGE({', '.join(formals)}) -> ({outs}) {{"]
-    for et in EDGES:
+    for et in edges:
         s, d = et[0], et[2]
         if gat:
             src.append(f'  layer conv1["{rel(et)}"] = GATConv({width1[s]}, {HID}, heads={HEADS}, '
@@ -101,7 +102,7 @@ def model_source(aggr, gat):
 
     def per_dst(conv, x, t):
         terms = [f'{conv}["{rel(et)}"](g["{et[0]}", "{et[1]}", "{et[2]}"], {x}_{et[0]}, {x}_{t})'
-                 for et in EDGES if et[2] == t]
+                 for et in edges if et[2] == t]
         if combine == "+":
             e = " + ".join(terms)
             return f"({e}) / {len(terms)}.0" if aggr == "mean" and len(terms) > 1 else e
@@ -109,9 +110,9 @@ def model_source(aggr, gat):
         for term in terms[1:]:
             e = f"{combine}({e}, {term})"
         return e
-    for t in NODES:
+    for t in nodes:
         src.append(f"  h_{t} = relu({per_dst('conv1', 'x', t)})")
-    src.append("  return " + ", ".join(per_dst("conv2", "h", t) for t in NODES))
+    src.append("  return " + ", ".join(per_dst("conv2", "h", t) for t in nodes))
     src.append("}")
     return "\n".join(src) + "\n"
 
@@ -122,7 +123,9 @@ class Checker:
     model and its gnncc source, checked on each engine through gnnrun.
     Prints one line per check and `FAIL ...` per failure."""
 
-    def __init__(self, gnnrun, work, nodes, edges, seed, engines):
+    def __init__(self, gnnrun, work, nodes, edges, seed, engines, data=None):
+        """data: a directory of the graph as gnngen writes it (x_TYPE.npy,
+        SRC__REL__DST.npy), taken instead of random features and edges"""
         os.makedirs(work, exist_ok=True)
         rng = np.random.default_rng(seed)
         self.gnnrun, self.work, self.engines, self.bad = gnnrun, work, engines, 0
@@ -130,8 +133,12 @@ class Checker:
         self.env = dict(os.environ)
         self.env.setdefault("GNNCC_ENGINE_CACHE", os.path.join(work, "cache"))
         os.makedirs(self.env["GNNCC_ENGINE_CACHE"], exist_ok=True)
-        self.xs = {t: rng.uniform(-1, 1, size=(n, f)).astype(np.float32) for t, (n, f) in nodes.items()}
-        self.eis = {et: np.array(e, dtype=np.int64).reshape(2, -1) for et, e in edges.items()}
+        if data:
+            self.xs = {t: np.load(os.path.join(data, f"x_{t}.npy")) for t in nodes}
+            self.eis = {et: np.load(os.path.join(data, f"{rel(et)}.npy")) for et in edges}
+        else:
+            self.xs = {t: rng.uniform(-1, 1, size=(n, f)).astype(np.float32) for t, (n, f) in nodes.items()}
+            self.eis = {et: np.array(e, dtype=np.int64).reshape(2, -1) for et, e in edges.items()}
         self.base = os.path.join(work, "g")
         self.graphs = [(rel(et), f"{self.base}-{rel(et)}.npy") for et in edges]
         self.inputs = [(f"x_{t}", f"{self.base}-x_{t}.npy") for t in nodes]
@@ -241,16 +248,19 @@ class Checker:
         return 1 if self.bad else 0
 
 
-def cases(default, help, nodes, edges, seed):
-    """GNNRUN WORKDIR [--engines LIST] [--cases LIST]: a Checker and the
-    cases as (case, gat, aggr): gat-AGGR is (gat-AGGR, True, AGGR)"""
+def cases(default, help, nodes, edges, seed, data=False):
+    """GNNRUN WORKDIR [DATA] [--engines LIST] [--cases LIST]: a Checker and
+    the cases as (case, gat, aggr): gat-AGGR is (gat-AGGR, True, AGGR).
+    data: the graph is DATA's (Checker's data)"""
     ap = argparse.ArgumentParser()
     ap.add_argument("gnnrun")
     ap.add_argument("work")
+    if data:
+        ap.add_argument("data")
     ap.add_argument("--engines", default="interp")
     ap.add_argument("--cases", default=default, help=help)
     a = ap.parse_args()
-    ck = Checker(a.gnnrun, a.work, nodes, edges, seed, a.engines.split(","))
+    ck = Checker(a.gnnrun, a.work, nodes, edges, seed, a.engines.split(","), a.data if data else None)
     return ck, [(c, c.startswith("gat-"), c[4:] if c.startswith("gat-") else c) for c in a.cases.split(",")]
 
 

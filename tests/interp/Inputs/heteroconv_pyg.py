@@ -46,80 +46,94 @@ EDGES = {
 DSTS = ["paper", "author"]     # in the order they first occur as targets
 
 
-def nrel(t):
-    return sum(1 for et in EDGES if et[2] == t)
+# each relation's conv: sage, sagemax (aggr="max"), gcn (one node type),
+# gat2 (2 heads averaged, add_self_loops=False)
+KINDS = {
+    ("author", "writes", "paper"): "sage",
+    ("paper", "cites", "paper"): "gcn",
+    ("paper", "rev_writes", "author"): "gat2",
+    ("inst", "employs", "author"): "sagemax",
+}
 
 
-def pyg_convs(out, gat):
-    """PyG's convs of width out, keyed by edge type"""
-    if gat:
-        mk = {et: (lambda: GATConv((-1, -1), out, add_self_loops=False)) for et in EDGES}
-    else:
-        mk = {
-            ("author", "writes", "paper"): lambda: SAGEConv((-1, -1), out),
-            ("paper", "cites", "paper"): lambda: GCNConv(-1, out),
-            ("paper", "rev_writes", "author"): lambda: GATConv((-1, -1), out, heads=2, concat=False,
-                                                               add_self_loops=False),
-            ("inst", "employs", "author"): lambda: SAGEConv((-1, -1), out, aggr="max"),
-        }
-    return {et: f() for et, f in mk.items()}
+def nrel(t, edges=EDGES):
+    return sum(1 for et in edges if et[2] == t)
 
 
-def gnn_convs(out, gat, w):
+def pyg_convs(out, gat, kinds=KINDS):
+    """PyG's convs of width out, keyed by edge type (kinds' keys)"""
+    mk = {
+        "sage": lambda: SAGEConv((-1, -1), out),
+        "sagemax": lambda: SAGEConv((-1, -1), out, aggr="max"),
+        "gcn": lambda: GCNConv(-1, out),
+        "gat2": lambda: GATConv((-1, -1), out, heads=2, concat=False, add_self_loops=False),
+        "gat": lambda: GATConv((-1, -1), out, add_self_loops=False),
+    }
+    return {et: mk["gat" if gat else k]() for et, k in kinds.items()}
+
+
+def gnn_convs(out, gat, w, kinds=KINDS):
     def one(et):
         s, d = w[et[0]], w[et[2]]
-        if gat:
-            return f"GATConv({s}, {out}, add_self_loops=false, in_dst={d})"
         return {
-            "writes": f"SAGEConv({s}, {out}, in_dst={d})",
-            "cites": f"GCNConv({s}, {out})",
-            "rev_writes": f"GATConv({s}, {out}, heads=2, concat=false, add_self_loops=false, in_dst={d})",
-            "employs": f"SAGEConv({s}, {out}, aggr=\"max\", in_dst={d})",
-        }[et[1]]
-    items = ",\n".join(f'      ("{et[0]}", "{et[1]}", "{et[2]}"): {one(et)}' for et in EDGES)
+            "gat": f"GATConv({s}, {out}, add_self_loops=false, in_dst={d})",
+            "sage": f"SAGEConv({s}, {out}, in_dst={d})",
+            "sagemax": f"SAGEConv({s}, {out}, aggr=\"max\", in_dst={d})",
+            "gcn": f"GCNConv({s}, {out})",
+            "gat2": f"GATConv({s}, {out}, heads=2, concat=false, add_self_loops=false, in_dst={d})",
+        }["gat" if gat else kinds[et]]
+    items = ",\n".join(f'      ("{et[0]}", "{et[1]}", "{et[2]}"): {one(et)}' for et in kinds)
     return "{\n" + items + ",\n    }"
 
 
 class Net(torch.nn.Module):
-    def __init__(self, aggr, gat):
+    """two HeteroConv layers with a relu between (the types no relation
+    targets fed to the second as they are), or one for aggr None"""
+
+    def __init__(self, aggr, gat, kinds=KINDS):
         super().__init__()
         self.layers = 1 if aggr is None else 2
-        self.conv1 = HeteroConv(pyg_convs(HID, gat), aggr=aggr)
+        self.conv1 = HeteroConv(pyg_convs(HID, gat, kinds), aggr=aggr)
         if self.layers == 2:
-            self.conv2 = HeteroConv(pyg_convs(OUT, gat), aggr=aggr)
+            self.conv2 = HeteroConv(pyg_convs(OUT, gat, kinds), aggr=aggr)
 
     def forward(self, x, ei):
         h = self.conv1(x, ei)
         if self.layers == 1:
             return h
         h = {t: v.relu() for t, v in h.items()}
-        h["inst"] = x["inst"]
+        for t in x:
+            h.setdefault(t, x[t])
         return self.conv2(h, ei)
 
 
-def model_source(aggr, gat):
-    w1 = {t: f for t, (_, f) in NODES.items()}
+def model_source(aggr, gat, nodes=NODES, kinds=KINDS, dsts=DSTS):
+    """Net in gnncc's language, on the graph of nodes (type: (count,
+    features)) and kinds' edge types, its outputs those of dsts"""
+    edges = list(kinds)
+    w1 = {t: f for t, (_, f) in nodes.items()}
     if aggr == "stack":
-        outs = [f"f32[N_{t}, {nrel(t)}, {HID}]" for t in DSTS]
+        outs = [f"f32[N_{t}, {nrel(t, edges)}, {HID}]" for t in dsts]
     else:
-        width = {t: (HID * nrel(t) if aggr == "cat" else HID) for t in DSTS}
+        width = {t: (HID * nrel(t, edges) if aggr == "cat" else HID) for t in dsts}
         w2 = dict(w1, **width)
-        outs = [f"f32[N_{t}, {OUT * nrel(t) if aggr == 'cat' else OUT}]" for t in DSTS]
-    ets = ", ".join(f"({s}, {r}, {d})" for s, r, d in EDGES)
-    formals = [f"g: graph[{', '.join(NODES)}; {ets}]"] + [f"x_{t}: f32[N_{t}, {f}]" for t, f in w1.items()]
+        outs = [f"f32[N_{t}, {OUT * nrel(t, edges) if aggr == 'cat' else OUT}]" for t in dsts]
+    ets = ", ".join(f"({s}, {r}, {d})" for s, r, d in edges)
+    formals = [f"g: graph[{', '.join(nodes)}; {ets}]"] + [f"x_{t}: f32[N_{t}, {f}]" for t, f in w1.items()]
     src = [f"model HC({', '.join(formals)}) -> ({', '.join(outs)}) {{",
-           f'  layer conv1 = HeteroConv({gnn_convs(HID, gat, w1)}, aggr="{aggr}")']
-    x = "{" + ", ".join(f'"{t}": x_{t}' for t in NODES) + "}"
+           f'  layer conv1 = HeteroConv({gnn_convs(HID, gat, w1, kinds)}, aggr="{aggr}")']
+    x = "{" + ", ".join(f'"{t}": x_{t}' for t in nodes) + "}"
     if aggr == "stack":
         src += [f"  out = conv1(g, {x})"]
     else:
-        src += [f'  layer conv2 = HeteroConv({gnn_convs(OUT, gat, w2)}, aggr="{aggr}")',
+        rest = ", ".join(f'"{t}": x_{t}' for t in nodes if t not in dsts)
+        src += [f'  layer conv2 = HeteroConv({gnn_convs(OUT, gat, w2, kinds)}, aggr="{aggr}")',
                 f"  h = conv1(g, {x})",
                 "  for t in h {",
                 "    h = h + {t: relu(h[t])}",
                 "  }",
-                '  out = conv2(g, h + {"inst": x_inst})']
-    src += ["  return " + ", ".join(f'out["{t}"]' for t in DSTS), "}"]
+                f"  out = conv2(g, h + {{{rest}}})" if rest else "  out = conv2(g, h)"]
+    src += ["  return " + ", ".join(f'out["{t}"]' for t in dsts), "}"]
     return "\n".join(src) + "\n"
 
 
