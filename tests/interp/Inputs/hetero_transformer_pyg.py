@@ -21,8 +21,9 @@ The hand-made graph is hetero_pyg.py's (three node types of different
 widths, five relations: a duplicate edge, a relation within one type with
 a self loop, an isolated node, a relation with no edges), its edge
 features uniform in [-1, 1), [E, 3] per relation.  rel-shop is `gnngen
---preset=rel-shop --scale=0.01` (600 customers, 150 products, 3000
-transactions; four relations of 3000 edges); its edge features, [E, 2] per
+--preset=rel-shop --scale=0.005` (300 customers, 75 products, 1500
+transactions; four relations of 1500 edges, a product in 185 of them, a
+customer in 123); its edge features, [E, 2] per
 relation, are made here from the relation's time_REL.npy: the time scaled
 to [0, 1] over the year (t - t0) / (t1 - t0), and the time of day as a
 fraction of a day (t mod 86400) / 86400.
@@ -48,7 +49,7 @@ from hetero_pyg import EDGES, NODES, Checker, rel
 warnings.filterwarnings("ignore")   # HeteroConv warns of a type no relation targets
 
 HID, OUT, HEADS, D = 6, 4, 2, 3
-REL_SCALE = "0.01"
+REL_SCALE = "0.005"
 
 
 class GNN(torch.nn.Module):
@@ -200,6 +201,7 @@ def rel_shop(gnngen, work, engines):
     REL_SCALE: nodes' features, edge_index per relation, seed, engines,
     edge features per relation (made from the relation's times)"""
     out = os.path.join(work, "rel-shop")
+    os.makedirs(work, exist_ok=True)
     subprocess.run([gnngen, "--preset=rel-shop", f"--scale={REL_SCALE}", f"--out={out}"], check=True,
                    stdout=subprocess.DEVNULL)
     xs = {t: np.load(os.path.join(out, f"x_{t}.npy")) for t in ("customer", "product", "transaction")}
