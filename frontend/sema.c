@@ -1104,7 +1104,7 @@ callinst(Ctx *c, Inst *in, Node *call)
 	CVal args[64], ret[8];
 	int i, k, nret = 0, npos, nreq;
 	bool returned = false, given[64] = {0};
-	const char *what, *names[64];
+	const char *what, *names[65];   /* NULL-terminated: "did you mean" reads it as a list */
 
 	if (!fn) {
 		serror(call->loc, "layer %s ('%s') has no forward function", in->def->name, in->path);
@@ -1118,6 +1118,7 @@ callinst(Ctx *c, Inst *in, Node *call)
 	 * edge_attr=None): an omitted one is bound to its default, a
 	 * compile-time value that the body tests, and is not type-checked */
 	nreq = 0;
+	names[fn->params.n] = NULL;
 	for (k = 0; k < fn->params.n; k++) {
 		names[k] = fn->params.v[k]->name;
 		if (!fn->params.v[k]->init && nreq < k) {

@@ -123,9 +123,13 @@ class Checker:
     model and its gnncc source, checked on each engine through gnnrun.
     Prints one line per check and `FAIL ...` per failure."""
 
-    def __init__(self, gnnrun, work, nodes, edges, seed, engines, data=None):
-        """data: a directory of the graph as gnngen writes it (x_TYPE.npy,
-        SRC__REL__DST.npy), taken instead of random features and edges"""
+    def __init__(self, gnnrun, work, nodes, edges, seed, engines, data=None, edge_attrs=None):
+        """nodes: type -> (count, features), or an array of the type's
+        features; edges: edge type -> edge_index (a list or an array);
+        data: a directory of the graph as gnngen writes it (x_TYPE.npy,
+        SRC__REL__DST.npy), taken instead of the features and edges given;
+        edge_attrs: edge type -> edge features [E, D] (an array), given to
+        the models as edge_attr_dict and to gnnrun as --input ea_REL"""
         os.makedirs(work, exist_ok=True)
         rng = np.random.default_rng(seed)
         self.gnnrun, self.work, self.engines, self.bad = gnnrun, work, engines, 0
@@ -133,11 +137,13 @@ class Checker:
         self.env = dict(os.environ)
         self.env.setdefault("GNNCC_ENGINE_CACHE", os.path.join(work, "cache"))
         os.makedirs(self.env["GNNCC_ENGINE_CACHE"], exist_ok=True)
+        self.eas = edge_attrs or {}
         if data:
             self.xs = {t: np.load(os.path.join(data, f"x_{t}.npy")) for t in nodes}
             self.eis = {et: np.load(os.path.join(data, f"{rel(et)}.npy")) for et in edges}
         else:
-            self.xs = {t: rng.uniform(-1, 1, size=(n, f)).astype(np.float32) for t, (n, f) in nodes.items()}
+            self.xs = {t: v if isinstance(v, np.ndarray) else rng.uniform(-1, 1, size=v).astype(np.float32)
+                       for t, v in nodes.items()}
             self.eis = {et: np.array(e, dtype=np.int64).reshape(2, -1) for et, e in edges.items()}
         self.base = os.path.join(work, "g")
         self.graphs = [(rel(et), f"{self.base}-{rel(et)}.npy") for et in edges]
@@ -146,6 +152,9 @@ class Checker:
             np.save(f"{self.base}-x_{t}.npy", x)
         for et, ei in self.eis.items():
             np.save(f"{self.base}-{rel(et)}.npy", ei)
+        for et, ea in self.eas.items():
+            self.inputs.append((f"ea_{rel(et)}", f"{self.base}-ea_{rel(et)}.npy"))
+            np.save(self.inputs[-1][1], ea)
 
     def fail(self, msg):
         self.bad += 1
@@ -159,8 +168,11 @@ class Checker:
         add noise to every parameter first (biases start at 0)."""
         xd = {t: torch.from_numpy(x) for t, x in self.xs.items()}
         ed = {et: torch.from_numpy(ei) for et, ei in self.eis.items()}
+        # edge_attr_dict where the graph has edge features (every model
+        # of such a graph takes it; gnnrun binds each as an input)
+        ead = [{et: torch.from_numpy(ea) for et, ea in self.eas.items()}] if self.eas else []
         with torch.no_grad():
-            model(xd, ed)                      # lazy parameters take their shapes
+            model(xd, ed, *ead)                # lazy parameters take their shapes
             if perturb:
                 for p in model.parameters():
                     p.add_(0.1 * torch.randn_like(p))
@@ -171,7 +183,8 @@ class Checker:
         open(mpath, "w").write(source)
         model = model.double()
         with torch.no_grad():
-            out = model({t: x.double() for t, x in xd.items()}, ed)
+            out = model({t: x.double() for t, x in xd.items()}, ed, *[{et: a.double() for et, a in d.items()}
+                                                                      for d in ead])
         if sorted(out) != sorted(outputs):
             self.fail(f"{case}: PyG's outputs are for {sorted(out)}, expected {sorted(outputs)}")
             return
@@ -179,7 +192,9 @@ class Checker:
         for engine in self.engines:
             self.check(case, engine, mpath, wpath, refs)
 
-    def run(self, case, tag, mpath, wpath, nout, engine, extra=()):
+    def run(self, case, tag, mpath, wpath, nout, engine, extra=(), refused=None):
+        """the outputs' paths (None on failure); refused: an error
+        message that gnnrun must exit with instead"""
         outs = [f"{self.base}-{case}-{tag}-{k}.npy" for k in range(nout)]
         cmd = [self.gnnrun, mpath, "--weights", wpath, f"--engine={engine}", "--output-dtype=f64", *extra]
         for name, path in self.graphs:
@@ -189,6 +204,12 @@ class Checker:
         for o in outs:
             cmd += ["--output", o]
         r = subprocess.run(cmd, capture_output=True, text=True, env=self.env)
+        if refused is not None:
+            if r.returncode and refused in r.stderr:
+                print(f"{case} {tag}: refused: {refused}")
+            else:
+                self.fail(f"{case} {tag}: gnnrun exit {r.returncode}, not refused with '{refused}': {r.stderr}")
+            return None
         if r.returncode:
             self.fail(f"{case} {tag}: gnnrun exit {r.returncode}: {r.stderr.strip()[-600:]}")
             return None
