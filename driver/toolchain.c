@@ -681,13 +681,14 @@ emucommand(Cmd *c, int mode, const Layout *l, char **why)
 	c->argv[0] = prog;      /* runcmd does not search PATH */
 	/* C++ without its runtime: a C program links the object with cc */
 	cmdwords(c, "-x c++ -std=c++17 -fPIC -fno-exceptions -fno-rtti -fno-threadsafe-statics");
-	/* the sanitizers' own advice: -O1, and line tables for their reports */
+	/* -O1, the sanitizers' own advice, for all: an emulated model is
+	 * compiled far more often than it runs for long (-O2 took half as
+	 * long again); line tables for reports and debuggers */
+	cmdwords(c, "-O1 -g1");
 	if (mode == EmuMemcheck)
-		cmdwords(c, "-O1 -g1 -fsanitize=address -fno-omit-frame-pointer");
+		cmdwords(c, "-fsanitize=address -fno-omit-frame-pointer");
 	else if (mode == EmuRacecheck)
-		cmdwords(c, "-O1 -g1 -fsanitize=thread");
-	else
-		cmdwords(c, "-O2 -g");
+		cmdwords(c, "-fsanitize=thread");
 #ifdef GNNCC_SANITIZE_CFLAGS
 	cmdwords(c, GNNCC_SANITIZE_CFLAGS);
 #endif
