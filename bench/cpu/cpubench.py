@@ -2,7 +2,8 @@
 """gnncc's cpu target against PyG eager and torch.compile on this machine's CPU.
 
 usage: cpubench.py run [--quick] [--graphs a,b] [--models a,b] [--systems a,b]
-                       [--tasks infer,train] [--train-graphs cora]
+                       [--tasks infer,train,hetero] [--train-graphs cora]
+                       [--hetero-scale 0.25] [--hetero-models sage,gat,transformer]
                        [--threads 1,2] [--budget-s 870] [--results-dir DIR]
        cpubench.py weights --out DIR SPEC...   (internal: the shared random weights)
        cpubench.py worker --threads T          (internal: the torch side)
@@ -99,6 +100,13 @@ scheme), not from the shared weights file; one epoch is forward with
 dropout, nll over the mask, backward, Adam in place.  Records as above:
 median_ms/min_ms/mean_ms/first_ms/runs/warmup per epoch, compile_s (the
 gnncc command's wall time), loss_first/loss_last, optimizer, seed.
+
+Heterogeneous rows (--tasks hetero, or hetero-infer / hetero-train):
+bench/cpu/hetero.py's, after the others and merged into their results,
+on gnngen's rel-shop (--hetero-scale, --hetero-models); their cells go
+through this file's worker and cpubench.c (--input, --rel), their
+records have task "hetero-infer" or "hetero-train", and one more torch
+system, "pyg-compile-conv" (each conv compiled on its own).
 
 --merge: this run's records go into the existing results file instead of
 replacing it: a record of the same (system, model, graph, threads, task)
