@@ -164,7 +164,7 @@ TASKS = ["infer", "train", "hetero", "hetero-infer", "hetero-train"]
 # rel-shop's scale for the heterogeneous rows and their share of the
 # default budget: see bench/README.md, "Heterogeneous rows"
 HETERO_SCALE = 0.25
-HETERO_BUDGET_S = 2400
+HETERO_BUDGET_S = 3600
 DEFAULT_TASKS = ["infer", "train"]   # hetero: the heterogeneous rows (hetero.py), on request
 # the training epoch and its settings: bench/training.py (the GPU benchmark's too)
 

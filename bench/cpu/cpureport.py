@@ -427,7 +427,7 @@ def hetero_compile(recs, threads):
             cs = []
             for s, _ in cols:
                 v = [idx.get((s, m, r["graph"], t)) for r in rs[:1] for t in threads]
-                cs.append(" / ".join("—" if r is None or r.get("compile_s") is None
+                cs.append(" / ".join("—" if not ok(r) or r.get("compile_s") is None
                                      else num(r["compile_s"]) for r in v))
             lines.append(f"| {label} | {'forward' if tk == 'hetero-infer' else 'training'} | "
                          + " | ".join(cs) + " |")

@@ -12,7 +12,7 @@
 #   bench/cpu/run.sh --tasks hetero --merge
 #                               the heterogeneous rows (rel-shop, forward and
 #                               training; bench/cpu/hetero.py), added to the
-#                               results; their own budget (2400 s)
+#                               results; their own budget (3600 s)
 #   bench/cpu/run.sh --help     the options: --graphs, --models, --systems,
 #                               --threads, --budget-s, the run counts
 #
