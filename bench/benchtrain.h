@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define BENCHTRAIN_MAXIN 16   /* model inputs (a heterogeneous model: one a node type) */
+
 typedef struct BenchTrain {
 	double *t;          /* the timed steps' milliseconds (the caller frees) */
 	int runs, warmup;
@@ -41,13 +43,14 @@ benchtrain_fail(BenchTrain *r, const char *stage, const char *msg)
 
 /*
 ** Times the training steps of model m (created, initialized, configured
-** and bound; xdev: its input where forward reads it).  At most maxwarm
+** and bound; xdev: its nx tensor inputs where forward reads them, in the
+** model's order; n: the labels' and the mask's length).  At most maxwarm
 ** warm-up steps, fewer when one step alone takes a quarter of cap_s; then
 ** nruns(the last warm-up step's seconds, ctx) timed steps.  0, or -1 with
 ** r->stage and r->msg.
 */
 static int
-benchtrain_run(void *m, const gnn_train_prog *tp, const void *xdev, int64_t n,
+benchtrain_run(void *m, const gnn_train_prog *tp, const void *const *xdev, int nx, int64_t n,
 	const char *yfile, const char *maskfile, int maxwarm, double cap_s,
 	int (*nruns)(double step_s, const void *ctx), const void *ctx, BenchTrain *r)
 {
@@ -55,10 +58,13 @@ benchtrain_run(void *m, const gnn_train_prog *tp, const void *xdev, int64_t n,
 	gnn_array a[2];
 	void *dev[2] = {NULL, NULL};
 	double t0, last = 0;
+	const void *in[BENCHTRAIN_MAXIN + 2];
 	float loss = 0;
 	int rc = -1;
 
 	memset(r, 0, sizeof *r);
+	if (nx < 1 || nx > BENCHTRAIN_MAXIN)
+		return benchtrain_fail(r, "model", "unsupported number of model inputs");
 	memset(a, 0, sizeof a);
 	if (tp->ninputs != 2) {
 		snprintf(r->msg, sizeof r->msg, "the train item has %d inputs after the model's; "
@@ -87,8 +93,11 @@ benchtrain_run(void *m, const gnn_train_prog *tp, const void *xdev, int64_t n,
 			benchtrain_fail(r, "to_device", gnn_errmsg());
 			goto done;
 		}
+	for (int k = 0; k < nx; k++)
+		in[k] = xdev[k];
+	in[nx] = dev[0];
+	in[nx + 1] = dev[1];
 	{
-		const void *in[3] = {xdev, dev[0], dev[1]};
 		for (r->warmup = 0; r->warmup < maxwarm; ) {
 			t0 = now_s();
 			if (gnn_prog_train_step(m, tp, in, &loss) != GNN_OK) {

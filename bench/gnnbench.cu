@@ -625,7 +625,7 @@ trainit(const Opts *o, const gnn_model_desc *d, Run *r, int64_t n, double bind_s
 	int rc = -1;
 
 	/* no cap on the warm-up: --warmup steps, as forwards get */
-	if (benchtrain_run(r->model, d->train, r->xdev, n, o->y, o->mask, o->warmup > 0 ? o->warmup : 1,
+	if (benchtrain_run(r->model, d->train, (const void *const *)&r->xdev, 1, n, o->y, o->mask, o->warmup > 0 ? o->warmup : 1,
 			1e30, trainruns, o, &t) < 0)
 		jerror(o, d, t.stage, t.msg);
 	else {

@@ -28,7 +28,7 @@ TRAIN_FRACTION = 0.1     # a synthetic graph's random training mask
 TRAIN_SEED = 0           # gnncc's init and dropout seed (PyG's cells: torch.manual_seed(0))
 # gnncc's training objects: the inference template plus this train item
 TRAIN_ITEM = """
-train {name}(out, y: i64[N], mask: bool[N]) {{
+train {name}(out, y: i64[{n}], mask: bool[{n}]) {{
   optimizer = "adam"
   lr = {lr:g}
   weight_decay = {wd:g}
@@ -37,9 +37,10 @@ train {name}(out, y: i64[N], mask: bool[N]) {{
 """
 
 
-def train_item(name):
-    """the train item for the model NAME, with the PyG cells' settings"""
-    return TRAIN_ITEM.format(name=name, lr=TRAIN_LR, wd=TRAIN_WD)
+def train_item(name, n="N"):
+    """the train item for the model NAME, with the PyG cells' settings; n:
+    the loss's rows (a heterogeneous model's: its output type's, N_customer)"""
+    return TRAIN_ITEM.format(name=name, n=n, lr=TRAIN_LR, wd=TRAIN_WD)
 
 
 def label_files(src_dir, dst_dir, classes, seed, x_path=None):
@@ -63,7 +64,9 @@ def label_files(src_dir, dst_dir, classes, seed, x_path=None):
 
 def torch_epochs(torch, m, x, ei, y, mask, mode, cap_s, runs_for, sync=lambda: None):
     """Times training epochs of PyG model m (on x's device) under MODE
-    (eager, static, dynamic or max-autotune: torch.compile's).  Warm-up
+    (eager, static, dynamic or max-autotune: torch.compile's; conv: m
+    runs eagerly around convs the caller compiled, bench/cpu/hetero.py's
+    per-conv mode).  Warm-up
     epochs first (2 eager, 3 compiled: the compile and any recompile),
     fewer when one takes a quarter of cap_s; then runs_for(the last
     warm-up's seconds) timed epochs, each waited for with sync().  Returns
@@ -71,7 +74,7 @@ def torch_epochs(torch, m, x, ei, y, mask, mode, cap_s, runs_for, sync=lambda: N
     import torch.nn.functional as F
     m.train()
     opt = torch.optim.Adam(m.parameters(), lr=TRAIN_LR, weight_decay=TRAIN_WD)
-    fn = m if mode == "eager" else torch.compile(
+    fn = m if mode in ("eager", "conv") else torch.compile(
         m, dynamic=mode == "dynamic",
         **({"mode": "max-autotune"} if mode == "max-autotune" else {}))
 

@@ -38,6 +38,18 @@
 ** steps train too (the parameters move on, the work per step does not);
 ** the record has loss_first (the first warm-up step's) and loss_last
 ** (the last timed step's), and "task": "train".
+**
+**   cpubench --input=X_A.npy --input=X_B.npy ... --rel=EDGE_INDEX.npy:NSRC:NDST ...
+**            (--weights=W.safetensors | --train --y=Y.npy --mask=MASK.npy) MODEL
+**
+** A heterogeneous model (several node types, one relation a graph input):
+** --input once per tensor input in the model's order (in place of --x),
+** --rel once per relation in the order the model's graph type lists them
+** (in place of --graph), each an edge_index with its source and target
+** types' node counts (gnn_graph_relation_from_edge_index checks every
+** index against them); bound with bind_graphs.  The rest is as above;
+** training's labels and mask have the output's rows (the node type the
+** loss is on).
 */
 #define _POSIX_C_SOURCE 200809L
 
@@ -51,6 +63,9 @@
 #include "gnnrt.h"
 #include "../benchutil.h"
 #include "../benchtrain.h"
+
+#define MAXIN 16    /* tensor inputs (BENCHTRAIN_MAXIN) */
+#define MAXREL 64   /* relations of a heterogeneous model */
 
 #ifndef CPUBENCH_MODELS
 #error "define CPUBENCH_MODELS as X(NAME) X(NAME) ..., one per NAME_desc linked in"
@@ -69,6 +84,8 @@ static const int nmodels = (int)(sizeof models / sizeof models[0]);
 
 typedef struct Opts {
 	const char *graph, *x, *weights, *out, *label, *model, *y, *mask;
+	const char *input[MAXIN], *rel[MAXREL];
+	int ninput, nrel;
 	int warmup, runs, max_runs, floor_runs, train;
 	unsigned long long seed;
 	double target_s, cap_s, slow_cap_s;
@@ -83,6 +100,9 @@ usage(FILE *f, const char *argv0)
 		"                [--seed=S] [options] MODEL\n"
 		"  --graph=FILE          edge_index, int32 or int64 [2, E]\n"
 		"  --x=FILE              node features, float32 [N, F]\n"
+		"  --input=FILE          instead of --x: a tensor input, once each in the model's order\n"
+		"  --rel=FILE:NSRC:NDST  instead of --graph: a relation's edge_index and its source and\n"
+		"                        target types' node counts, once each in the model's order\n"
 		"  --weights=FILE        the model's parameters (safetensors, PyG's names)\n"
 		"  --train               time training steps (one epoch each), not forwards\n"
 		"  --y=FILE              training: labels, int64 [N]\n"
@@ -129,6 +149,14 @@ parseopts(int argc, char **argv, Opts *o)
 			o->graph = v;
 		else if ((v = VAL("--x")))
 			o->x = v;
+		else if ((v = VAL("--input")) || (v = VAL("--rel"))) {
+			int in = a[2] == 'i', *n = in ? &o->ninput : &o->nrel;
+			if (*n == (in ? MAXIN : MAXREL)) {
+				fprintf(stderr, "cpubench: too many %s options\n", in ? "--input" : "--rel");
+				return -1;
+			}
+			(in ? o->input : o->rel)[(*n)++] = v;
+		}
 		else if ((v = VAL("--weights")))
 			o->weights = v;
 		else if (!strcmp(a, "--train"))
@@ -176,8 +204,14 @@ parseopts(int argc, char **argv, Opts *o)
 	}
 	if (o->max_runs < o->runs)
 		o->max_runs = o->runs;
-	if (o->train ? !o->graph || !o->x || !o->y || !o->mask || !o->model :
-	    !o->graph || !o->x || !o->weights || !o->model) {
+	if ((o->x && o->ninput) || (o->graph && o->nrel)) {
+		fprintf(stderr, "cpubench: --x and --input, --graph and --rel exclude each other\n");
+		return -1;
+	}
+	if (o->x)
+		o->input[o->ninput++] = o->x;
+	if (o->train ? (!o->graph && !o->nrel) || !o->ninput || !o->y || !o->mask || !o->model :
+	    (!o->graph && !o->nrel) || !o->ninput || !o->weights || !o->model) {
 		fprintf(stderr, "cpubench: --graph, --x, %s and a MODEL are required\n",
 			o->train ? "--y, --mask" : "--weights");
 		usage(stderr, argv[0]);
@@ -250,21 +284,25 @@ steps(double est, const void *o)
 /*
 ** --train: warm-up and timed training steps on a created, initialized and
 ** bound model (the rules of main's forwards, benchtrain.h's epoch); one
-** JSON line.  x is the model's input as read.
+** JSON line.  x: the model's nx inputs as read; n: the output's rows.
 */
 static int
-train(const Opts *o, const gnn_model_desc *d, void *m, const gnn_array *x, double create_s,
-	double init_s, double bind_s)
+train(const Opts *o, const gnn_model_desc *d, void *m, const gnn_array *x, int nx, int64_t n,
+	double create_s, double init_s, double bind_s)
 {
 	BenchTrain r;
-	void *xdev = NULL;
-	int rc;
+	void *xdev[MAXIN] = {NULL};
+	int rc = 1;
 
+	memset(&r, 0, sizeof r);
 	/* the step's inputs live where forward's do (host memory on cpu: copies) */
-	if (gnn_prog_to_device(m, x->data, x->nbytes, &xdev) != GNN_OK)
-		return fail(o, "to_device", gnn_errmsg());
-	if (benchtrain_run(m, d->train, xdev, x->shape[0], o->y, o->mask, o->warmup, o->cap_s,
-			steps, o, &r) < 0)
+	for (int k = 0; k < nx; k++)
+		if (gnn_prog_to_device(m, x[k].data, x[k].nbytes, &xdev[k]) != GNN_OK) {
+			rc = fail(o, "to_device", gnn_errmsg());
+			goto done;
+		}
+	if (benchtrain_run(m, d->train, (const void *const *)xdev, nx, n, o->y, o->mask, o->warmup,
+			o->cap_s, steps, o, &r) < 0)
 		rc = fail(o, r.stage, r.msg);
 	else {
 		jresult(o, "ok");
@@ -274,9 +312,51 @@ train(const Opts *o, const gnn_model_desc *d, void *m, const gnn_array *x, doubl
 		fflush(stdout);
 		rc = 0;
 	}
-	gnn_prog_free_device(m, xdev);
+done:
+	for (int k = 0; k < nx; k++)
+		if (xdev[k])
+			gnn_prog_free_device(m, xdev[k]);
 	free(r.t);
 	return rc;
+}
+
+/*
+** --rel=FILE:NSRC:NDST: the edge_index in *ei (kept by the caller while
+** the graph lives) and the relation over it.  0, or -1 with msg.
+*/
+static int
+relation(const char *spec, gnn_array *ei, gnn_graph **g, char *msg, size_t nmsg)
+{
+	char path[4096], *c1, *c2, *end1, *end2;
+	long long nsrc, ndst;
+
+	snprintf(path, sizeof path, "%s", spec);
+	if (!(c2 = strrchr(path, ':')) || (*c2 = 0, !(c1 = strrchr(path, ':')))) {
+		snprintf(msg, nmsg, "--rel=%s: want FILE:NSRC:NDST", spec);
+		return -1;
+	}
+	*c1 = 0;
+	nsrc = strtoll(c1 + 1, &end1, 10);
+	ndst = strtoll(c2 + 1, &end2, 10);
+	if (*end1 || *end2 || !c1[1] || !c2[1] || nsrc < 0 || ndst < 0) {
+		snprintf(msg, nmsg, "--rel=%s: want FILE:NSRC:NDST", spec);
+		return -1;
+	}
+	if (gnn_npy_read(path, ei) != GNN_OK) {
+		snprintf(msg, nmsg, "%s", gnn_errmsg());
+		return -1;
+	}
+	if (ei->rank != 2 || ei->shape[0] != 2 || (ei->dtype != GNN_I64 && ei->dtype != GNN_I32)) {
+		snprintf(msg, nmsg, "%s: want an int32 or int64 edge_index [2, E]", path);
+		return -1;
+	}
+	if (gnn_graph_relation_from_edge_index(g, ei->data, ei->dtype, ei->shape[1], nsrc, ndst)
+	    != GNN_OK) {
+		*g = NULL;
+		snprintf(msg, nmsg, "%s: %s", path, gnn_errmsg());
+		return -1;
+	}
+	return 0;
 }
 
 int
@@ -284,11 +364,12 @@ main(int argc, char **argv)
 {
 	Opts o;
 	const gnn_model_desc *d = NULL;
-	gnn_array x, out;
-	gnn_graph *g = NULL;
+	gnn_array x[MAXIN], ei[MAXREL], out;
+	gnn_graph *g[MAXREL] = {NULL};
 	void *m = NULL;
 	double t0, create_s, load_s, bind_s, *warm = NULL, *t = NULL;
-	int rc = 1, warmup = 0, runs;
+	int rc = 1, warmup = 0, runs, ng = 0;
+	char msg[4352];
 	gnn_status s;
 
 	if (parseopts(argc, argv, &o) < 0)
@@ -300,27 +381,47 @@ main(int argc, char **argv)
 		fprintf(stderr, "cpubench: no model %s linked in (--list)\n", o.model);
 		return 2;
 	}
-	memset(&x, 0, sizeof x);
+	memset(x, 0, sizeof x);
+	memset(ei, 0, sizeof ei);
 	memset(&out, 0, sizeof out);
-	if (d->target != GNN_TARGET_CPU || d->ninputs != 1 || d->noutputs != 1 ||
-	    d->inputs[0].dtype != GNN_F32 || d->inputs[0].rank != 2)
-		return fail(&o, "model", "cpubench runs cpu models with one f32 input [N, F] "
-			"and one output");
+	if (d->target != GNN_TARGET_CPU || d->noutputs != 1)
+		return fail(&o, "model", "cpubench runs cpu models with one output");
+	if (d->ninputs != o.ninput) {
+		snprintf(msg, sizeof msg, "the model has %d tensor inputs, %d given", d->ninputs,
+			o.ninput);
+		return fail(&o, "model", msg);
+	}
+	if (o.nrel ? d->ngraphs != o.nrel : d->ngraphs > 1) {
+		snprintf(msg, sizeof msg, "the model has %d graph inputs, %d given", d->ngraphs,
+			o.nrel ? o.nrel : 1);
+		return fail(&o, "model", msg);
+	}
 	if (o.train && !d->train)
 		return fail(&o, "model", "the model has no training step (compiled without a "
 			"train item)");
 	if (o.train && o.seed == ~0ull)
 		o.seed = d->train->seed;
-	if (gnn_npy_read(o.x, &x) != GNN_OK)
-		return fail(&o, "input", gnn_errmsg());
-	if (x.dtype != GNN_F32 || x.rank != 2 || x.shape[1] != d->inputs[0].shape[1]) {
-		char msg[256];
-		snprintf(msg, sizeof msg, "%s: want float32 [N, %lld]", o.x,
-			(long long)d->inputs[0].shape[1]);
-		rc = fail(&o, "input", msg);
-		goto done;
+	for (int k = 0; k < o.ninput; k++) {
+		if (gnn_npy_read(o.input[k], &x[k]) != GNN_OK) {
+			rc = fail(&o, "input", gnn_errmsg());
+			goto done;
+		}
+		if (d->inputs[k].dtype != GNN_F32 || d->inputs[k].rank != 2 || x[k].dtype != GNN_F32 ||
+		    x[k].rank != 2 || x[k].shape[1] != d->inputs[k].shape[1]) {
+			snprintf(msg, sizeof msg, "%s: want float32 [N, %lld] (input %s)", o.input[k],
+				(long long)d->inputs[k].shape[1], d->inputs[k].name);
+			rc = fail(&o, "input", msg);
+			goto done;
+		}
 	}
-	if (gnn_graph_read_npy(&g, o.graph, x.shape[0]) != GNN_OK) {
+	if (o.nrel) {
+		for (ng = 0; ng < o.nrel; ng++)
+			if (relation(o.rel[ng], &ei[ng], &g[ng], msg, sizeof msg) < 0) {
+				rc = fail(&o, "graph", msg);
+				goto done;
+			}
+	} else if (gnn_graph_read_npy(&g[ng++], o.graph, x[0].shape[0]) != GNN_OK) {
+		g[0] = NULL;
 		rc = fail(&o, "graph", gnn_errmsg());
 		goto done;
 	}
@@ -343,20 +444,20 @@ main(int argc, char **argv)
 	}
 	load_s = now_s() - t0;
 	t0 = now_s();
-	if ((s = d->bind(m, g)) != GNN_OK) {
+	if ((s = o.nrel ? d->bind_graphs(m, g, ng) : d->bind(m, g[0])) != GNN_OK) {
 		rc = fail(&o, "bind", gnn_errmsg());
 		goto done;
 	}
 	bind_s = now_s() - t0;
-	if (o.train) {
-		rc = train(&o, d, m, &x, create_s, load_s, bind_s);
-		goto done;
-	}
 
 	out.dtype = d->outputs[0].dtype;
 	out.rank = d->outputs[0].rank;
 	if (d->output_shape(m, 0, out.shape) != GNN_OK) {
 		rc = fail(&o, "output_shape", gnn_errmsg());
+		goto done;
+	}
+	if (o.train) {   /* the loss's rows are the output's */
+		rc = train(&o, d, m, x, o.ninput, out.shape[0], create_s, load_s, bind_s);
 		goto done;
 	}
 	out.nbytes = gnn_dtype_size(out.dtype);
@@ -369,8 +470,10 @@ main(int argc, char **argv)
 	}
 
 	{
-		const void *in[1] = {x.data};
+		const void *in[MAXIN];
 		void *outs[1] = {out.data};
+		for (int k = 0; k < o.ninput; k++)
+			in[k] = x[k].data;
 		/* warm-up: stop early when one forward alone uses up a quarter of the cap */
 		for (warmup = 0; warmup < o.warmup; warmup++) {
 			t0 = now_s();
@@ -420,8 +523,12 @@ main(int argc, char **argv)
 done:
 	if (m)
 		d->destroy(m);
-	gnn_graph_destroy(g);   /* after the model: a bound model uses the graph */
-	gnn_array_free(&x);
+	for (int k = 0; k < ng; k++)   /* after the model: a bound model uses its graphs */
+		gnn_graph_destroy(g[k]);
+	for (int k = 0; k < MAXIN; k++)
+		gnn_array_free(&x[k]);
+	for (int k = 0; k < MAXREL; k++)
+		gnn_array_free(&ei[k]);
 	free(out.data);
 	free(warm);
 	free(t);

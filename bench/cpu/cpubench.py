@@ -2,7 +2,8 @@
 """gnncc's cpu target against PyG eager and torch.compile on this machine's CPU.
 
 usage: cpubench.py run [--quick] [--graphs a,b] [--models a,b] [--systems a,b]
-                       [--tasks infer,train] [--train-graphs cora]
+                       [--tasks infer,train,hetero] [--train-graphs cora]
+                       [--hetero-scale 0.25] [--hetero-models sage,gat,transformer]
                        [--threads 1,2] [--budget-s 870] [--results-dir DIR]
        cpubench.py weights --out DIR SPEC...   (internal: the shared random weights)
        cpubench.py worker --threads T          (internal: the torch side)
@@ -100,6 +101,13 @@ dropout, nll over the mask, backward, Adam in place.  Records as above:
 median_ms/min_ms/mean_ms/first_ms/runs/warmup per epoch, compile_s (the
 gnncc command's wall time), loss_first/loss_last, optimizer, seed.
 
+Heterogeneous rows (--tasks hetero, or hetero-infer / hetero-train):
+bench/cpu/hetero.py's, after the others and merged into their results,
+on gnngen's rel-shop (--hetero-scale, --hetero-models); their cells go
+through this file's worker and cpubench.c (--input, --rel), their
+records have task "hetero-infer" or "hetero-train", and one more torch
+system, "pyg-compile-conv" (each conv compiled on its own).
+
 --merge: this run's records go into the existing results file instead of
 replacing it: a record of the same (system, model, graph, threads, task)
 is replaced, every other one kept, and so is the file's meta (its date,
@@ -131,16 +139,18 @@ sys.path.insert(0, BENCH)
 
 import bench as B            # noqa: E402  (bench/bench.py: graphs, widths, templates)
 from pyg_bench import load_graph   # noqa: E402  (NormalizeFeatures as gnnbench does it)
+import hetero                # noqa: E402  (the heterogeneous rows)
 from training import (TRAIN_LR, TRAIN_SEED, TRAIN_WD, label_files,  # noqa: E402
                       torch_epochs, train_item)
 
 SYSTEMS = ["gnncc-O2", "gnncc-bf16", "gnncc-O0", "pyg-eager", "pyg-compile-dynamic",
-           "pyg-compile-static"]
+           "pyg-compile-static", "pyg-compile-conv"]
 # gnncc's objects per system suffix: its options (bf16: -O2 with bfloat16
 # storage, docs/precision.md)
 GNNCC_OPTS = {"O2": ["-O2"], "O0": ["-O0"], "bf16": ["-O2", "--precision=bf16"]}
 TORCH_MODES = {"pyg-eager": "eager", "pyg-compile-dynamic": "dynamic",
-               "pyg-compile-static": "static"}
+               "pyg-compile-static": "static",
+               "pyg-compile-conv": "conv"}   # the heterogeneous rows' (hetero.py)
 GRAPHS = [g for g in B.GRAPHS if g["name"] in ("cora", "citeseer", "pubmed", "arxiv")]
 # per-cell caps in seconds (the budget may cut them shorter)
 TIMEOUT = {"gnncc": 60, "pyg-eager": 90, "pyg-compile-dynamic": 180,
@@ -150,7 +160,12 @@ TOL = 1e-4
 # against float32 (2^-6 of the largest |value|: bfloat16's 8 significant
 # bits, rounded at every stored value)
 TOLS = {"gnncc-bf16": 1.6e-2}
-TASKS = ["infer", "train"]
+TASKS = ["infer", "train", "hetero", "hetero-infer", "hetero-train"]
+# rel-shop's scale for the heterogeneous rows and their share of the
+# default budget: see bench/README.md, "Heterogeneous rows"
+HETERO_SCALE = 0.25
+HETERO_BUDGET_S = 3600
+DEFAULT_TASKS = ["infer", "train"]   # hetero: the heterogeneous rows (hetero.py), on request
 # the training epoch and its settings: bench/training.py (the GPU benchmark's too)
 
 
@@ -336,6 +351,9 @@ def torch_cell(c, g):
     c["graphs"]).  Returns its record."""
     import torch
     import pyg_models
+    if c.get("task", "").startswith("hetero"):
+        import hetero
+        return hetero.torch_cell(c, g)
     if c.get("task") == "train":
         return torch_train_cell(c, g)
     mode = TORCH_MODES[c["system"]]
@@ -348,14 +366,21 @@ def torch_cell(c, g):
                       strict=True)
     m.eval()
     fn = m if mode == "eager" else torch.compile(m, dynamic=mode == "dynamic")
-    a = SimpleNamespace(**c["timing"])
+    return time_forwards(torch, fn, (x, ei), mode, c["timing"], g["out"])
+
+
+def time_forwards(torch, fn, args, mode, timing, out_path):
+    """the inference cell's timing (the docstring's rule) of fn(*args)
+    under torch mode MODE (eager: fn runs as it is); the last output to
+    out_path; the record's fields"""
+    a = SimpleNamespace(**timing)
     nwarm = 2 if mode == "eager" else 3
     least = 1 if mode == "eager" else 2   # compile: the second call may recompile
     warm = []
     with torch.inference_mode():
         for i in range(nwarm):
             t0 = time.perf_counter()
-            out = fn(x, ei)
+            out = fn(*args)
             warm.append(time.perf_counter() - t0)
             if i + 1 >= least and warm[-1] * 4 > a.cap_s:
                 break
@@ -363,9 +388,9 @@ def torch_cell(c, g):
         t = []
         for _ in range(runs):
             t0 = time.perf_counter()
-            out = fn(x, ei)
+            out = fn(*args)
             t.append((time.perf_counter() - t0) * 1e3)
-    np.save(g["out"], out.numpy())
+    np.save(out_path, out.numpy())
     med = float(np.median(t))
     rec = {"status": "ok", "median_ms": med, "min_ms": float(np.min(t)),
            "mean_ms": float(np.mean(t)), "first_ms": warm[0] * 1e3, "runs": runs,
@@ -742,10 +767,6 @@ class Run:
             for g in gs:
                 g["objects"], g["compile_s"], g["gnncc_error"], g["exe"] = [], {}, {}, None
             return
-        cflags = subprocess.run([self.gnncc, "--print-cflags"], capture_output=True, text=True,
-                                check=True).stdout.split()
-        libs = subprocess.run([self.gnncc, "--print-link-flags", "--target=cpu", "-fopenmp"],
-                              capture_output=True, text=True, check=True).stdout.split()
         for g in gs:
             d = os.path.join(self.build, "models", g["name"])
             os.makedirs(d, exist_ok=True)
@@ -778,21 +799,29 @@ class Run:
                 else:
                     g["gnncc_error"][name] = "gnncc failed: " + msg
                     self.log(f"{shlex.join(cmd)}: {msg}")
-            exe = os.path.join(self.build, f"cpubench-{g['name']}")
-            g["exe"] = None
-            if g["objects"]:
-                xm = " ".join(f"X({n})" for n, _ in g["objects"])
-                cmd = ["cc", "-std=c11", "-O2", "-Wall", "-Wextra", "-fopenmp",
-                       f"-DCPUBENCH_MODELS={xm}", os.path.join(HERE, "cpubench.c")] + \
-                    [o for _, o in g["objects"]] + cflags + libs + ["-lm", "-o", exe]
-                p = subprocess.run(cmd, capture_output=True, text=True)
-                if p.returncode == 0:
-                    g["exe"] = exe
-                else:
-                    self.log("building cpubench failed:\n" + p.stderr)
-                    for n, _ in g["objects"]:
-                        g["gnncc_error"][n] = "building cpubench failed"
+            g["exe"] = self.link(g, os.path.join(self.build, f"cpubench-{g['name']}"))
         self.phase("gnncc compile", t)
+
+    def link(self, g, exe):
+        """the cpubench executable of g["objects"] ((name, object) pairs):
+        its path, or None (each object's g["gnncc_error"] then says so)"""
+        if not g["objects"]:
+            return None
+        cflags = subprocess.run([self.gnncc, "--print-cflags"], capture_output=True, text=True,
+                                check=True).stdout.split()
+        libs = subprocess.run([self.gnncc, "--print-link-flags", "--target=cpu", "-fopenmp"],
+                              capture_output=True, text=True, check=True).stdout.split()
+        xm = " ".join(f"X({n})" for n, _ in g["objects"])
+        cmd = ["cc", "-std=c11", "-O2", "-Wall", "-Wextra", "-fopenmp",
+               f"-DCPUBENCH_MODELS={xm}", os.path.join(HERE, "cpubench.c")] + \
+            [o for _, o in g["objects"]] + cflags + libs + ["-lm", "-o", exe]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode == 0:
+            return exe
+        self.log("building cpubench failed:\n" + p.stderr)
+        for n, _ in g["objects"]:
+            g["gnncc_error"][n] = "building cpubench failed"
+        return None
 
     def out_path(self, system, m, g, threads):
         d = os.path.join(self.build, "out")
@@ -818,13 +847,22 @@ class Run:
                  f"--mask={os.path.join(g['dir'], 'train_mask.npy')}", f"--seed={TRAIN_SEED}"]
                 if train else [f"--weights={g['weights'][m]}", f"--out={out}"])
         cmd = [g["exe"], f"--graph={os.path.join(g['dir'], 'edge_index.npy')}",
-               f"--x={os.path.join(g['dir'], 'x.npy')}"] + what + [
-               f"--label={g['name']}", f"--runs={self.a.min_runs}",
-               f"--max-runs={self.a.max_runs}", f"--target-seconds={self.a.target_s}",
-               f"--cap-seconds={self.a.cap_s}", f"--floor-runs={self.a.floor_runs}",
-               f"--slow-cap-seconds={self.a.slow_cap_s}", name]
+               f"--x={os.path.join(g['dir'], 'x.npy')}"] + what
+        rec = self.run_cpubench(cmd, name, g, threads, TIMEOUT["gnncc"])
+        if rec.get("status") == "ok" and not train:
+            rec["out"] = out
+        return self.add(system, m, g, threads, **base, **rec)
+
+    def run_cpubench(self, cmd, name, g, threads, limit):
+        """one cpubench process: cmd (the executable and its inputs) with
+        the timing options and model name added, at most limit seconds;
+        its record's fields"""
+        cmd = cmd + [f"--label={g['name']}", f"--runs={self.a.min_runs}",
+                     f"--max-runs={self.a.max_runs}", f"--target-seconds={self.a.target_s}",
+                     f"--cap-seconds={self.a.cap_s}", f"--floor-runs={self.a.floor_runs}",
+                     f"--slow-cap-seconds={self.a.slow_cap_s}", name]
         env = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_PROC_BIND="false")
-        limit = min(TIMEOUT["gnncc"], self.left())
+        limit = min(limit, self.left())
         errpath = os.path.join(self.build, "cpubench-stderr.log")
         with open(errpath, "a") as err, open(os.path.join(self.build, "cell.out"), "w+") as so:
             err.write("$ OMP_NUM_THREADS=%d %s\n" % (threads, shlex.join(cmd)))
@@ -850,9 +888,7 @@ class Run:
             rec.pop(k, None)
         if ru is not None:
             rec["maxrss_kb"] = ru.ru_maxrss
-        if rec.get("status") == "ok" and not train:
-            rec["out"] = out
-        return self.add(system, m, g, threads, **base, **rec)
+        return rec
 
     def start_worker(self, threads):
         """the torch worker for a thread count, started (it imports and
@@ -866,9 +902,12 @@ class Run:
         # children would share it) and has little to gain on a few cores
         env["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
         cache = os.path.join(self.build, "inductor", f"prewarm-t{threads}")
+        # Inductor's set-up only where a cell will compile
+        pre = ["--prewarm", cache] if any(s.startswith("pyg-compile")
+                                          for s in self.a.systems) else []
         with open(os.path.join(self.build, f"worker-t{threads}.log"), "a") as err:
             w = subprocess.Popen([self.a.python, os.path.abspath(__file__), "worker",
-                                  "--threads", str(threads), "--prewarm", cache],
+                                  "--threads", str(threads)] + pre,
                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
                                  text=True, env=env, start_new_session=True, cwd=ROOT)
         w.ready = False
@@ -916,6 +955,12 @@ class Run:
             c["graphs"].append({"name": g["name"], "dir": g["dir"], "classes": g["classes"],
                                 "weights": g["weights"][m], "out": out,
                                 "hidden": s["hidden"], "heads": s["heads"]})
+        return self.torch_records(c, gs, task)
+
+    def torch_records(self, c, gs, task):
+        """cell c (cell_torch's) through the worker of its thread count;
+        the records of its graphs gs, added"""
+        system, m, threads, limit = c["system"], c["kind"], c["threads"], c["timeout"]
         try:
             w = self.worker(threads)
             w.stdin.write(json.dumps(c) + "\n")
@@ -932,13 +977,13 @@ class Run:
             rec = dict(rec)
             if rec.get("status") == "skipped" and self.left() < 1:
                 rec["reason"] = "time budget"
-            if rec.get("status") == "ok" and task == "infer":
+            if rec.get("status") == "ok" and task.endswith("infer"):
                 rec["out"] = cg["out"]
             if len(gs) > 1:
                 rec["group"] = [x["name"] for x in gs]
             rec.pop("system", None)
-            if task == "train":
-                rec["task"] = "train"
+            if task != "infer":
+                rec["task"] = task
             out.append(self.add(system, m, g, threads, **rec))
         return out
 
@@ -1037,12 +1082,7 @@ class Run:
             key = "cells: " + ("gnncc" if system.startswith("gnncc") else system) + \
                 (" (training)" if task == "train" else "")
             self.phase_s[key] = round(self.phase_s.get(key, 0) + time.time() - t1, 1)
-        for w in self.workers.values():
-            w.stdin.close()
-            try:
-                w.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                _killpg(w.pid)
+        self.stop_workers()
         t = time.time()
         self.compare()
         self.phase("comparison", t)
@@ -1064,6 +1104,14 @@ class Run:
         meta["elapsed_s"] = round(time.time() - self.t0, 1)
         return self.write(meta)
 
+    def stop_workers(self):
+        for w in self.workers.values():
+            w.stdin.close()
+            try:
+                w.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                _killpg(w.pid)
+
     def versions(self):
         if getattr(self, "torch_versions", None):   # the torch worker said
             return self.torch_versions
@@ -1075,11 +1123,11 @@ class Run:
         except (OSError, ValueError, IndexError, subprocess.TimeoutExpired) as e:
             return {"torch_error": str(e)}
 
-    def compare(self):
-        """every output against PyG eager's (same graph and model; the same
-        thread count when it ran, else another)"""
+    def compare(self, task="infer"):
+        """every output of task's records against PyG eager's (same graph
+        and model; the same thread count when it ran, else another)"""
         ref = {}
-        infer = [r for r in self.records if r.get("task", "infer") == "infer"]
+        infer = [r for r in self.records if r.get("task", "infer") == task]
         for r in infer:
             if r["system"] == "pyg-eager" and r["status"] == "ok":
                 ref.setdefault((r["model"], r["graph"]), {})[r["threads"]] = r["out"]
@@ -1165,16 +1213,25 @@ def main(argv=None):
     r.add_argument("--graphs", type=B.csv_list([g["name"] for g in GRAPHS]))
     r.add_argument("--models", type=B.csv_list(B.MODELS), default=B.MODELS)
     r.add_argument("--systems", type=B.csv_list(SYSTEMS), default=SYSTEMS)
-    r.add_argument("--tasks", type=B.csv_list(TASKS), default=TASKS,
+    r.add_argument("--tasks", type=B.csv_list(TASKS), default=DEFAULT_TASKS,
                    help="infer (forward inference) and/or train (one training epoch: "
-                   "forward, backward, Adam); default both")
+                   "forward, backward, Adam), default both; hetero: the heterogeneous rows "
+                   "(hetero.py: rel-shop, forward and training; hetero-infer or hetero-train "
+                   "for one of them)")
+    r.add_argument("--hetero-scale", type=float, default=HETERO_SCALE,
+                   help=f"the heterogeneous rows' gnngen --preset=rel-shop --scale "
+                   f"(default {HETERO_SCALE:g})")
+    r.add_argument("--hetero-models", type=B.csv_list(hetero.MODEL_NAMES),
+                   default=hetero.MODEL_NAMES,
+                   help="the heterogeneous rows' models (default all: " +
+                   ",".join(hetero.MODEL_NAMES) + ")")
     r.add_argument("--train-graphs", type=B.csv_list([g["name"] for g in GRAPHS]),
                    default=["cora"], help="the graphs of the training rows (default cora)")
     r.add_argument("--threads", type=lambda s: [int(t) for t in s.split(",") if t],
                    default=[1, 2], help="thread counts, e.g. 1,2 (default)")
-    r.add_argument("--budget-s", type=float, default=870,
+    r.add_argument("--budget-s", type=float,
                    help="seconds from when run.sh started (default 870: the whole command "
-                   "within 15 minutes)")
+                   f"within 15 minutes; {HETERO_BUDGET_S:.0f} more with the hetero rows)")
     r.add_argument("--min-runs", type=int, default=20)
     r.add_argument("--max-runs", type=int, default=200)
     r.add_argument("--target-s", type=float, default=0.5,
@@ -1214,16 +1271,30 @@ def main(argv=None):
         q = quiet_check()
         print(("quiet: yes (" if q["quiet"] else "quiet: NO (") + q["details"] + ")")
         return 0 if q["quiet"] else 1
-    if a.graphs is None:
-        a.graphs = ["cora"] if a.quick else [g["name"] for g in GRAPHS]
-    if "infer" not in a.tasks:
-        a.graphs = []
-    a.infer_graphs = a.graphs
-    if "train" in a.tasks:   # the training graphs are loaded with the others
-        a.graphs = [g["name"] for g in GRAPHS if g["name"] in a.graphs + a.train_graphs]
-    else:
-        a.train_graphs = []
-    return Run(a).run()
+    # the heterogeneous rows: a run of their own after the others, merged
+    # into the results the others wrote
+    a.htasks = [t for t in hetero.TASKS if t in a.tasks or "hetero" in a.tasks]
+    a.hsystems = [s for s in hetero.SYSTEMS if s in a.systems]
+    a.hmodels = a.hetero_models
+    a.tasks = [t for t in a.tasks if t in DEFAULT_TASKS]
+    if a.budget_s is None:
+        a.budget_s = (870 if a.tasks else 0) + (HETERO_BUDGET_S if a.htasks else 0)
+    rc = 0
+    if a.tasks:
+        if a.graphs is None:
+            a.graphs = ["cora"] if a.quick else [g["name"] for g in GRAPHS]
+        if "infer" not in a.tasks:
+            a.graphs = []
+        a.infer_graphs = a.graphs
+        if "train" in a.tasks:   # the training graphs are loaded with the others
+            a.graphs = [g["name"] for g in GRAPHS if g["name"] in a.graphs + a.train_graphs]
+        else:
+            a.train_graphs = []
+        rc = Run(a).run()
+        a.merge = True
+    if a.htasks:
+        rc = max(rc, hetero.hetero_run(Run)(a).run())
+    return rc
 
 
 if __name__ == "__main__":

@@ -94,7 +94,11 @@ def speedup(idx, m, g, t):
 
 
 def agreement(idx, m, g, t):
-    rs = [idx.get((s, m, g, t)) for s, _ in SYSTEMS]
+    return agreement_of([idx.get((s, m, g, t)) for s, _ in SYSTEMS])
+
+
+def agreement_of(rs):
+    """the agreement cell of one row's records rs"""
     bad = [r for r in rs if ok(r) and r.get("agree") is False]
     if bad:
         return "✗ " + ", ".join(f"{r['system']} ({num(r.get('rel_diff'), 2)} rel)"
@@ -310,6 +314,158 @@ def train_table(idx, rs, t, min_runs):
     return lines
 
 
+
+# --- the heterogeneous rows (records with task hetero-infer / hetero-train) --------
+
+HETERO_SYSTEMS = [("gnncc-O2", "gnncc -O2"), ("pyg-eager", "PyG eager"),
+                  ("pyg-compile-dynamic", "compile dynamic"),
+                  ("pyg-compile-static", "compile static"),
+                  ("pyg-compile-conv", "compile per conv")]
+HETERO_BASELINES = [s for s, _ in HETERO_SYSTEMS[1:]]
+HETERO_MODELS = [("sage", "to_hetero(GraphSAGE)"), ("gat", "to_hetero(GAT)"),
+                 ("transformer", "to_hetero(TransformerConv)")]
+HETERO_TARGET = 3.0   # the speedup the heterogeneous rows are meant to reach
+SHORT["pyg-compile-conv"] = "per conv"
+
+
+def hcell(r, min_runs):
+    """a heterogeneous cell: the time, or why there is none"""
+    if r is not None and r.get("status") == "unsupported":
+        return "not supported by this gnncc"
+    if r is not None and r.get("status") == "error":
+        msg = str(r.get("message", "?"))
+        return esc("failed: " + (msg[:70] + "…" if len(msg) > 70 else msg))
+    return timecell(r, min_runs)
+
+
+def hetero_speedup(idx, m, g, t):
+    a = idx.get(("gnncc-O2", m, g, t))
+    c = [r for r in (idx.get((s, m, g, t)) for s in HETERO_BASELINES) if ok(r)]
+    if not ok(a) or not c:
+        return None, None
+    b = min(c, key=lambda r: r["median_ms"])
+    return b["median_ms"] / a["median_ms"], b["system"]
+
+
+def hetero_table(recs, tk, t, min_runs):
+    """one task's (hetero-infer or hetero-train) times at t threads"""
+    idx = index(recs)
+    infer = tk == "hetero-infer"
+    graphs = sorted({r["graph"] for r in recs})
+    ms = {r["model"] for r in recs}
+    last = "agreement" if infer else "loss, first → last (eager; gnncc)"
+    lines = [f"## Heterogeneous, {'forward' if infer else 'training epoch'}, {t} thread"
+             f"{'s' if t != 1 else ''}", "",
+             "| model | graph | " + " | ".join(lab for _, lab in HETERO_SYSTEMS) +
+             f" | speedup (vs best) | ≥ {HETERO_TARGET:g}× | {last} |",
+             "|---|---|" + "---:|" * len(HETERO_SYSTEMS) + "---|---|---|"]
+    logs = []
+    for m, label in HETERO_MODELS:
+        if m not in ms:
+            continue
+        for g in graphs:
+            cells = [hcell(idx.get((s, m, g, t)), min_runs) for s, _ in HETERO_SYSTEMS]
+            sp, who = hetero_speedup(idx, m, g, t)
+            if sp is not None:
+                logs.append(math.log(sp))
+            if infer:
+                tail = agreement_of([idx.get((s, m, g, t)) for s, _ in HETERO_SYSTEMS])
+            else:
+                def loss(s):
+                    r = idx.get((s, m, g, t))
+                    return (f"{r['loss_first']:.4g} → {r['loss_last']:.4g}"
+                            if ok(r) and r.get("loss_first") is not None else "—")
+                tail = f"{loss('pyg-eager')}; {loss('gnncc-O2')}"
+            lines.append(f"| {label} | {g} | " + " | ".join(cells) + " | " +
+                         (f"{num(sp)}× (vs {SHORT[who]})" if sp is not None else "—") + " | " +
+                         ("—" if sp is None else "yes" if sp >= HETERO_TARGET else
+                          f"**no** ({num(HETERO_TARGET / sp)}× short)") + f" | {tail} |")
+    if logs:
+        gm = math.exp(sum(logs) / len(logs))
+        lines.append(f"| **geometric mean** | ({len(logs)} rows) |" + " |" * len(HETERO_SYSTEMS) +
+                     f" **{num(gm)}×** | | |")
+    return lines
+
+
+def hetero_kernels(recs):
+    """kernels a forward: gnncc's beside PyG eager's operator launches"""
+    lines = ["## Heterogeneous: kernels per forward", "",
+             "gnncc: `gnncc --target=cpu -O2 --report=kernels` (the kernels one forward "
+             "runs).  PyG eager: torch.profiler's CPU events named `aten::*` that no other "
+             "`aten::*` event encloses, in one forward after a warm one (the operators "
+             "Python dispatched, each one or more kernels; their nested parts not "
+             "counted).", "",
+             "| model | graph | gnncc kernels | PyG eager aten ops |", "|---|---|---:|---:|"]
+    seen = set()
+    for m, label in HETERO_MODELS:
+        for r in recs:
+            if r["model"] != m or (m, r["graph"]) in seen:
+                continue
+            seen.add((m, r["graph"]))
+            pl = r.get("pyg_launches")
+            pl = esc("failed: " + pl["error"][:60]) if isinstance(pl, dict) else num(pl)
+            gk = r.get("gnncc_kernels")
+            lines.append(f"| {label} | {r['graph']} | "
+                         f"{'—' if gk is None else num(gk)} | {pl} |")
+    return lines
+
+
+def hetero_compile(recs, threads):
+    cols = [("gnncc-O2", "gnncc -O2")] + [(s, lab) for s, lab in HETERO_SYSTEMS[2:]]
+    lines = ["## Heterogeneous: compile times (s)", "",
+             "gnncc: `gnncc --target=cpu -O2 -fopenmp` (forward; training: forward, backward "
+             "and Adam), cc included.  torch.compile: the warm-up calls' time less as many "
+             "steady calls.  Cells: " + " / ".join(f"{t} thr" for t in threads) + ".", "",
+             "| model | task | " + " | ".join(lab for _, lab in cols) + " |",
+             "|---|---|" + "---:|" * len(cols)]
+    for m, label in HETERO_MODELS:
+        for tk in ("hetero-infer", "hetero-train"):
+            rs = [r for r in recs if r["model"] == m and task(r) == tk]
+            if not rs:
+                continue
+            idx = index(rs)
+            cs = []
+            for s, _ in cols:
+                v = [idx.get((s, m, r["graph"], t)) for r in rs[:1] for t in threads]
+                cs.append(" / ".join("—" if not ok(r) or r.get("compile_s") is None
+                                     else num(r["compile_s"]) for r in v))
+            lines.append(f"| {label} | {'forward' if tk == 'hetero-infer' else 'training'} | "
+                         + " | ".join(cs) + " |")
+    return lines
+
+
+def hetero_section(meta, allrecs, min_runs):
+    recs = [r for r in allrecs if task(r).startswith("hetero")]
+    if not recs:
+        return []
+    h = next((r.get("hetero") for r in [meta] + meta.get("merged_runs", [])[::-1]
+              if r.get("hetero")), {}) or {}
+    nodes = h.get("nodes") or {}
+    threads = sorted({r.get("threads") for r in recs if r.get("threads") is not None})
+    out = ["", "## Heterogeneous rows (rel-shop)", "",
+           f"gnngen `--preset=rel-shop --scale={h.get('scale', '?')}` "
+           f"({', '.join(f'{num(v)} {k}s' for k, v in nodes.items()) or '?'}; "
+           f"{num(h.get('E'))} edges in 4 relations).  PyG: `to_hetero(GNN, metadata, "
+           "aggr=\"sum\")` of a two-layer GNN (conv1, relu, conv2; hidden 64, 4 classes), "
+           "the customer rows' log_softmax; gnncc: the same model in its language "
+           "(bench/cpu/hetero.py), the same weights.  Systems: gnncc -O2, PyG eager, "
+           "torch.compile of the whole model (dynamic=True, dynamic=False) and compile per "
+           "conv (each conv of to_hetero's copies compiled on its own, dynamic=False, the "
+           "model eager around them).  Speedup: the best of the four torch systems over gnncc "
+           f"-O2; ≥ {HETERO_TARGET:g}×: whether it reaches that.  Forward outputs against PyG "
+           "eager's as above; training: one full-graph epoch (Adam, nll over a random 10% of "
+           "customers), not compared.  See bench/README.md, \"Heterogeneous rows\"."]
+    for tk in ("hetero-infer", "hetero-train"):
+        trs = [r for r in recs if task(r) == tk]
+        for t in threads if trs else []:
+            out += [""] + hetero_table(trs, tk, t, min_runs)
+    inf = [r for r in recs if task(r) == "hetero-infer"]
+    if inf:
+        out += [""] + hetero_kernels(inf)
+    out += [""] + hetero_compile(recs, threads)
+    return out
+
+
 def markdown(data):
     meta, allrecs = data["meta"], data["records"]
     recs = [r for r in allrecs if task(r) == "infer"]
@@ -344,6 +500,7 @@ def markdown(data):
             sorted({r.get("threads") for r in trecs if r.get("threads") is not None})
         for t in tthreads:
             out += [""] + train_table(tidx, trs, t, min_runs)
+    out += hetero_section(meta, allrecs, min_runs)
     out += [""] + few_runs(allrecs, meta.get("timing", {}))
     if recs and bf16_table(idx, rs, threads):
         out += [""] + bf16_table(idx, rs, threads)

@@ -9,6 +9,10 @@
 #
 #   bench/cpu/run.sh            everything the time budget allows
 #   bench/cpu/run.sh --quick    Cora only (a smoke test)
+#   bench/cpu/run.sh --tasks hetero --merge
+#                               the heterogeneous rows (rel-shop, forward and
+#                               training; bench/cpu/hetero.py), added to the
+#                               results; their own budget (3600 s)
 #   bench/cpu/run.sh --help     the options: --graphs, --models, --systems,
 #                               --threads, --budget-s, the run counts
 #
