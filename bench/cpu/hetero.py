@@ -87,7 +87,7 @@ HMODELS = {
             "gnn": "GATConv({src}, {out}, heads={heads}, add_self_loops=false, in_dst={dst})"},
     "transformer": {"label": "to_hetero(TransformerConv)", "layers": [(HIDDEN, 1), (CLASSES, 1)],
                     "pyg": lambda nn, out, heads: nn.TransformerConv((-1, -1), out, heads=heads),
-                    "gnn": "TransformerConv(({src}, {dst}), {out}, heads={heads})"},
+                    "gnn": "TransformerConv({src}, {out}, heads={heads}, in_dst={dst})"},
 }
 MODEL_NAMES = list(HMODELS)
 
