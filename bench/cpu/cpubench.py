@@ -236,6 +236,16 @@ def exit_text(status):
     return f"exit status {os.waitstatus_to_exitcode(status)}"
 
 
+def stamp_fresh(stamp, want):
+    """whether the stamp file (JSON) says its folder was made from want:
+    a missing or unreadable stamp is not fresh"""
+    try:
+        with open(stamp) as f:
+            return json.load(f) == want
+    except (OSError, ValueError):
+        return False
+
+
 def run_counts(est, a):
     """timed calls for a call of est seconds (the rule in the docstring)"""
     runs = a.min_runs
@@ -695,12 +705,7 @@ class Run:
             stamp = os.path.join(d, "stamp.json")
             src = {f: os.stat(os.path.join(g["path"], f + ".npy")).st_mtime
                    for f in ("x", "edge_index")}
-            try:
-                with open(stamp) as f:
-                    fresh = json.load(f) == src
-            except (OSError, ValueError):
-                fresh = False
-            if not fresh:
+            if not stamp_fresh(stamp, src):
                 ei, x = load_graph(g["path"])
                 np.save(os.path.join(d, "x.npy"), x)
                 np.save(os.path.join(d, "edge_index.npy"), ei)

@@ -299,12 +299,7 @@ def hetero_run(run_cls):
             gen = os.path.join(os.path.dirname(self.gnncc), "gnngen")
             want = {"scale": sc, "seed": a.graph_seed, "gnngen": os.stat(gen).st_mtime
                     if os.path.exists(gen) else None, "mask_seed": a.seed}
-            try:
-                with open(stamp) as f:
-                    fresh = json.load(f) == want
-            except (OSError, ValueError):
-                fresh = False
-            if not fresh:
+            if not C.stamp_fresh(stamp, want):
                 shutil.rmtree(d, ignore_errors=True)
                 os.makedirs(d)
                 p = subprocess.run([gen, "--preset=rel-shop", f"--scale={sc:g}",
