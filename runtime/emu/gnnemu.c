@@ -1277,7 +1277,6 @@ fiber_init(struct fiber *f)
 #endif
 }
 
-/* host -> fiber */
 /* a thread's first switch makes its context: a block's threads that
  * never wait run one after another on one stack (fiber_main), and never
  * touch their own */
@@ -1290,6 +1289,7 @@ start(struct fiber *f)
 	}
 }
 
+/* host -> fiber */
 static void
 resume(struct fiber *f)
 {
