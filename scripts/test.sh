@@ -18,7 +18,7 @@
 #   build-fuzz/  clang with GNNCC_FUZZ: fuzz.smoke fuzzes the frontend, and
 #                fuzz.safetensors, fuzz.npy and fuzz.graph the loaders of
 #                weight and graph files, for a fixed number of inputs each
-#                (FUZZ_RUNS, default 5000: the same work however busy the
+#                (FUZZ_RUNS, default 2000: the same work however busy the
 #                machine is; a few seconds for a loader), fuzz.ir-replay
 #                runs the IR fuzzer over its seeds; failing inputs land in
 #                build-fuzz/crashes/
@@ -61,7 +61,7 @@ fi
 
 CMAKE_ARGS="-DGNNCC_WERROR=ON -DGNNCC_SANITIZE=ON ${CMAKE_ARGS:-}" BUILD_DIR=build-asan \
   BUILD_TYPE=Debug ./scripts/build.sh
-CC=${FUZZ_CC:-clang} CMAKE_ARGS="-DGNNCC_WERROR=ON -DGNNCC_FUZZ=ON -DGNNCC_FUZZ_SMOKE_RUNS=${FUZZ_RUNS:-5000} ${CMAKE_ARGS:-}" \
+CC=${FUZZ_CC:-clang} CMAKE_ARGS="-DGNNCC_WERROR=ON -DGNNCC_FUZZ=ON -DGNNCC_FUZZ_SMOKE_RUNS=${FUZZ_RUNS:-2000} ${CMAKE_ARGS:-}" \
   BUILD_DIR=build-fuzz ./scripts/build.sh
 
 all=$BUILD_DIR/all

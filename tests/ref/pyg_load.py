@@ -5,6 +5,10 @@ an expected output against it.
 usage: pyg_load.py --model gcn|sage|gat|gin --weights W.safetensors
                    --graph EI.npy --x X.npy --expect OUT.npy [--tol 1e-4]
                    [--numpy | --torch] [--normalize-features] [--aggr mean|max|sum]
+                   [--then ARGS ...]
+
+--then starts another run's arguments, run in the same process (PyG is
+  imported once); the exit status is the first failing run's.
 
 --torch (the default when torch and torch_geometric import): builds the
   PyG module of examples/<model>/<model>.gnn from torch_geometric.nn layers:
@@ -302,5 +306,23 @@ def main(argv=None):
     return 0 if ok else 1
 
 
+def main_all(argv):
+    """ARGS [--then ARGS ...]: each run of main in turn, in one process
+    (torch and PyG imported once, seconds saved per run); the exit
+    status is the first failing run's"""
+    groups = [[]]
+    for w in argv:
+        if w == "--then":
+            groups.append([])
+        else:
+            groups[-1].append(w)
+    rc = 0
+    for g in groups:
+        r = main(g)
+        sys.stdout.flush()
+        rc = rc or r
+    return rc
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main_all(sys.argv[1:]))

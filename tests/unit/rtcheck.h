@@ -29,6 +29,17 @@ static int npass, nfail;
 /* the last error message contains s */
 #define CHECK_MSG(s) check_msg_((s), __FILE__, __LINE__)
 
+/* GNN_TEST_LARGE=0 (the sanitizer tree's runs): the largest cases are
+** left to the plain tree, where the same loops run at length in a
+** fraction of the time */
+static inline int
+rt_large(void)
+{
+	const char *v = getenv("GNN_TEST_LARGE");
+
+	return !v || strcmp(v, "0") != 0;
+}
+
 static inline int
 check_(int ok, const char *what, const char *file, int line)
 {

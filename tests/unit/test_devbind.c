@@ -496,7 +496,7 @@ main(void)
 	hostwork();
 	/* the sanitizer tree's run (GNN_TEST_LARGE=0) leaves them to the
 	 * plain tree's: ASan would check the same loops, at length */
-	if (!getenv("GNN_TEST_LARGE") || strcmp(getenv("GNN_TEST_LARGE"), "0") != 0)
+	if (rt_large())
 		equal_large();
 	return summary();
 }

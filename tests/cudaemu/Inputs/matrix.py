@@ -4,6 +4,7 @@
 usage: matrix.py --build DIR --work DIR MODEL... [--graphs cora,hubs]
                  [--forced-graphs hubs] [--configs all|quick]
                  [--no-racecheck] [--no-memcheck] [--share all|even|odd]
+                 [--race-share all|a|b]
                  [--synthetic-width W]
 
 Each MODEL is NAME=PATH.gnn (a bench template PATH.gnn.in is instantiated
@@ -43,10 +44,16 @@ the model:
   * under racecheck (ThreadSanitizer, whose fibers make it the slowest
     check by far), clean and equal to the interpreter, on hubs-small.
 
+A memcheck build gives the plain build's bits, so the runs above use
+it (and count as memcheck's) wherever the configuration is memchecked
+at that model's width: only -O0 at Cora's width has a plain build.
+
 --share even|odd narrows the forced schedules to half of them (those at
 an even or odd place in CONFIGS); the matrix's tests give half their
 models each share, so every forced schedule is still run, under memcheck
-and racecheck too, by five or six models.
+too, by six models or more.  --race-share a|b racechecks half of a
+share's forced schedules (race_here): each is racechecked by three
+models or more, -O0, -O2 and TF32 by all.
 
 Weights are random (PyG-like scales; BatchNorm variances positive) from
 the parameter table the model's generated code declares; inputs are
@@ -98,6 +105,18 @@ CONFIGS = [
 TF32 = ("tf32", ["--gpu-math=tf32"])
 RTOL_TF32 = 5e-3
 QUICK = ["O0", "O2", "lanes4-rows64", "gemm32-bk8-ksplit4"]
+
+
+def race_here(cname, race_share):
+    """Does configuration cname run under racecheck with --race-share?
+    A forced family's synchronization is the same code whichever model
+    it schedules, so each is racechecked by half the models of its share
+    (a: the first and third family of the share, b: the second and
+    fourth); -O0, -O2 and TF32 by every model"""
+    names = [c[0] for c in CONFIGS]
+    if race_share == "all" or cname not in names[2:]:
+        return True
+    return (names.index(cname) - 2) // 2 % 2 == (0 if race_share == "a" else 1)
 
 
 def in_share(cname, share):
@@ -250,6 +269,8 @@ def main():
     ap.add_argument("--no-memcheck", action="store_true")
     ap.add_argument("--no-racecheck", action="store_true")
     ap.add_argument("--share", choices=["all", "even", "odd"], default="all")
+    ap.add_argument("--race-share", choices=["all", "a", "b"], default="all",
+                    help="racecheck half the share's forced families (race_here)")
     ap.add_argument("--tf32", default="", help="models (NAME,...) also run under --gpu-math=tf32")
     ap.add_argument("--synthetic-width", type=int, default=281,
                     help="the width that a model at Cora's 1433 runs at on the other graphs (0: 1433)")
@@ -353,21 +374,31 @@ def main():
         for cname, flags in mconfigs:
             emu = ["--engine=cuda-emu", *flags]
             rtol = RTOL_TF32 if cname == "tf32" else RTOL
+            forced = cname not in ("O0", "O2", "tf32")
+
+            def memchecked(g):
+                return not a.no_memcheck and (g == a.race_graph or not forced and g in main_graphs
+                                              and (cname != "O0" or g in forced_graphs))
+
+            # a model's memcheck build gives its plain build's bits, so
+            # the runs use it wherever this configuration is memchecked
+            # at that model's width (one build less)
+            viamem = {g: any(memchecked(h) and models[h] == models[g] for h in gs) for g in gs}
             for g in gs:
                 base = os.path.join(a.work, f"{name}-{cname}-{g}")
                 what = f"{name} {cname} {g}"
                 tools = []
-                forced = cname not in ("O0", "O2", "tf32")
-                if g == a.race_graph or not forced and g in main_graphs and (cname != "O0" or g in forced_graphs):
+                if memchecked(g):
                     tools.append("memcheck")
-                if g == a.race_graph:
+                if g == a.race_graph and not a.no_racecheck and race_here(cname, a.race_share if a.configs == "all" else "all"):
                     tools.append("racecheck")
+                base_mode = ["--emu-check=memcheck"] if viamem[g] else []
                 if g in main_graphs and (not forced or g in forced_graphs):
                     if cname == "tf32":
                         tf32cases += 1
                     else:
                         cases += 1
-                    r = run(emu, g, base)
+                    r = run(emu, g, base, base_mode)
                     if r.returncode:
                         fail(what, r.stderr)
                         continue
@@ -381,15 +412,16 @@ def main():
                     k = [c[0] for c in mconfigs].index(cname)
                     again = [rev, rnd, ("second run, deferred", ["--emu-defer"])] if cname == "O2" else [] if g != "hubs" else \
                         [rev] if k % 2 else [rnd]
+                    if "memcheck" in tools and base_mode:
+                        tools.remove("memcheck")     # the run above was memcheck's
+                        checked["memcheck"] += 1
                     for tag, mode in again:
-                        r = run(emu, g, base + "-p", mode)
+                        r = run(emu, g, base + "-p", base_mode + mode)
                         if r.returncode:
                             fail(f"{what} {tag}", r.stderr)
                         elif raw(base + "-p") != first:
                             fail(f"{what} {tag}", "output differs bitwise from the first run")
                 for tool in tools:
-                    if tool == "memcheck" and a.no_memcheck or tool == "racecheck" and a.no_racecheck:
-                        continue
                     checked[tool] += 1
                     r = run(emu, g, base + "-s", [f"--emu-check={tool}"])
                     if r.returncode:

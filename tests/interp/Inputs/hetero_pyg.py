@@ -123,16 +123,19 @@ class Checker:
     model and its gnncc source, checked on each engine through gnnrun.
     Prints one line per check and `FAIL ...` per failure."""
 
-    def __init__(self, gnnrun, work, nodes, edges, seed, engines, data=None, edge_attrs=None):
+    def __init__(self, gnnrun, work, nodes, edges, seed, engines, data=None, edge_attrs=None, racecheck=None):
         """nodes: type -> (count, features), or an array of the type's
         features; edges: edge type -> edge_index (a list or an array);
         data: a directory of the graph as gnngen writes it (x_TYPE.npy,
         SRC__REL__DST.npy), taken instead of the features and edges given;
         edge_attrs: edge type -> edge features [E, D] (an array), given to
-        the models as edge_attr_dict and to gnnrun as --input ea_REL"""
+        the models as edge_attr_dict and to gnnrun as --input ea_REL;
+        racecheck: the cases that cuda-emu racechecks (None: all; a
+        racecheck build and run cost more than all the case's others)"""
         os.makedirs(work, exist_ok=True)
         rng = np.random.default_rng(seed)
         self.gnnrun, self.work, self.engines, self.bad = gnnrun, work, engines, 0
+        self.racecheck = racecheck
         # each compiled model built once per engine and check, reused by its runs
         self.env = dict(os.environ)
         self.env.setdefault("GNNCC_ENGINE_CACHE", os.path.join(work, "cache"))
@@ -259,6 +262,8 @@ class Checker:
         again = self.run(case, "emu-reverse", mpath, wpath, n, "cuda-emu",
                          ["--emu-check=memcheck", "--emu-order=reverse", "--emu-grid-max=2"])
         self.same(case, "cuda-emu", outs, again, "second run (reverse order, 2 blocks)")
+        if self.racecheck is not None and case not in self.racecheck:
+            return
         race = self.run(case, "emu-racecheck", mpath, wpath, n, "cuda-emu", ["--emu-check=racecheck"])
         if race is not None:
             self.against(case, "cuda-emu racecheck", race, refs)
@@ -267,6 +272,11 @@ class Checker:
     def done(self, name):
         print(f"{name}: " + ("all ok" if not self.bad else f"{self.bad} FAILED"))
         return 1 if self.bad else 0
+
+
+def racecheck_arg(v):
+    """--racecheck LIST as Checker's racecheck"""
+    return None if v is None else set(v.split(","))
 
 
 def cases(default, help, nodes, edges, seed, data=False):
@@ -280,8 +290,10 @@ def cases(default, help, nodes, edges, seed, data=False):
         ap.add_argument("data")
     ap.add_argument("--engines", default="interp")
     ap.add_argument("--cases", default=default, help=help)
+    ap.add_argument("--racecheck", help="the cases that cuda-emu racechecks (default: all)")
     a = ap.parse_args()
-    ck = Checker(a.gnnrun, a.work, nodes, edges, seed, a.engines.split(","), a.data if data else None)
+    ck = Checker(a.gnnrun, a.work, nodes, edges, seed, a.engines.split(","), a.data if data else None,
+                 racecheck=racecheck_arg(a.racecheck))
     return ck, [(c, c.startswith("gat-"), c[4:] if c.startswith("gat-") else c) for c in a.cases.split(",")]
 
 

@@ -44,7 +44,7 @@ import numpy as np
 import torch
 from torch_geometric.nn import GATConv, HeteroConv, SAGEConv, TransformerConv, to_hetero
 
-from hetero_pyg import EDGES, NODES, Checker, rel
+from hetero_pyg import EDGES, NODES, Checker, racecheck_arg, rel
 
 warnings.filterwarnings("ignore")   # HeteroConv warns of a type no relation targets
 
@@ -223,15 +223,18 @@ def main():
     ap.add_argument("--engines", default="interp")
     ap.add_argument("--cases", default="tr,tr-edge,hc-edge,rel-tr-edge,rel-hc-edge")
     ap.add_argument("--gnngen", default="gnngen")
+    ap.add_argument("--racecheck", help="the cases that cuda-emu racechecks (default: all)")
     a = ap.parse_args()
+    race = racecheck_arg(a.racecheck)
     engines = a.engines.split(",")
     todo = a.cases.split(",")
     rng = np.random.default_rng(7)
     hand_eas = {et: rng.uniform(-1, 1, size=(len(e[0]), D)).astype(np.float32) for et, e in EDGES.items()}
     checkers = {
-        "hand": lambda: Checker(a.gnnrun, os.path.join(a.work, "hand"), NODES, EDGES, 3, engines),
-        "hand-edge": lambda: Checker(a.gnnrun, os.path.join(a.work, "hand-edge"), NODES, EDGES, 3, engines, edge_attrs=hand_eas),
-        "rel": lambda: Checker(a.gnnrun, os.path.join(a.work, "rel"), *rel_shop(a.gnngen, a.work, engines)),
+        "hand": lambda: Checker(a.gnnrun, os.path.join(a.work, "hand"), NODES, EDGES, 3, engines, racecheck=race),
+        "hand-edge": lambda: Checker(a.gnnrun, os.path.join(a.work, "hand-edge"), NODES, EDGES, 3, engines,
+                                     edge_attrs=hand_eas, racecheck=race),
+        "rel": lambda: Checker(a.gnnrun, os.path.join(a.work, "rel"), *rel_shop(a.gnngen, a.work, engines), racecheck=race),
     }
     made = {}
     bad = 0
