@@ -392,48 +392,98 @@ reducebody(E *e, const Ins *in, int dt, const char *x, const char *D, const char
 	}
 }
 
-/* columns of a task of colreducebody and segscatterbody: a 64-byte line of floats */
-enum { RB = 16 };
+/* columns of a task of colreducebody and segscatterbody: a 64-byte line
+** of floats; RBW of them at most in one walk */
+enum { RB = 16, RBW = 8 };
 
-/* the k loop of segscatterbody over the columns j_ < NJ */
+/*
+ * The tasks of colreducebody and segscatterbody are RB columns each, but
+ * a thread walks its whole range [t_, t1_) at once: consecutive tasks of
+ * one row (segscatter) or outer index (colreduce), up to RBW of them,
+ * share one walk of the rows or edges, so memory is read as it lies and
+ * the plan once, where a walk per task read a line a row and the plan
+ * once per 16 columns (PubMed's [N, 128] column sums 2.3x faster, one
+ * thread).  Each column is still its own chain in the same order, so
+ * neither the range nor the thread count moves a bit.  Opens the walk
+ * over groups: u_ its first task, g_ the tasks the group covers, c0_ and
+ * nc_ its columns in the row of W columns; the caller ends the walk with
+ * rangewalkclose.
+ */
 static void
-segscatterloop(E *e, const Ins *in, const char *ot, const char *X, const char *NJ, const char *via)
+rangewalkopen(E *e, const char *W)
 {
-	wopen(e->w, "for (int64_t k_ = rowptr_[r_]; k_ < rowptr_[r_ + 1]; k_++)");
-	if (via)
-		out(e, "const %s *x0_ = %s + (int64_t)%s[order_[k_]] * row_ + j0_;\n\n", ot, X, via);
-	else
-		out(e, "const %s *x0_ = %s + order_[k_] * row_ + j0_;\n\n", ot, X);
-	wopen(e->w, "for (int64_t j_ = 0; j_ < %s; j_++)", NJ);
-	out(e, "const %s x_ = x0_[j_];\n", ot);
-	scatterstep(e, in, "k_ == rowptr_[r_]", "x_", "acc_[j_]");
+	out(e, "const int64_t nb_ = (%s + %d) / %d;\n\n", W, RB - 1, RB);
+	wopen(e->w, "for (int64_t u_ = t_, g_; u_ < t1_; u_ += g_)");
+	out(e, "const int64_t q_ = u_ / nb_, b0_ = u_ %% nb_, c0_ = b0_ * %d;\nint64_t nc_;\n\n", RB);
+	out(e, "g_ = nb_ - b0_ < t1_ - u_ ? nb_ - b0_ : t1_ - u_;\n");
+	out(e, "if (g_ > %d)\n\tg_ = %d;\n", RBW, RBW);
+	out(e, "nc_ = %s - c0_ < g_ * %d ? %s - c0_ : g_ * %d;\n", W, RB, W, RB);
+}
+
+static void
+rangewalkclose(E *e)
+{
 	wclose(e->w, "");
+	out(e, "break;   /* the walk covered the range */\n");
+}
+
+/* for each column c_ of the group, a loop of constant trip count per
+** full line (the compiler vectorizes it), then the line left over; step
+** writes the statement, with c_ */
+typedef struct ColStep {
+	void (*emit)(E *e, const struct ColStep *s);
+	const Ins *in;
+	const char *T, *el;
+} ColStep;
+
+static void
+groupcols(E *e, const ColStep *s)
+{
+	out(e, "for (int64_t l_ = 0; l_ < nc_ / %d; l_++)\n", RB);
+	e->w->ind++;
+	wopen(e->w, "for (int64_t j_ = 0; j_ < %d; j_++)", RB);
+	out(e, "const int64_t c_ = l_ * %d + j_;\n\n", RB);
+	s->emit(e, s);
+	wclose(e->w, "");
+	e->w->ind--;
+	wopen(e->w, "for (int64_t c_ = nc_ / %d * %d; c_ < nc_; c_++)", RB, RB);
+	s->emit(e, s);
 	wclose(e->w, "");
 }
 
-/* a scatter along a bind-time segment plan on the cpu: a task per RB
-** columns of a row, each message's RB floats read as one line, where a
-** task per element reloaded the plan and read a float a line; each
-** element is the chain over the row's messages the per-element task
-** made, in the same order, so the bits are too. With via, message k
-** is row via[k] of X (throughgather). */
+static void
+scatterel(E *e, const ColStep *s)
+{
+	out(e, "const %s x_ = x0_[c_];\n", s->T);
+	scatterstep(e, s->in, "k_ == rowptr_[r_]", "x_", "acc_[c_]");
+}
+
+/* a scatter along a bind-time segment plan on the cpu: tasks of RB
+** columns of a row, walked as rangewalkopen says; each message's columns
+** are read as lines, where a task per element reloaded the plan and read
+** a float a line; each element is the chain over the row's messages the
+** per-element task made, in the same order, so the bits are too. With
+** via, message k is row via[k] of X (throughgather). */
 static void
 segscatterbody(E *e, const Ins *in, const char *ot, const char *X, const char *O, const char *via)
 {
-	out(e, "const int64_t nb_ = (row_ + %d) / %d, r_ = t_ / nb_, j0_ = t_ %% nb_ * %d;\n", RB - 1, RB, RB);
-	out(e, "const int64_t nj_ = row_ - j0_ < %d ? row_ - j0_ : %d;\n%s acc_[%d];\n\n", RB, RB, ot, RB);
-	out(e, "for (int64_t j_ = 0; j_ < %d; j_++)\n\tacc_[j_] = 0;\n", RB);
-	/* a full block: a constant trip count, one vector of accumulators */
-	wopen(e->w, "if (nj_ == %d)", RB);
-	segscatterloop(e, in, ot, X, pf(e, "%d", RB), via);
-	wclose(e->w, " else {");
-	e->w->ind++;
-	segscatterloop(e, in, ot, X, "nj_", via);
+	const ColStep st = {scatterel, in, ot, NULL};
+
+	rangewalkopen(e, "row_");
+	out(e, "const int64_t r_ = q_;\n%s acc_[%d];\n\n", ot, RB * RBW);
+	out(e, "for (int64_t c_ = 0; c_ < nc_; c_++)\n\tacc_[c_] = 0;\n");
+	wopen(e->w, "for (int64_t k_ = rowptr_[r_]; k_ < rowptr_[r_ + 1]; k_++)");
+	if (via)
+		out(e, "const %s *x0_ = %s + (int64_t)%s[order_[k_]] * row_ + c0_;\n\n", ot, X, via);
+	else
+		out(e, "const %s *x0_ = %s + order_[k_] * row_ + c0_;\n\n", ot, X);
+	groupcols(e, &st);
 	wclose(e->w, "");
-	wopen(e->w, "for (int64_t j_ = 0; j_ < nj_; j_++)");
-	scatterfinish(e, in, "rowptr_[r_ + 1] - rowptr_[r_]", "acc_[j_]");
-	out(e, "%s[r_ * row_ + j0_ + j_] = acc_[j_];\n", O);
+	wopen(e->w, "for (int64_t c_ = 0; c_ < nc_; c_++)");
+	scatterfinish(e, in, "rowptr_[r_ + 1] - rowptr_[r_]", "acc_[c_]");
+	out(e, "%s[r_ * row_ + c0_ + c_] = acc_[c_];\n", O);
 	wclose(e->w, "");
+	rangewalkclose(e);
 }
 
 /* edge_softmax on the cpu: a task per RB columns (heads) of a node, as
@@ -480,9 +530,23 @@ edgesoftmaxbody(E *e, int dt, const char *ot, const char *X, const char *O, int 
 	}
 }
 
+static void
+colsumel(E *e, const ColStep *s)
+{
+	out(e, "a_[c_] += %s;\n", s->el);
+}
+
+static void
+colmaxel(E *e, const ColStep *s)
+{
+	out(e, "const %s x_ = %s;\n\n", s->T, s->el);
+	out(e, "if (k_ == 0 || x_ > a_[c_] || x_ != x_)\n\ta_[c_] = x_;\n");
+}
+
 /* sum, mean or max over a dim with columns after it (D_ rows of inner_
-** columns per outer index), a task per RB columns of one outer index:
-** RB accumulators, each the chain reducebody's task per column makes */
+** columns per outer index), tasks of RB columns of one outer index
+** walked as rangewalkopen says: an accumulator per column, each the
+** chain reducebody's task per column makes */
 static void
 colreducebody(E *e, const Ins *in, int dt, const char *X, const char *Y, const char *O)
 {
@@ -490,37 +554,32 @@ colreducebody(E *e, const Ins *in, int dt, const char *X, const char *Y, const c
 	/* the element summed: x's, or the product x * y that readfold
 	 * folded into the walk (rounded to T first, as its kernel stored
 	 * it: the generated C is compiled without FMA contraction) */
-	const char *el = Y ? "x0_[k_ * inner_ + j_] * y0_[k_ * inner_ + j_]" : "x0_[k_ * inner_ + j_]";
+	const char *el = Y ? "x0_[k_ * inner_ + c_] * y0_[k_ * inner_ + c_]" : "x0_[k_ * inner_ + c_]";
+	ColStep st = {colsumel, in, T, el};
 
-	out(e, "const int64_t nb_ = (inner_ + %d) / %d, o_ = t_ / nb_, i0_ = t_ %% nb_ * %d;\n", RB - 1, RB, RB);
-	out(e, "const int64_t ni_ = inner_ - i0_ < %d ? inner_ - i0_ : %d;\n", RB, RB);
-	out(e, "const %s *x0_ = %s + o_ * D_ * inner_ + i0_;\n", T, X);
+	if (in->op == Omax && Y)
+		die("colreducebody: a max read through a product");
+	rangewalkopen(e, "inner_");
+	out(e, "const %s *x0_ = %s + q_ * D_ * inner_ + c0_;\n", T, X);
 	if (Y)
-		out(e, "const %s *y0_ = %s + o_ * D_ * inner_ + i0_;\n", T, Y);
-	out(e, "%s *o0_ = %s + o_ * inner_ + i0_;\n%s a_[%d];\n\n", T, O, T, RB);
+		out(e, "const %s *y0_ = %s + q_ * D_ * inner_ + c0_;\n", T, Y);
+	out(e, "%s *o0_ = %s + q_ * inner_ + c0_;\n%s a_[%d];\n\n", T, O, T, RB * RBW);
 	if (in->op == Omax) {
-		if (Y)
-			die("colreducebody: a max read through a product");
-		/* NaN propagates, as reducebody's */
-		out(e, "for (int64_t j_ = 0; j_ < ni_; j_++)\n\ta_[j_] = %s;\n", dtypeisfloat(dt) ? pf(e, "(%s)NAN", T) : "0");
-		out(e, "for (int64_t k_ = 0; k_ < D_; k_++)\n\tfor (int64_t j_ = 0; j_ < ni_; j_++) {\n");
-		out(e, "\t\tconst %s x_ = x0_[k_ * inner_ + j_];\n", T);
-		out(e, "\t\tif (k_ == 0 || x_ > a_[j_] || x_ != x_)\n\t\t\ta_[j_] = x_;\n\t}\n");
-		out(e, "for (int64_t j_ = 0; j_ < ni_; j_++)\n\to0_[j_] = a_[j_];\n");
-		return;
-	}
-	out(e, "for (int64_t j_ = 0; j_ < %d; j_++)\n\ta_[j_] = 0;\n", RB);
-	/* a full block: a constant trip count, one vector of accumulators */
-	out(e, "if (ni_ == %d)\n\tfor (int64_t k_ = 0; k_ < D_; k_++)\n\t\tfor (int64_t j_ = 0; j_ < %d; j_++)\n", RB, RB);
-	out(e, "\t\t\ta_[j_] += %s;\nelse\n", el);
-	out(e, "\tfor (int64_t k_ = 0; k_ < D_; k_++)\n\t\tfor (int64_t j_ = 0; j_ < ni_; j_++)\n");
-	out(e, "\t\t\ta_[j_] += %s;\n", el);
-	if (in->op == Osum)
-		out(e, "for (int64_t j_ = 0; j_ < ni_; j_++)\n\to0_[j_] = a_[j_];\n");
+		/* NaN propagates, as reducebody's; an empty dim gives NaN */
+		st.emit = colmaxel;
+		out(e, "for (int64_t c_ = 0; c_ < nc_; c_++)\n\ta_[c_] = %s;\n", dtypeisfloat(dt) ? pf(e, "(%s)NAN", T) : "0");
+	} else
+		out(e, "for (int64_t c_ = 0; c_ < nc_; c_++)\n\ta_[c_] = 0;\n");
+	wopen(e->w, "for (int64_t k_ = 0; k_ < D_; k_++)");
+	groupcols(e, &st);
+	wclose(e->w, "");
+	if (in->op == Osum || in->op == Omax)
+		out(e, "for (int64_t c_ = 0; c_ < nc_; c_++)\n\to0_[c_] = a_[c_];\n");
 	else if (dtypeisfloat(dt))   /* 0/0: NaN over an empty dim, as torch */
-		out(e, "for (int64_t j_ = 0; j_ < ni_; j_++)\n\to0_[j_] = a_[j_] / (%s)(D_);\n", T);
+		out(e, "for (int64_t c_ = 0; c_ < nc_; c_++)\n\to0_[c_] = a_[c_] / (%s)(D_);\n", T);
 	else
-		out(e, "for (int64_t j_ = 0; j_ < ni_; j_++)\n\to0_[j_] = D_ ? a_[j_] / (%s)(D_) : 0;\n", T);
+		out(e, "for (int64_t c_ = 0; c_ < nc_; c_++)\n\to0_[c_] = D_ ? a_[c_] / (%s)(D_) : 0;\n", T);
+	rangewalkclose(e);
 }
 
 void
