@@ -16,12 +16,14 @@
 ** Blocking. B is packed once into panels of NR = 16 columns, each a
 ** contiguous K x 16 block (the last panel zero-padded), so a microkernel
 ** reads its B as one 64-byte row per k whatever B's strides were. Rows go
-** in chunks of MC; inside a chunk K goes in blocks of kc, then MR-row
-** tiles, then groups of up to four panels, each tile x group's
-** accumulators in registers. A tile's rows of A stay in L1 while it
-** sweeps the groups and B's kc x N slice stays in L2 across tiles; A is
-** read once, in place (not packed), and tails are masked loads and
-** stores, never reads past A's, B's or C's ends.
+** in chunks of MC; inside a chunk K goes in blocks of kc, then groups of
+** up to four panels (group() says how many), then MR-row tiles, each
+** tile x group's accumulators in registers. A group's kc rows of B stay
+** in L1 while the tiles sweep the chunk, whose rows of A stay in L2
+** across the groups (a tile's rows in L1 across the groups, the order
+** before, ran the forward shapes 5-10% and PubMed's weight gradients up
+** to 70% slower); A is read in place (not packed), and tails are masked
+** loads and stores, never reads past A's, B's or C's ends.
 **
 ** Bits. Every C element is one multiply-add chain over k = 0, 1, ...,
 ** K-1 in order, starting from +0 (or from C's old value with
@@ -605,6 +607,22 @@ default_kc(int64_t N, int several)
 	return kc < 256 ? 256 : kc;
 }
 
+/* Panels a group: AVX-512's 12-row x 2-panel tiles (24 accumulators,
+** two B loads and twelve broadcasts a k) where B has more panels than
+** one, 8 x 3 for three, and for a weight gradient (A read transposed)
+** 6 x 4. Measured on 19717 rows, one thread, interleaved against 6 x 4
+** for every shape (bench/cpu/gemm_speed.c's): forward 500 x 128 and
+** 128 x 128 ran 10-20% faster, 32 x 32 40%; the weight gradients with
+** many input columns (1433 x 16 or 64, 500 x 64) lost 20-40% with two. */
+static int
+group(const struct gemmisa *t, int64_t np, int at)
+{
+	int g = at || np == 3 ? 4 : 2;
+
+	g = g < t->np ? g : t->np;
+	return np < g ? (int)np : g;
+}
+
 /* The product for B laid out as kernfn says (packed or as it is). */
 static void
 dense(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda, int at,
@@ -618,19 +636,20 @@ dense(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
 		return;
 	if (kc <= 0)
 		kc = default_kc(N, np > t->np);
-	/* tile rows are set by the widest group; a narrower one (the last)
-	** takes as many, having registers to spare */
-	g0 = np < t->np ? (int)np : t->np;
+	g0 = group(t, np, at);
 	for (int64_t i0 = m0; i0 < m1; i0 += MC) {
 		int64_t i1 = m1 - i0 < MC ? m1 : i0 + MC;
 		for (int64_t k0 = 0; k0 < K; k0 += kc) {
 			int64_t kb = K - k0 < kc ? K - k0 : kc;
 			int load = k0 > 0 || (flags & GNN_SGEMM_ACC);
-			for (int64_t i = i0; i < i1; i += t->mr[g0]) {
-				int mr = i1 - i < t->mr[g0] ? (int)(i1 - i) : t->mr[g0];
-				for (int64_t p = 0; p < np; p += g0) {
-					int g = np - p < g0 ? (int)(np - p) : g0;
-					int64_t ncols = N - p * NR < g * NR ? N - p * NR : g * NR;
+			for (int64_t p = 0; p < np; p += g0) {
+				/* tile rows are set by the widest group; a narrower
+				** one (the last) takes as many, having registers to
+				** spare */
+				int g = np - p < g0 ? (int)(np - p) : g0;
+				int64_t ncols = N - p * NR < g * NR ? N - p * NR : g * NR;
+				for (int64_t i = i0; i < i1; i += t->mr[g0]) {
+					int mr = i1 - i < t->mr[g0] ? (int)(i1 - i) : t->mr[g0];
 					t->kern(mr, g, kb, AEL(A, lda, at, i, k0), lda, at, B + p * ps + k0 * bs, bs, ps,
 						C + i * ldc + p * NR, ldc, ncols, load);
 				}
