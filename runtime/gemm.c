@@ -746,8 +746,20 @@ gnn_sgemm_sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, i
 ** pass over B for M up to 256) */
 #define WGACC 65536
 
-/* the dense form's k block (gnn_sgemm_wgrad says why) */
-#define WGKC 512
+/* The dense form's k block: rows of B, read as they lie, spanning at
+** most 512 KiB (rows ldb floats apart), 64 to 512 of them. default_kc's
+** 4096 rows (for 64 columns) spanned as many pages and missed the TLB,
+** and 512 rows ran 1.6-2.4x faster on PubMed's shapes; a fixed 512 was
+** still too many where B's rows are long: 64 to 128 rows of 1433 floats
+** ran 1.3-1.8x faster (1433 x 16 and 64, one thread on 19717 rows),
+** 256 of 500 about 5% (bench/cpu/gemm_speed.c's way). */
+static int64_t
+wgkc(int64_t ldb)
+{
+	int64_t kc = ((int64_t)1 << 17) / (ldb > 0 ? ldb : 1);
+
+	return kc < 64 ? 64 : kc > 512 ? 512 : kc;
+}
 
 /* the columns [q0, q0 + n) of C, n * M <= WGACC: accumulated transposed,
 ** acc[j*M + m], a column of A (ak) scaled by each nonzero of B's row k;
@@ -811,7 +823,7 @@ gnn_sgemm_wgradt(int64_t p0, int64_t p1, int64_t M, int64_t K, const float *G, i
 {
 	if (p1 <= p0 || M <= 0 || wgrad_sparse_range(p0, p1, M, K, G, 1, ldg, B, ldb, C, ldc, sparse))
 		return;
-	product(0, M, K, p1 - p0, G, ldg, 1, B + p0, ldb, C + p0, ldc, WGKC, 0);
+	product(0, M, K, p1 - p0, G, ldg, 1, B + p0, ldb, C + p0, ldc, wgkc(ldb), 0);
 }
 
 void
@@ -820,11 +832,7 @@ gnn_sgemm_wgrad(int64_t p0, int64_t p1, int64_t M, int64_t K, const float *A, in
 {
 	if (p1 <= p0 || M <= 0 || wgrad_sparse_range(p0, p1, M, K, A, lda, 1, B, ldb, C, ldc, sparse))
 		return;
-	/* k blocks of WGKC rows of B: default_kc's 4096 rows (for 64
-	** columns), read as they lie, spanned as many pages and missed the
-	** TLB; 512 rows ran 1.6-2.4x faster on PubMed's shapes
-	** (bench/cpu/gemm_speed.c's way: 128 x 19717 by 500 and 128) */
-	gnn_sgemm(0, M, K, p1 - p0, A, lda, B + p0, ldb, C + p0, ldc, WGKC, 0);
+	gnn_sgemm(0, M, K, p1 - p0, A, lda, B + p0, ldb, C + p0, ldc, wgkc(ldb), 0);
 }
 
 int
