@@ -348,6 +348,9 @@ elembody(E *e, const Ins *in, const char *a, const char *b, const char *dst)
 	wclose(e->w, "");
 }
 
+/* partial chains of a long sum (reducebody) */
+enum { SUMLANES = 16 };
+
 void
 reducebody(E *e, const Ins *in, int dt, const char *x, const char *D, const char *o, const char *ok)
 {
@@ -357,7 +360,23 @@ reducebody(E *e, const Ins *in, int dt, const char *x, const char *D, const char
 	switch (in->op) {
 	case Osum:
 	case Omean:
-		out(e, "%s a_ = 0;\nfor (int64_t k_ = 0; k_ < %s; k_++)\n\ta_ += %s;\n", T, D, x);
+		/* from SUMLANES terms on, SUMLANES partial chains (term k
+		 * into partial k % SUMLANES, each in k order) combined by
+		 * halves: a chain of D / SUMLANES + 4 adds, which vectorize,
+		 * where one chain of D adds was the critical path of an
+		 * attention row (TransformerConv's q . k, 64 adds an edge);
+		 * a fixed order, so every target, level and thread count
+		 * gives the same bits; shorter sums keep the one chain */
+		out(e, "%s a_ = 0;\n", T);
+		wopen(e->w, "if (%s >= %d)", D, SUMLANES);
+		out(e, "%s p_[%d] = {0};\nint64_t k0_ = 0;\n\n", T, SUMLANES);
+		out(e, "for (; k0_ + %d <= %s; k0_ += %d)\n", SUMLANES, D, SUMLANES);
+		out(e, "\tfor (int64_t j_ = 0; j_ < %d; j_++) {\n\t\tconst int64_t k_ = k0_ + j_;\n\n\t\tp_[j_] += %s;\n\t}\n", SUMLANES, x);
+		out(e, "for (int64_t j_ = 0; k0_ + j_ < %s; j_++) {\n\tconst int64_t k_ = k0_ + j_;\n\n\tp_[j_] += %s;\n}\n", D, x);
+		out(e, "for (int64_t w_ = %d; w_ > 0; w_ /= 2)\n\tfor (int64_t j_ = 0; j_ < w_; j_++)\n\t\tp_[j_] += p_[j_ + w_];\n", SUMLANES / 2);
+		out(e, "a_ = p_[0];\n");
+		wclose(e->w, " else");
+		out(e, "\tfor (int64_t k_ = 0; k_ < %s; k_++)\n\t\ta_ += %s;\n", D, x);
 		if (in->op == Osum)
 			out(e, "%s = a_;\n", o);
 		else if (dtypeisfloat(dt))   /* 0/0: NaN over an empty dim, as torch */
