@@ -1408,8 +1408,7 @@ emitrowkernel(E *e, int grp, Args *a, Str *call)
 {
 	Fn *fn = e->fn;
 	R r = {.e = e, .fn = fn, .a = a, .a0 = -1};
-	Dim nodes = 0;
-	bool found = false;
+	Dim nodes;
 	int i, k;
 	Ref v;
 
@@ -1428,11 +1427,7 @@ emitrowkernel(E *e, int grp, Args *a, Str *call)
 	rowkinds(fn, r.kind, r.egraph);
 	for (i = r.a0; i < r.b; i++)
 		r.ingroup[fn->ins[i].to] = true;
-	for (i = 0; i < fn->narg; i++)
-		if (ty(e, fn->arg[i]).kind == TGraph && !found) {
-			nodes = ty(e, fn->arg[i]).dim[0];
-			found = true;
-		}
+	nodes = groupnodes(fn, grp);
 
 	/* arguments: outputs, then what the group reads, then segment plans */
 	for (i = r.a0; i < r.b; i++) {

@@ -25,6 +25,10 @@
  * a training step, of once-time instructions too (invariant.c), which hoist
  * puts before forward's: a group never mixes the two.
  * A group of one instruction is left alone: the per-op kernel serves.
+ * A group's rows are one node type's: the graph inputs' target types are
+ * the candidates, tried in order when a group opens (heterogeneous
+ * models: the relations into each type make that type's kernels, where
+ * only the first relation's target type was fused).
  *
  * checkgroups() applies the same rules to any "group" attributes, so code
  * generation can reject IR text that claims an impossible fusion.
@@ -35,13 +39,17 @@
 #include "passes.h"
 
 enum { KNone, KNode, KEdge, KUniform };
+enum { MAXCAND = 16 };
 
 typedef struct Rows {
 	const Fn *fn;
 	unsigned char *phase;
 	unsigned char *kind;     /* per value */
 	Ref *egraph;             /* per value: for KEdge, the graph of its edges */
-	Dim n;                   /* the graph input's node count */
+	Dim n;                   /* the open group's node count */
+	Dim cand[MAXCAND];       /* the graph inputs' target node counts */
+	int ncand;
+	Dim *gn;                 /* per group: its node count */
 	bool hasgraph;
 	int *group;              /* per value: the group that produced it, -1 */
 	unsigned char *gphase;   /* per group: its instructions' phase, 0 while empty */
@@ -92,7 +100,8 @@ kindof(const Rows *r, Ref v)
 	const Type *t = &r->fn->val[v].type;
 
 	if (r->kind[v] != KNone)
-		return r->kind[v];
+		/* a finished row of another node type is no row here */
+		return r->kind[v] == KNode && t->dim[0] != r->n ? KNone : r->kind[v];
 	if (t->kind != TTensor)
 		return KNone;
 	/* values computed outside forward: by rank and first dim */
@@ -138,7 +147,7 @@ srctable(const Rows *r, Ref v, Ref g)
 
 	if (kindof(r, v) == KNode)
 		return true;
-	return isrelation(r->fn->val[g].type) && r->kind[v] == KNone && constrow(t) &&
+	return isrelation(r->fn->val[g].type) && (r->kind[v] == KNone || r->kind[v] == KNode) && constrow(t) &&
 	       t->dim[0] == graphsrcnodes(r->fn->val[g].type) &&
 	       (ph == PhaseInput || ph == PhaseForward || ph == PhaseBind || ph == PhaseOnce);
 }
@@ -275,10 +284,18 @@ initrows(Rows *r, const Fn *fn)
 	r->egraph = emalloc((fn->nval + 1) * sizeof *r->egraph);
 	r->group = emalloc((fn->nval + 1) * sizeof *r->group);
 	r->gphase = emalloc(fn->nins + 2);   /* zeroed */
+	r->gn = emalloc((fn->nins + 2) * sizeof *r->gn);
 	phases(fn, r->phase);
 	for (i = 0; i < fn->narg; i++)
-		if (fn->val[fn->arg[i]].type.kind == TGraph && !r->hasgraph) {
-			r->n = fn->val[fn->arg[i]].type.dim[0];
+		if (fn->val[fn->arg[i]].type.kind == TGraph) {
+			Dim d = fn->val[fn->arg[i]].type.dim[0];
+			int c;
+			for (c = 0; c < r->ncand && r->cand[c] != d; c++)
+				;
+			if (c == r->ncand && r->ncand < MAXCAND)
+				r->cand[r->ncand++] = d;
+			if (!r->hasgraph)
+				r->n = d;
 			r->hasgraph = true;
 		}
 	for (i = 0; i < fn->nval; i++) {
@@ -295,6 +312,33 @@ freerows(Rows *r)
 	free(r->egraph);
 	free(r->group);
 	free(r->gphase);
+	free(r->gn);
+}
+
+/* Can in begin group grp?  Tries the node types in order; the first
+ * that takes it is the group's. */
+static bool
+opengroup(Rows *r, const Ins *in, int grp, int *kind, Ref *eg)
+{
+	for (int c = 0; c < r->ncand; c++) {
+		r->n = r->cand[c];
+		if (fusible(r, in, grp, kind, eg)) {
+			r->gn[grp] = r->n;
+			return true;
+		}
+	}
+	r->n = r->cand[0];
+	return false;
+}
+
+/* Can in join group grp: its first instruction, or one after it? */
+static bool
+joins(Rows *r, const Ins *in, int grp, bool first, int *kind, Ref *eg)
+{
+	if (first)
+		return opengroup(r, in, grp, kind, eg);
+	r->n = r->gn[grp];
+	return fusible(r, in, grp, kind, eg);
 }
 
 /* u is v, or a view of v through aliases made in [a, b) */
@@ -411,7 +455,7 @@ fuse(Fn *fn)
 	if (!r.hasgraph)
 		goto out;
 	for (i = 0; i <= fn->nins; i++) {
-		if (i < fn->nins && fusible(&r, &fn->ins[i], grp, &kind, &eg)) {
+		if (i < fn->nins && joins(&r, &fn->ins[i], grp, start < 0, &kind, &eg)) {
 			if (start < 0)
 				start = i;
 			insgroup[i] = grp;
@@ -440,7 +484,7 @@ fuse(Fn *fn)
 		start = -1;
 		size = 0;
 		/* this instruction may begin the next group */
-		if (i < fn->nins && fusible(&r, &fn->ins[i], grp, &kind, &eg)) {
+		if (i < fn->nins && opengroup(&r, &fn->ins[i], grp, &kind, &eg)) {
 			start = i;
 			insgroup[i] = grp;
 			join(&r, &fn->ins[i], grp, kind, eg);
@@ -478,13 +522,13 @@ checkgroups(const Fn *fn, Loc *where, char *err, size_t errlen)
 			bad = i + 1;
 			break;
 		}
-		seen[gi] = true;
-		prev = (int)gi;
-		if (!r.hasgraph || !fusible(&r, &fn->ins[i], (int)gi, &kind, &eg)) {
+		if (!r.hasgraph || !joins(&r, &fn->ins[i], (int)gi, gi != prev, &kind, &eg)) {
 			snprintf(err, errlen, "%s cannot join fusion group %lld", opinfo[fn->ins[i].op].name, (long long)gi);
 			bad = i + 1;
 			break;
 		}
+		seen[gi] = true;
+		prev = (int)gi;
 		join(&r, &fn->ins[i], (int)gi, kind, eg);
 	}
 	/* groups are contiguous now: each run [i, j) is one */
@@ -502,24 +546,51 @@ checkgroups(const Fn *fn, Loc *where, char *err, size_t errlen)
 	return bad ? -1 : 0;
 }
 
+/* the groups' joins again, each group of the node type fuse chose */
+static void
+replay(Rows *r, const Fn *fn)
+{
+	int i, k, prev = -1;
+	Ref eg;
+
+	initrows(r, fn);
+	for (i = 0; i < fn->nins; i++) {
+		int64_t gi = attrint(&fn->ins[i], "group", -1);
+		if (gi < 0 || gi > fn->nins || !r->hasgraph || !joins(r, &fn->ins[i], (int)gi, gi != prev, &k, &eg))
+			continue;
+		join(r, &fn->ins[i], (int)gi, k, eg);
+		prev = (int)gi;
+	}
+}
+
 void
 rowkinds(const Fn *fn, unsigned char *kind, Ref *egraph)
 {
 	Rows r;
 	int i, k;
-	Ref eg;
 
-	initrows(&r, fn);
-	for (i = 0; i < fn->nins; i++) {
-		int64_t gi = attrint(&fn->ins[i], "group", -1);
-		if (gi < 0 || gi > fn->nins || !fusible(&r, &fn->ins[i], (int)gi, &k, &eg))
-			continue;
-		join(&r, &fn->ins[i], (int)gi, k, eg);
-	}
+	replay(&r, fn);
 	for (i = 0; i < fn->nval; i++) {
-		k = r.kind[i] != KNone ? r.kind[i] : kindof(&r, i);
+		k = r.kind[i];
+		/* a value no group makes: a row of whichever node type it has */
+		for (int c = 0; k == KNone && c < r.ncand; c++) {
+			r.n = r.cand[c];
+			k = kindof(&r, i);
+		}
 		kind[i] = k == KNode ? RowNode : k == KEdge ? RowEdge : k == KUniform ? RowUniform : RowNone;
 		egraph[i] = r.egraph[i];
 	}
 	freerows(&r);
+}
+
+Dim
+groupnodes(const Fn *fn, int grp)
+{
+	Rows r;
+	Dim n;
+
+	replay(&r, fn);
+	n = grp >= 0 && grp <= fn->nins && r.gphase[grp] ? r.gn[grp] : r.cand[0];
+	freerows(&r);
+	return n;
 }

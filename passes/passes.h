@@ -126,6 +126,8 @@ int checkgroups(const Fn *fn, Loc *where, char *err, size_t errlen);
 /* kind[v]: how a row kernel sees value v (node row, edge value, uniform,
  * none); egraph[v]: for an edge value, the graph of its edges. */
 void rowkinds(const Fn *fn, unsigned char *kind, Ref *egraph);
+/* the node count of fusion group grp's rows (one node type's) */
+Dim groupnodes(const Fn *fn, int grp);
 /*
  * Does v escape the fusion group made of instructions [a, b): is it
  * returned, or read by an instruction outside [a, b), directly or
