@@ -39,7 +39,6 @@
 #include "passes.h"
 
 enum { KNone, KNode, KEdge, KUniform };
-enum { MAXCAND = 16 };
 
 typedef struct Rows {
 	const Fn *fn;
@@ -47,7 +46,7 @@ typedef struct Rows {
 	unsigned char *kind;     /* per value */
 	Ref *egraph;             /* per value: for KEdge, the graph of its edges */
 	Dim n;                   /* the open group's node count */
-	Dim cand[MAXCAND];       /* the graph inputs' target node counts */
+	Dim *cand;               /* the graph inputs' target node counts */
 	int ncand;
 	Dim *gn;                 /* per group: its node count */
 	bool hasgraph;
@@ -285,6 +284,7 @@ initrows(Rows *r, const Fn *fn)
 	r->group = emalloc((fn->nval + 1) * sizeof *r->group);
 	r->gphase = emalloc(fn->nins + 2);   /* zeroed */
 	r->gn = emalloc((fn->nins + 2) * sizeof *r->gn);
+	r->cand = emalloc((fn->narg + 1) * sizeof *r->cand);
 	phases(fn, r->phase);
 	for (i = 0; i < fn->narg; i++)
 		if (fn->val[fn->arg[i]].type.kind == TGraph) {
@@ -292,7 +292,7 @@ initrows(Rows *r, const Fn *fn)
 			int c;
 			for (c = 0; c < r->ncand && r->cand[c] != d; c++)
 				;
-			if (c == r->ncand && r->ncand < MAXCAND)
+			if (c == r->ncand)
 				r->cand[r->ncand++] = d;
 			if (!r->hasgraph)
 				r->n = d;
@@ -313,6 +313,7 @@ freerows(Rows *r)
 	free(r->group);
 	free(r->gphase);
 	free(r->gn);
+	free(r->cand);
 }
 
 /* Can in begin group grp?  Tries the node types in order; the first

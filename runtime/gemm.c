@@ -590,13 +590,14 @@ trivial(int64_t m0, int64_t m1, int64_t K, int64_t N, float *C, int64_t ldc, int
 	return 1;
 }
 
-/* The library's kc. A tile's rows of A stay in L1 while it runs through
-** the panel groups, and B's kc x N slice stays in L2 across tiles. For
-** the shapes of GNN layers B fits in L2 whole, and then not cutting K at
-** all is fastest (A's rows stream whole, C is written once): measured,
-** no kc < K came within 10% of kc = K on them. Else cut K to keep the
-** slice at 1 MiB and, with more than one group, a tile's rows (6 x kc
-** floats) at 24 KiB. */
+/* The library's kc. B's kc x N slice stays in L2 across a chunk's
+** tiles (a group's kc rows of it in L1). For the shapes of GNN layers B
+** fits in L2 whole, and then not cutting K at all is fastest (A's rows
+** stream whole, C is written once): measured, no kc < K came within 10%
+** of kc = K on them. Else cut K to keep the slice at 1 MiB and, with more
+** than four panels, at 1024 rows (chosen when a tile's rows of A stayed
+** in L1 across the groups, 6 x kc floats at 24 KiB, the loop order
+** before group()'s; not measured again since). */
 static int64_t
 default_kc(int64_t N, int several)
 {

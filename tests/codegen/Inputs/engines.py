@@ -8,9 +8,10 @@ usage: engines.py GNNRUN MODEL.gnn WORKDIR INPUT=D0xD1...[,INPUT=...] [--nodes N
 A SETTING is gnnrun options joined by commas (--engine=cpu,-O0); an
 item NAME=VALUE not starting with "-" sets an environment variable for
 that run (OMP_NUM_THREADS=3).  A SETTING starting with "=" must also give
-the outputs of the last setting before it without "=" bit for bit.  Prints one line per setting:
-"SETTING ok" or "SETTING MISMATCH ...".  The graph has 6 nodes, or with
---nodes N a random one of N nodes and 6 N edges.
+the outputs of the last setting before it without "=" bit for bit (one
+must come before it).  Prints one line per setting: "SETTING ok" or
+"SETTING MISMATCH ...".  The graph has 6 nodes, or with --nodes N a
+random one of N nodes and 6 N edges.
 """
 import os
 import subprocess
@@ -58,8 +59,9 @@ def main():
         path = os.path.join(work, "%s.npy" % name)
         np.save(path, rng.uniform(0.5, 1.0, size=shape).astype(np.float32))
         inputs.append((name, path))
+    if settings[:1] and settings[0].startswith("="):
+        sys.exit("engines.py: %s: no setting before it to give the bits of" % settings[0])
     ref = run(gnnrun, model, work, "ref", inputs, ["--engine=interp"])
-    first = None
     for k, setting in enumerate(settings):
         got = run(gnnrun, model, work, "s%d" % k, inputs, setting.lstrip("=").split(","))
         bad = []
@@ -70,7 +72,7 @@ def main():
             if a.shape != b.shape or not np.array_equal(np.isnan(a), np.isnan(b)) or \
                     np.any(np.abs(np.nan_to_num(a) - np.nan_to_num(b)) > tol):
                 bad.append("output %d: %s vs %s" % (j, a.ravel()[:6], b.ravel()[:6]))
-        if setting.startswith("=") and first is not None:
+        if setting.startswith("="):
             for j, (a, b) in enumerate(zip(first, got)):
                 if a.tobytes() != b.tobytes():
                     bad.append("output %d: not the bits of %s" % (j, firstname))

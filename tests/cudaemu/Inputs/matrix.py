@@ -107,24 +107,27 @@ RTOL_TF32 = 5e-3
 QUICK = ["O0", "O2", "lanes4-rows64", "gemm32-bk8-ksplit4"]
 
 
+# the forced families: the configurations after -O0 and -O2, which the
+# shares and the race shares divide
+FORCED = [c[0] for c in CONFIGS[2:]]
+
+
 def race_here(cname, race_share):
     """Does configuration cname run under racecheck with --race-share?
     A forced family's synchronization is the same code whichever model
     it schedules, so each is racechecked by half the models of its share
     (a: the first and third family of the share, b: the second and
     fourth); -O0, -O2 and TF32 by every model"""
-    names = [c[0] for c in CONFIGS]
-    if race_share == "all" or cname not in names[2:]:
+    if race_share == "all" or cname not in FORCED:
         return True
-    return (names.index(cname) - 2) // 2 % 2 == (0 if race_share == "a" else 1)
+    return FORCED.index(cname) // 2 % 2 == (0 if race_share == "a" else 1)
 
 
 def in_share(cname, share):
     """Does configuration cname run under share?"""
-    names = [c[0] for c in CONFIGS]
-    if share == "all" or cname not in names[2:]:
+    if share == "all" or cname not in FORCED:
         return True
-    return names.index(cname) % 2 == (0 if share == "even" else 1)
+    return FORCED.index(cname) % 2 == (0 if share == "even" else 1)
 
 
 def sh(cmd, **kw):
