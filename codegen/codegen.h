@@ -119,7 +119,7 @@ extern const CostGpu costgpus[];   /* optgpus' order */
 /* gemmcuda.c: a tiled GEMM's split-K scratch (floats) for [., K] @ [K, P]
  * under s, and the parts its launch takes for M rows (1: unsplit) */
 int64_t gemmkscratch(const Sched *s, int64_t K, int64_t P);
-int gemmparts(const Sched *s, int64_t M, int64_t K, int64_t P);
+int gemmparts(const Sched *s, int64_t M, int64_t K, int64_t P, bool o16);
 /* rowkernel.c, for the emitter and the model: how many slices of a row's
  * edges the L lanes of a cuda row kernel walk side by side (slice q takes
  * edges q, q + Q, ...) in a walk of op (Oedge_softmax: its statistics;

@@ -361,7 +361,7 @@ elems(C *c, Ref v)
 static double
 bytesof(C *c, Ref v)
 {
-	return elems(c, v) * (double)dtypesize(c->fn->val[v].type.dtype);
+	return elems(c, v) * (double)valelemsize(c->fn, v);
 }
 
 static int64_t
@@ -484,7 +484,7 @@ edgecost(C *c, int grp, Ref v, char *seen, Walk *w)
 	if (!ingroup(c, v, grp)) {
 		if (c->kind[v] != RowEdge)
 			return;   /* node rows: read once per row, below */
-		rb = (double)rowof(c, v) * (double)dtypesize(c->fn->val[v].type.dtype);
+		rb = (double)rowof(c, v) * (double)valelemsize(c->fn, v);
 		h = indexhit(c, v);
 		if (w->nrd < 8)
 			w->rdw[w->nrd++] = rowof(c, v);
@@ -499,7 +499,7 @@ edgecost(C *c, int grp, Ref v, char *seen, Walk *w)
 	if (in->op == Ogather) {
 		Ref x = unalias(c->fn, in->arg[0]), idx = in->arg[1];
 		double hi = indexhit(c, idx);
-		rb = (double)rowof(c, x) * (double)dtypesize(c->fn->val[x].type.dtype);
+		rb = (double)rowof(c, x) * (double)valelemsize(c->fn, x);
 		h = gatherhit(c, x, idx, rb);
 		if (w->nrd < 8)
 			w->rdw[w->nrd++] = rowof(c, x);
@@ -1149,10 +1149,10 @@ gemmslab(const C *c, const Sched *s, int64_t K, int64_t P, int d, double w)
 }
 
 static void
-gemmkernel(C *c, Line *ln, const char *kname, const Sched *s, double N, double K, double P)
+gemmkernel(C *c, Line *ln, const char *kname, const Sched *s, double N, double K, double P, bool o16)
 {
 	const CostGpu *g = c->gpu;
-	int nt = s->bm / s->tm * (s->bn / s->tn), wb = nt / 32, S = gemmparts(s, (int64_t)N, (int64_t)K, (int64_t)P);
+	int nt = s->bm / s->tm * (s->bn / s->tn), wb = nt / 32, S = gemmparts(s, (int64_t)N, (int64_t)K, (int64_t)P, o16);
 	int regs = ((s->tm * s->tn + s->tm + s->tn + 48) + 7) / 8 * 8, res = 32, r;
 	double mt = ceil(N / s->bm), nt2 = ceil(P / s->bn), T = mt * nt2, B = T * S, waves, perblock, w, t, eff;
 	int64_t slabs = (int64_t)K / s->bk, per = (slabs + S - 1) / S, sh = (int64_t)K - slabs * s->bk;
@@ -1287,24 +1287,25 @@ densekernel(C *c, const Kernel *k, const Sched *s)
 	double N = elems(c, in->arg[0]) / (double)(rowof(c, in->arg[0]) ? rowof(c, in->arg[0]) : 1);
 	double K = (double)k->msgwidth, P = (double)k->width;
 	Line *ln = newline(c, "dense", k->name);
+	bool o16 = valstoredtype(c->fn, in->to) != DNone;
 
 	schedprint(ln->sched, sizeof ln->sched, s);
 	ln->flops = 2 * N * K * P;
-	ln->minb = ln->dram = 4 * (N * K + K * P + N * P);
+	ln->minb = ln->dram = valelemsize(c->fn, in->arg[0]) * N * K + 4 * K * P + valelemsize(c->fn, in->to) * N * P;
 	if (s->vendor) {
 		vendorgemm(c, ln);
 		return;
 	}
 	if (s->bm) {
 		/* bind's GNN_STEP_SCRATCH: gemmcuda.c's parts, at most
-		 * ksplit - 1 rows of P a row of A */
+		 * ksplit - 1 rows of P a row of A (ksplit with a 16-bit output) */
 		if (s->ksplit > 1 && (int64_t)K / s->bk >= 2) {
-			int64_t fl = gemmkscratch(s, (int64_t)K, (int64_t)P), per = (int64_t)(s->ksplit - 1) * (int64_t)P;
+			int64_t fl = gemmkscratch(s, (int64_t)K, (int64_t)P), per = (int64_t)(s->ksplit - !o16) * (int64_t)P;
 			if (per > 0 && per <= INT_MAX && (int64_t)N <= fl / per)
 				fl = (int64_t)N * per;
 			ledger(c, MemKsplit, k->first, 0, (fl > 0 ? fl : 1) * 4, "split-K parts of %s", k->name);
 		}
-		gemmkernel(c, ln, k->name, s, N, K, P);
+		gemmkernel(c, ln, k->name, s, N, K, P, o16);
 		return;
 	}
 	if (s->sparse) {

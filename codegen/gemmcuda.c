@@ -32,6 +32,13 @@
  * prelude in emit.c spells it for nvcc and for the emulated device), its
  * operands rounded to TF32 by GNN_TF32; a short last slab is padded with
  * zeros to a multiple of 8.
+ *
+ * Under --precision (docs/precision.md) A may be 16-bit words and O
+ * 16-bit: A is read element by element (halfaccess converts each read;
+ * under bf16 a float A is rounded to bfloat16 as it is staged, matmula),
+ * O is stored element by element, rounded once at the store.  Split K
+ * then keeps every part, part 0 too, in float32 in the scratch, and the
+ * sum kernel rounds the total: a rounded part 0 would round twice.
  */
 #include "../runtime/gnnrt.h"
 #include "emit.h"
@@ -42,7 +49,8 @@ typedef struct G {
 	const char *O, *A, *B;
 	long long K, P;
 	int bm, bn, bk, tm, tn, nt, lda, ntn;
-	bool tf32, avec, bvec, ovec, split;
+	bool tf32, avec, bvec, ovec, split, o16;
+	const Ins *in;
 } G;
 
 /* the scratch a split-K GEMM may need, in floats, and the most it gets:
@@ -64,14 +72,16 @@ gemmkscratch(const Sched *s, int64_t K, int64_t P)
 	return most < KsplitCap ? most : KsplitCap;
 }
 
+/* o16: a 16-bit output, whose part 0 is in the scratch too (the
+ * scratch then holds one part more than gnn_gemm_ksplit's cap counts) */
 int
-gemmparts(const Sched *s, int64_t M, int64_t K, int64_t P)
+gemmparts(const Sched *s, int64_t M, int64_t K, int64_t P, bool o16)
 {
 	int64_t tiles = (M + s->bm - 1) / s->bm * ((P + s->bn - 1) / s->bn);
 
 	if (s->ksplit < 2 || K / s->bk < 2)
 		return 1;
-	return gnn_gemm_ksplit(tiles, K / s->bk, s->ksplit, M * P, gemmkscratch(s, K, P));
+	return gnn_gemm_ksplit(tiles, K / s->bk, s->ksplit, M * P, gemmkscratch(s, K, P) - (o16 ? M * P : 0));
 }
 
 /*
@@ -97,15 +107,17 @@ loadslab(G *g, int depth, bool pad)
 		out(e, "\t\tfloat4 v_ = make_float4(0.0f, 0.0f, 0.0f, 0.0f);\n");
 		out(e, "\t\tif (m_ < M_%s)\n\t\t\tv_ = *(const float4 *)&%s[m_ * %lld + k0_ + c_];\n",
 		    rows > depth ? pf(e, " && c_ < %d", depth) : "", g->A, g->K);
-		out(e, "\t\tas_[c_ * %d + r_] = v_.x;\n\t\tas_[(c_ + 1) * %d + r_] = v_.y;\n", g->lda, g->lda);
-		out(e, "\t\tas_[(c_ + 2) * %d + r_] = v_.z;\n\t\tas_[(c_ + 3) * %d + r_] = v_.w;\n\t}\nelse\n", g->lda, g->lda);
+		out(e, "\t\tas_[c_ * %d + r_] = %s;\n\t\tas_[(c_ + 1) * %d + r_] = %s;\n", g->lda, matmula(e, g->in, "v_.x"),
+		    g->lda, matmula(e, g->in, "v_.y"));
+		out(e, "\t\tas_[(c_ + 2) * %d + r_] = %s;\n\t\tas_[(c_ + 3) * %d + r_] = %s;\n\t}\nelse\n", g->lda,
+		    matmula(e, g->in, "v_.z"), g->lda, matmula(e, g->in, "v_.w"));
 		e->w->ind++;
 	}
 	/* consecutive threads along k: a warp reads a run of one row */
 	out(e, "for (int q_ = threadIdx.x; q_ < %d; q_ += %d) {\n", g->bm * rows, g->nt);
 	out(e, "\tconst int r_ = q_ / %d, c_ = q_ %% %d;\n\tconst int64_t m_ = m0_ + r_;\n", rows, rows);
-	out(e, "\tas_[c_ * %d + r_] = m_ < M_%s ? %s[m_ * %lld + k0_ + c_] : 0.0f;\n}\n", g->lda,
-	    rows > depth ? pf(e, " && c_ < %d", depth) : "", g->A, g->K);
+	out(e, "\tas_[c_ * %d + r_] = m_ < M_%s ? %s : 0.0f;\n}\n", g->lda, rows > depth ? pf(e, " && c_ < %d", depth) : "",
+	    matmula(e, g->in, pf(e, "%s[m_ * %lld + k0_ + c_]", g->A, g->K)));
 	if (g->avec)
 		e->w->ind--;
 	if (g->bvec) {
@@ -197,14 +209,12 @@ slab(G *g, int depth)
 	out(g->e, "__syncthreads();\n");
 }
 
+/* the register tile to O, or to o_ (float32 in the scratch) */
 static void
-store(G *g)
+storeto(G *g, const char *O)
 {
 	E *e = g->e;
-	const char *O = g->split ? "o_" : g->O;
 
-	if (g->split)
-		out(e, "float *const o_ = p_ ? ws_ + (int64_t)(p_ - 1) * M_ * %lld : %s;\n\n", g->P, g->O);
 	if (g->tf32) {
 		/* lane (g_, t_) holds rows g_ and g_ + 8, columns 2 t_ and 2 t_ + 1 */
 		out(e, "for (int j_ = 0; j_ < %d; j_++) {\n", g->tm * g->tn / 4);
@@ -228,16 +238,51 @@ store(G *g)
 	out(e, "\tfor (int j_ = 0; j_ < %d && n_ + j_ < %lld; j_++)\n\t\t%s[m_ * %lld + n_ + j_] = acc_[i_][j_];\n}\n", g->tn, g->P, O, g->P);
 }
 
+static void
+store(G *g)
+{
+	E *e = g->e;
+
+	if (!g->split) {
+		storeto(g, g->O);
+		return;
+	}
+	if (!g->o16) {
+		out(e, "float *const o_ = p_ ? ws_ + (int64_t)(p_ - 1) * M_ * %lld : %s;\n\n", g->P, g->O);
+		storeto(g, "o_");
+		return;
+	}
+	/* a 16-bit O: the parts in float32, O itself only when unsplit */
+	wopen(e->w, "if (s_ > 1)");
+	out(e, "float *const o_ = ws_ + (int64_t)p_ * M_ * %lld;\n\n", g->P);
+	storeto(g, "o_");
+	wclose(e->w, "");
+	out(e, "else\n");
+	e->w->ind++;
+	blockopen(e->w);
+	storeto(g, g->O);
+	wclose(e->w, "");
+	e->w->ind--;
+}
+
 /* the split-K parts' sum: the output (part 0) plus parts 1 .. s_-1 of
  * the scratch, in that order */
 static void
-ksum(E *e)
+ksum(G *g)
 {
+	E *e = g->e;
+	int odt = valstoredtype(e->fn, g->in->to);
+
 	out(e, "\n/* a split-K GEMM's parts, added in part order */\n");
-	out(e, "GNN_DKERNEL(" KNAME "_ksum)(GNN_DRANGE int64_t T_, float *__restrict__ o_, const float *__restrict__ ws_, int s_)\n");
+	out(e, "GNN_DKERNEL(" KNAME "_ksum)(GNN_DRANGE int64_t T_, %s *__restrict__ o_, const float *__restrict__ ws_, int s_)\n",
+	    g->o16 ? "uint16_t" : "float");
 	blockopen(e->w);
 	wopen(e->w, "GNN_DLOOP(t_, T_)");
-	out(e, "float v_ = o_[t_];\n\nfor (int p_ = 1; p_ < s_; p_++)\n\tv_ += ws_[(int64_t)(p_ - 1) * T_ + t_];\no_[t_] = v_;\n");
+	if (g->o16)
+		out(e, "float v_ = ws_[t_];\n\nfor (int p_ = 1; p_ < s_; p_++)\n\tv_ += ws_[(int64_t)p_ * T_ + t_];\no_[t_] = gnn_st_%s(v_);\n",
+		    dtypename(odt));
+	else
+		out(e, "float v_ = o_[t_];\n\nfor (int p_ = 1; p_ < s_; p_++)\n\tv_ += ws_[(int64_t)(p_ - 1) * T_ + t_];\no_[t_] = v_;\n");
 	wclose(e->w, "");
 	wclose(e->w, "");
 }
@@ -247,7 +292,7 @@ emitgemmcuda(E *e, int i, Args *a, Str *call)
 {
 	const Ins *in = &e->fn->ins[i];
 	const Sched *s = &e->sched;
-	G g = {.e = e, .bm = s->bm, .bn = s->bn, .bk = s->bk, .tm = s->tm, .tn = s->tn, .tf32 = e->o->gpumath == GpuMathTF32};
+	G g = {.e = e, .in = in, .bm = s->bm, .bn = s->bn, .bk = s->bk, .tm = s->tm, .tn = s->tn, .tf32 = e->o->gpumath == GpuMathTF32};
 	long long kfull, slabs;
 	const char *M, *Oval;
 	int k, ws = -1;
@@ -260,9 +305,11 @@ emitgemmcuda(E *e, int i, Args *a, Str *call)
 	g.nt = g.bm / g.tm * (g.bn / g.tn);
 	g.lda = g.bm + 4;
 	g.ntn = (int)((g.P + g.bn - 1) / g.bn);
-	g.avec = g.K % 4 == 0 && g.bk % 4 == 0;
-	g.bvec = g.P % 4 == 0;
-	g.ovec = !g.tf32 && g.P % 4 == 0 && g.tn % 4 == 0;
+	g.o16 = valstoredtype(e->fn, in->to) != DNone;
+	/* 16-bit operands go element by element (halfaccess) */
+	g.avec = g.K % 4 == 0 && g.bk % 4 == 0 && valstoredtype(e->fn, in->arg[0]) == DNone;
+	g.bvec = g.P % 4 == 0 && valstoredtype(e->fn, in->arg[1]) == DNone;
+	g.ovec = !g.tf32 && g.P % 4 == 0 && g.tn % 4 == 0 && !g.o16;
 	slabs = g.K / g.bk;
 	kfull = slabs * g.bk;
 	/* a K of one slab has nothing to split */
@@ -279,7 +326,7 @@ emitgemmcuda(E *e, int i, Args *a, Str *call)
 		/* the launch never takes more than ksplit parts: (ksplit - 1)
 		 * rows of P a row of A at most, so a small graph binds a
 		 * small scratch */
-		ws = gemmscratchseg(e, i, floats, ty(e, in->arg[0]).dim[0], (int64_t)(s->ksplit - 1) * g.P);
+		ws = gemmscratchseg(e, i, floats, ty(e, in->arg[0]).dim[0], (int64_t)(s->ksplit - !g.o16) * g.P);
 		arg(a, "float *__restrict__ ws_", "(float *)m->seg[%d]", ws);
 		arg(a, "int64_t tiles_", "gt_");
 		arg(a, "int s_", "gs_");
@@ -356,10 +403,11 @@ emitgemmcuda(E *e, int i, Args *a, Str *call)
 		sput(call, ");");
 		return;
 	}
-	ksum(e);
+	ksum(&g);
 	/* one block a tile and part, then the parts' sum */
 	sput(call, "{\n\t\tconst int64_t gt_ = (%s + %d) / %d * %d;\n", M, g.bm - 1, g.bm, g.ntn);
-	sput(call, "\t\tconst int gs_ = gnn_gemm_ksplit(gt_, %lld, %d, %s * %lld, %lld);\n\n", slabs, s->ksplit, M, g.P, (long long)floats);
+	sput(call, "\t\tconst int gs_ = gnn_gemm_ksplit(gt_, %lld, %d, %s * %lld, %lld%s);\n\n", slabs, s->ksplit, M, g.P, (long long)floats,
+	     g.o16 ? pf(e, " - %s * %lld", M, g.P) : "");
 	sput(call, "\t\tGNN_RLAUNCH(" KNAME ", %s, %d, 1, gt_ * gs_", launchlit(e, KNAME), g.nt);
 	for (k = 0; k < a->n; k++)
 		sput(call, ", %s", a->val[k]);

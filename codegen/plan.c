@@ -38,16 +38,11 @@ checkdtype(Fn *fn, Ref v, Loc loc)
  * target rounds what a kernel writes to memory; a value a fused kernel
  * keeps in registers is never written, so it cannot be stored rounded */
 static bool
-checkstore(Fn *fn, const unsigned char *phase, const Ins *in, int target)
+checkstore(Fn *fn, const unsigned char *phase, const Ins *in)
 {
 	int sdt = storedtype(in), rdt = rounddtype(in);
 
 	if (rdt != DNone) {   /* rounded where a kernel makes it, kept float32 */
-		if (target == TargetCUDA) {
-			errorat(in->loc, "the cuda target has no 16-bit rounding yet (round = \"%s\"); use --target=cpu",
-			        dtypename(rdt));
-			return false;
-		}
 		if (in->op == Oparam || (opinfo[in->op].flags & Falias)) {
 			errorat(in->loc, "round = \"%s\" on a value no kernel writes", dtypename(rdt));
 			return false;
@@ -55,11 +50,6 @@ checkstore(Fn *fn, const unsigned char *phase, const Ins *in, int target)
 	}
 	if (sdt == DNone)
 		return true;
-	if (target == TargetCUDA) {
-		errorat(in->loc, "the cuda target has no 16-bit storage yet (store = \"%s\"); use --target=cpu",
-		        dtypename(sdt));
-		return false;
-	}
 	/* forward's kernels, or a weight a load-time kernel writes (a dense
 	 * transform's rounded weights, passes/precision.c) */
 	if (!needsstorage(fn, phase, in->to) &&
@@ -154,7 +144,7 @@ plan(Plan *p, Fn *fn, int target)
 	for (i = 0; i < fn->nins; i++) {
 		in = &fn->ins[i];
 		nerr += !checkdtype(fn, in->to, in->loc);
-		nerr += !checkstore(fn, p->phase, in, target);
+		nerr += !checkstore(fn, p->phase, in);
 		if (in->op == Oparam) {
 			p->nparam++;
 			continue;

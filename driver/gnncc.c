@@ -422,9 +422,6 @@ checkopts(Opts *o)
 		optwarn("'--gpu-math=%s' has no effect with --target=cpu", optgpumaths[o->gpumath]);
 	if (o->vendor && o->target == TargetCPU)
 		optwarn("'--vendor=%s' has no effect with --target=cpu", vendorname(o->vendor));
-	if (o->precision && o->target == TargetCUDA)
-		optfatal("'--precision=%s': the cuda target has no 16-bit storage yet; use --target=cpu "
-		         "(docs/precision.md)", optprecisions[o->precision]);
 	o->po.precision = optprecisionpass[o->precision];
 	/* breaks and the report depend on where forward runs */
 	o->po.hostforward = o->target == TargetCPU;

@@ -691,9 +691,6 @@ parseargs(int argc, char **argv, Opts *o)
 	if (o->precision && o->train)
 		opterror("'--precision=%s' with --train: mixed-precision training is not supported yet",
 		         optprecisions[o->precision]);
-	else if (o->precision && strcmp(o->engine, "interp") != 0 && o->target == TargetCUDA)
-		opterror("'--precision=%s': the cuda target has no 16-bit storage yet; use --engine=cpu or interp "
-		         "(docs/precision.md)", optprecisions[o->precision]);
 	o->emu = strcmp(o->engine, "cuda-emu") != 0 ? EmuOff : emumode(o->emucheck ? o->emucheck : "run");
 	return optnerrors() == 0;
 }

@@ -109,8 +109,8 @@ static const OptSpec table[] = {
 	{OptPrecision, CC | RUN, "--precision", NULL, ArgRequired, NULL, optprecisions, "precision",
 	 "fp32 (default), or bf16 / fp16: features, activations\n"
 	 "and messages stored in 16 bits (rounded to nearest\n"
-	 "even), arithmetic and sums in f32, weights f32; cpu\n"
-	 "target and interpreter (docs/precision.md)"},
+	 "even), arithmetic and sums in f32, weights f32\n"
+	 "(docs/precision.md)"},
 	{OptEngine, RUN, "--engine", NULL, ArgRequired, "ENGINE", engines, "engine",
 	 "interp: the reference interpreter (float64; the default);\n"
 	 "cpu: the model compiled for the cpu target (cc);\n"

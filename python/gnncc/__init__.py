@@ -105,7 +105,7 @@ def compile(path, target="cpu", opt=2, emulate=None, model=None, include=(), cac
     -O{opt}, and load its model named model (default: the file's first).
     include: directories searched for imports (gnncc -I).  precision:
     "fp32", or "bf16" / "fp16": activations stored in 16 bits (gnncc
-    --precision; the cpu target)."""
+    --precision)."""
     if target not in ("cpu", "cuda"):
         raise GnnccError("target must be 'cpu' or 'cuda', not %r" % (target,))
     if precision not in ("fp32", "bf16", "fp16"):

@@ -83,10 +83,14 @@ test_scratch(void)
 			 * the same, the last's output the largest) */
 			for (int64_t q = 0; q <= 2 * 264; q++) {
 				int64_t M = q % 2 ? q / 2 * s.bm + 1 : q / 2 * s.bm;
-				int S = gemmparts(&s, M, K, P);
-				if (((S - 1) * M * P > scratch || S < 1) && bad++ < 5)
-					printf("bm=%d bn=%d bk=%d K=%lld P=%lld M=%lld: %d parts, scratch %lld\n", s.bm, s.bn, s.bk,
-					       (long long)K, (long long)P, (long long)M, S, (long long)scratch);
+				/* a 16-bit output keeps all S parts in the scratch
+				 * when it splits (unsplit, none) */
+				for (int o16 = 0; o16 < 2; o16++) {
+					int S = gemmparts(&s, M, K, P, o16);
+					if (((S > 1 && (S - !o16) * M * P > scratch) || S < 1) && bad++ < 5)
+						printf("bm=%d bn=%d bk=%d K=%lld P=%lld M=%lld o16=%d: %d parts, scratch %lld\n", s.bm,
+						       s.bn, s.bk, (long long)K, (long long)P, (long long)M, o16, S, (long long)scratch);
+				}
 			}
 		}
 	CHECK(bad == 0);

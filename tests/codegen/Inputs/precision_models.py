@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""precision_models.py GNNRUN WORK CORA SHARED EXAMPLES INTERP PRECISION...
+"""precision_models.py [--engine=E] GNNRUN WORK CORA SHARED EXAMPLES INTERP PRECISION...
 
 Every example model (and the interpreter suite's SAGE and GAT variants)
-under each --precision given, on Cora, compiled for the cpu target:
+under each --precision given, on Cora, compiled for engine E (gnnrun's
+--engine, default cpu; "cuda-emu:memcheck" adds --emu-check=memcheck):
 against the interpreter's 16-bit reference at the same -O level (which
 rounds the values the same pipeline writes to memory, in float64) within
 PRECISION's tolerance, and against the float32 model run by the
@@ -27,8 +28,13 @@ TOL = {"bf16": (4e-3, 1.6e-2), "fp16": (5e-4, 2e-3)}
 
 
 def main():
-    gnnrun, work, cora, shared, examples, interp = sys.argv[1:7]
-    precisions = sys.argv[7:]
+    args = sys.argv[1:]
+    engine, check = "cpu", None
+    if args and args[0].startswith("--engine="):
+        engine, _, check = args.pop(0)[len("--engine="):].partition(":")
+    eflags = [f"--engine={engine}"] + ([f"--emu-check={check}"] if check else [])
+    gnnrun, work, cora, shared, examples, interp = args[:6]
+    precisions = args[6:]
     models = [("gcn", f"{examples}/gcn/gcn.gnn", f"{shared}/weights/gcn_cora.safetensors"),
               ("sage", f"{examples}/sage/sage.gnn", f"{work}/sage.safetensors"),
               ("sagemax", f"{interp}/sage_max.gnn", f"{work}/sage.safetensors"),
@@ -63,21 +69,21 @@ def main():
         for name, path, w in models:
             i, c = f"{work}/{name}-{p}-i.npy", f"{work}/{name}-{p}-c.npy"
             run(path, w, i, f"--precision={p}", "--engine=interp", "--output-dtype=f64")
-            run(path, w, c, f"--precision={p}", "--engine=cpu")
+            run(path, w, c, f"--precision={p}", *eflags)
             check(f"{p} {name} against the 16-bit reference", c, i, tol16)
             check(f"{p} {name} against float32", c, f"{work}/{name}-f.npy", tol32)
             if name == "gcn":
                 accuracy(f"{p} gcn interp", i)
-                accuracy(f"{p} gcn cpu", c)
+                accuracy(f"{p} gcn {engine}", c)
         for name, path, w in models:
             if name not in ("gcn", "gat", "gin"):
                 continue
             i, c = f"{work}/{name}-{p}-i0.npy", f"{work}/{name}-{p}-c0.npy"
             run(path, w, i, "-O0", f"--precision={p}", "--engine=interp", "--output-dtype=f64")
-            run(path, w, c, "-O0", f"--precision={p}", "--engine=cpu")
+            run(path, w, c, "-O0", f"--precision={p}", *eflags)
             check(f"{p} {name} -O0 against the 16-bit reference at -O0", c, i, tol16)
             if name == "gcn":
-                accuracy(f"{p} gcn cpu -O0", c)
+                accuracy(f"{p} gcn {engine} -O0", c)
     print(f"precision models: {len(precisions)} precisions x {len(models)} models: "
           + ("all ok" if not bad else f"{bad} FAILED"))
     return 1 if bad else 0

@@ -2,10 +2,10 @@
 """The cuda target's matrix on the emulated device.
 
 usage: matrix.py --build DIR --work DIR MODEL... [--graphs cora,hubs]
-                 [--forced-graphs hubs] [--configs all|quick]
+                 [--forced-graphs hubs] [--configs all|quick|NAME,...]
                  [--no-racecheck] [--no-memcheck] [--share all|even|odd]
                  [--race-share all|a|b]
-                 [--synthetic-width W]
+                 [--synthetic-width W] [--precision bf16|fp16]
 
 Each MODEL is NAME=PATH.gnn (a bench template PATH.gnn.in is instantiated
 for 64 input features, 7 classes), or NAME=PATH.gnn@W: the model with
@@ -43,6 +43,12 @@ the model:
     the same perturbations and checks as -O2;
   * under racecheck (ThreadSanitizer, whose fibers make it the slowest
     check by far), clean and equal to the interpreter, on hubs-small.
+
+--precision P runs every configuration with 16-bit storage
+(docs/precision.md) against the interpreter's 16-bit reference at the
+configuration's -O level (which values are stored, so rounded, depends
+on the pipeline), to P's tolerance (4e-3 bf16, 5e-4 fp16); the bitwise
+checks across orders are unchanged.
 
 A memcheck build gives the plain build's bits, so the runs above use
 it (and count as memcheck's) wherever the configuration is memchecked
@@ -104,6 +110,9 @@ CONFIGS = [
 # (codegen.h's TF32Tol, docs/cli.md)
 TF32 = ("tf32", ["--gpu-math=tf32"])
 RTOL_TF32 = 5e-3
+# --precision: the 16-bit reference's tolerance (unit roundoff 2^-8, 2^-11;
+# tests/codegen/precision-models.test)
+RTOL16 = {"bf16": 4e-3, "fp16": 5e-4}
 QUICK = ["O0", "O2", "lanes4-rows64", "gemm32-bk8-ksplit4"]
 
 
@@ -277,6 +286,7 @@ def main():
     ap.add_argument("--tf32", default="", help="models (NAME,...) also run under --gpu-math=tf32")
     ap.add_argument("--synthetic-width", type=int, default=281,
                     help="the width that a model at Cora's 1433 runs at on the other graphs (0: 1433)")
+    ap.add_argument("--precision", choices=["bf16", "fp16"], help="16-bit storage, against the 16-bit reference")
     ap.add_argument("models", nargs="+")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
@@ -287,7 +297,8 @@ def main():
     main_graphs = a.graphs.split(",")
     forced_graphs = [g for g in a.forced_graphs.split(",") if g in main_graphs] or main_graphs
     gs = graphs(main_graphs + [a.race_graph], os.path.join(a.build, "gnngen"), a.work)
-    configs = [c for c in CONFIGS if (a.configs == "all" or c[0] in QUICK) and in_share(c[0], a.share)]
+    picked = CONFIGS if a.configs == "all" else [c for c in CONFIGS if c[0] in (QUICK if a.configs == "quick" else a.configs.split(","))]
+    configs = [c for c in picked if in_share(c[0], a.share)]
     t0 = time.time()
     cases = runs = bad = tf32cases = 0
     checked = {"memcheck": 0, "racecheck": 0}
@@ -350,7 +361,7 @@ def main():
                 weights(tabs[m]["params"], wpaths[m], seed=len(name))
         wpaths = {g: wpaths[m] for g, m in models.items()}
         batched = "graph[N, E, B]" in open(model).read()
-        nout = len(tabs[model]["outputs"])
+        nout = len(tabs[models[next(iter(gs))]]["outputs"])
         inputs, batch = {}, {}
         for g, (ei, n, xcora) in gs.items():
             inputs[g] = []
@@ -367,16 +378,20 @@ def main():
             if batched:
                 batch[g] = os.path.join(a.work, f"batch-{g}.npy")
                 np.save(batch[g], (np.arange(n) * 8 // max(n, 1)).astype(np.int64))
-        refs = {}
+        # the reference of each -O level that matters: under
+        # --precision the pipeline decides what is rounded
+        refs, pflags = {}, [f"--precision={a.precision}"] if a.precision else []
         for g in gs:
-            refs[g] = os.path.join(a.work, f"{name}-{g}-ref")
-            r = run(["--engine=interp"], g, refs[g])
-            if r.returncode:
-                fail(f"{name} {g} interp", r.stderr)
+            for olevel in (["-O2", "-O0"] if a.precision else ["-O2"]):
+                refs[g, olevel] = os.path.join(a.work, f"{name}-{g}{olevel}-ref")
+                r = run(["--engine=interp", olevel, *pflags], g, refs[g, olevel])
+                if r.returncode:
+                    fail(f"{name} {g} interp {olevel}", r.stderr)
         mconfigs = configs + ([TF32] if name in a.tf32.split(",") else [])
         for cname, flags in mconfigs:
-            emu = ["--engine=cuda-emu", *flags]
-            rtol = RTOL_TF32 if cname == "tf32" else RTOL
+            emu = ["--engine=cuda-emu", *pflags, *flags]
+            rtol = max(RTOL_TF32 if cname == "tf32" else RTOL, RTOL16.get(a.precision, 0))
+            ref = {g: refs[g, "-O0" if a.precision and cname == "O0" else "-O2"] for g in gs}
             forced = cname not in ("O0", "O2", "tf32")
 
             def memchecked(g):
@@ -405,7 +420,7 @@ def main():
                     if r.returncode:
                         fail(what, r.stderr)
                         continue
-                    ok, msg = same(base, refs[g], rtol)
+                    ok, msg = same(base, ref[g], rtol)
                     if not ok:
                         fail(what + " against the interpreter", msg)
                         continue
@@ -430,10 +445,11 @@ def main():
                     if r.returncode:
                         fail(f"{what} {tool}", r.stderr)
                         continue
-                    ok, msg = same(base + "-s", refs[g], rtol)
+                    ok, msg = same(base + "-s", ref[g], rtol)
                     if not ok:
                         fail(f"{what} {tool} against the interpreter", msg)
     print(f"matrix: {len(a.models)} models x {len(configs)} configurations on {','.join(main_graphs)} "
+          + (f"under {a.precision} " if a.precision else "") +
           f"(forced schedules on {','.join(forced_graphs)}) = {cases} cases, "
           + (f"{tf32cases} under TF32, " if tf32cases else "") +
           f"{checked['memcheck']} under memcheck, {checked['racecheck']} under racecheck "
