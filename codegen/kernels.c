@@ -1180,7 +1180,8 @@ emitkernel(E *e, int i, Args *a, Str *call)
 			 * over k in order, as the dot does, whatever the tiling */
 			long long Mc = dimconstval(src[0].dim[0]), Pc = dimconstval(src[1].dim[1]);
 			long long PT = (1 << 18) / (Mc * (long long)dtypesize(o.dtype));
-			if (o.dtype == DF32) {
+			Ref xs = ti >= 0 ? e->fn->ins[ti].arg[0] : in->arg[0];   /* [K, M] when readfold folded the transpose */
+			if (o.dtype == DF32 && !stored16(e, xs) && !stored16(e, in->arg[1]) && !stored16(e, in->to)) {
 				/* float: the runtime's gnn_sgemm_wgrad, the same
 				 * chains (skipping b's zeros where a sample of its
 				 * rows says that pays, else the blocked GEMM), on
@@ -1188,7 +1189,7 @@ emitkernel(E *e, int i, Args *a, Str *call)
 				 * result is wide enough for two threads to share */
 				PT = ((Pc + 7) / 8 + 15) / 16 * 16;
 				O = ptrarg(e, a, NULL, in->to, true, dev);
-				X = ptrarg(e, a, NULL, ti >= 0 ? e->fn->ins[ti].arg[0] : in->arg[0], false, dev);
+				X = ptrarg(e, a, NULL, xs, false, dev);
 				Y = ptrarg(e, a, NULL, in->arg[1], false, dev);
 				arg(a, "int64_t K_", "%s", cdim(e, src[0].dim[1]));
 				arg(a, "int sp_", "gnn_sgemm_sparse_pays(%s, %s, %lld, %lld)", a->val[a->n - 2],
@@ -1212,18 +1213,21 @@ emitkernel(E *e, int i, Args *a, Str *call)
 			}
 			if (PT > Pc)
 				PT = Pc;
+			/* element by element (16-bit operands: halfaccess converts
+			 * each access), a's rows through the folded transpose */
 			O = ptrarg(e, a, NULL, in->to, true, dev);
-			X = ptrarg(e, a, NULL, in->arg[0], false, dev);
+			X = ptrarg(e, a, NULL, xs, false, dev);
 			Y = ptrarg(e, a, NULL, in->arg[1], false, dev);
 			arg(a, "int64_t K_", "%s", cdim(e, src[0].dim[1]));
 			kernelhead(e, i, device, a);
 			out(e, "%s acc_[%lld][%lld], a_[%lld];\n", ot, PT, Mc, Mc);
 			out(e, "const int64_t q0_ = t_ * %lld, nq_ = %lld - q0_ < %lld ? %lld - q0_ : %lld;\n", PT, Pc, PT, Pc, PT);
 			out(e, "for (int64_t q_ = 0; q_ < nq_; q_++)\n\tfor (int64_t m_ = 0; m_ < %lld; m_++)\n\t\tacc_[q_][m_] = 0;\n", Mc);
-			out(e, "for (int64_t k_ = 0; k_ < K_; k_++) {\n\tconst %s *b_ = %s + k_ * %lld + q0_;\n", ot, Y, Pc);
-			out(e, "\tint any_ = 0;\n\tfor (int64_t q_ = 0; q_ < nq_; q_++)\n\t\tany_ |= b_[q_] != 0;\n\tif (!any_)\n\t\tcontinue;\n");
-			out(e, "\tfor (int64_t m_ = 0; m_ < %lld; m_++)\n\t\ta_[m_] = %s[m_ * K_ + k_];\n", Mc, X);
-			out(e, "\tfor (int64_t q_ = 0; q_ < nq_; q_++) {\n\t\tconst %s b1_ = b_[q_];\n\t\tif (b1_ == 0)\n\t\t\tcontinue;\n", ot);
+			out(e, "for (int64_t k_ = 0; k_ < K_; k_++) {\n\tconst int64_t b_ = k_ * %lld + q0_;\n", Pc);
+			out(e, "\tint any_ = 0;\n\tfor (int64_t q_ = 0; q_ < nq_; q_++)\n\t\tany_ |= %s[b_ + q_] != 0;\n\tif (!any_)\n\t\tcontinue;\n", Y);
+			out(e, "\tfor (int64_t m_ = 0; m_ < %lld; m_++)\n\t\ta_[m_] = %s;\n", Mc,
+			    ti >= 0 ? pf(e, "%s[k_ * %lld + m_]", X, Mc) : pf(e, "%s[m_ * K_ + k_]", X));
+			out(e, "\tfor (int64_t q_ = 0; q_ < nq_; q_++) {\n\t\tconst %s b1_ = %s[b_ + q_];\n\t\tif (b1_ == 0)\n\t\t\tcontinue;\n", ot, Y);
 			out(e, "\t\tfor (int64_t m_ = 0; m_ < %lld; m_++)\n\t\t\tacc_[q_][m_] += a_[m_] * b1_;\n\t}\n}\n", Mc);
 			out(e, "for (int64_t m_ = 0; m_ < %lld; m_++)\n\tfor (int64_t q_ = 0; q_ < nq_; q_++)\n\t\t%s[m_ * %lld + q0_ + q_] = acc_[q_][m_];\n", Mc, O, Pc);
 			kerneltail(e);
@@ -1359,7 +1363,7 @@ emitkernel(E *e, int i, Args *a, Str *call)
 		O = ptrarg(e, a, NULL, in->to, true, dev);
 		X = ptrarg(e, a, NULL, in->arg[0], false, dev);
 		Y = ptrarg(e, a, NULL, in->arg[1], false, dev);
-		if (!e->cuda && o.dtype == DF32) {
+		if (!e->cuda && o.dtype == DF32 && !stored16(e, in->arg[0]) && !stored16(e, in->to)) {
 			/* the runtime's vectorized draw (dropout.c, the same
 			 * bits), a task per DROPCHUNK elements */
 			arg(a, "int64_t n_", "%s", T);

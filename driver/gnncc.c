@@ -544,22 +544,6 @@ loadgnn(const Opts *o, const char *name, Deps *deps)
 	return m;
 }
 
-/* --precision stores a forward's values in 16 bits; a training step
- * would need master weights and loss scaling, which are not there yet */
-static bool
-refusetraining(Mod *m, const char *precision)
-{
-	Fn *fn;
-
-	for (fn = m->fn; fn; fn = fn->link)
-		if (fn->train) {
-			errorat(fn->loc, "'--precision=%s' with a train item: mixed-precision training is not supported yet",
-			        precision);
-			return true;
-		}
-	return false;
-}
-
 /* ---------------------------------------------------------------- outputs */
 
 typedef void Emitter(FILE *f, Mod *m, const CodegenOpts *co);
@@ -889,10 +873,6 @@ main(int argc, char **argv)
 			freemod(m);
 			return 1;
 		}
-	}
-	if (o.precision && refusetraining(m, optprecisions[o.precision])) {
-		freemod(m);
-		return 1;
 	}
 	o.po.dumpto = stdout;
 	if (o.dump == DumpAll) {

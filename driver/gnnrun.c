@@ -688,9 +688,6 @@ parseargs(int argc, char **argv, Opts *o)
 	else if (o->batchsize && !o->trainmask)
 		opterror("mini-batch training (--batch-size) needs --train-mask: its nodes are the batches' seeds");
 	o->target = strcmp(o->engine, "cpu") == 0 ? TargetCPU : TargetCUDA;
-	if (o->precision && o->train)
-		opterror("'--precision=%s' with --train: mixed-precision training is not supported yet",
-		         optprecisions[o->precision]);
 	o->emu = strcmp(o->engine, "cuda-emu") != 0 ? EmuOff : emumode(o->emucheck ? o->emucheck : "run");
 	return optnerrors() == 0;
 }

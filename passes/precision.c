@@ -12,8 +12,16 @@
  * and what is computed from them alone (but under bf16 a dense
  * transform's weights are rounded to bfloat16 values: roundweights),
  * bind-time values (degrees, gcn_norm), the outputs the caller receives,
- * integer and bool values.  A training step is left alone: mixed-precision
- * training is not supported (the drivers refuse it).
+ * integer and bool values.
+ *
+ * A training step (mixed precision) stores its activations in 16 bits:
+ * the values of rank 2 or more (node and edge rows) that forward writes
+ * to memory, that the loss depends on and that depend on a tensor input
+ * -- what the backward reads again.  The loss and its reductions, the
+ * gradients, the returned values and the inputs stay float32, and the
+ * weights are not rounded (they change every step; the optimizer's
+ * master weights and state are float32).  The gradient of a rounding is
+ * taken as the identity, as autocast's casts are.
  *
  * The decision lives in the IR, so the interpreter (round16 at every
  * marked value: the reference) and every target read the same marks.
@@ -168,6 +176,43 @@ onlyroundedleft(const Fn *fn, Ref x)
 	return true;
 }
 
+/* a training step's activations: see the top of the file */
+static void
+trainmarks(Fn *fn, const char *store)
+{
+	unsigned char *phase = emalloc((fn->nval + 1) * sizeof *phase);
+	size_t nb = (fn->nval + 1) * sizeof(bool);
+	bool *anc = memset(emalloc(nb), 0, nb), *dep = memset(emalloc(nb), 0, nb), *out = memset(emalloc(nb), 0, nb);
+	int i, k;
+
+	filluse(fn);
+	phases(fn, phase);
+	for (i = 0; i < fn->narg; i++)
+		dep[fn->arg[i]] = fn->val[fn->arg[i]].type.kind == TTensor;
+	for (i = 0; i < fn->nins; i++)
+		for (k = 0; k < fn->ins[i].narg; k++)
+			if (fn->ins[i].to >= 0 && dep[fn->ins[i].arg[k]])
+				dep[fn->ins[i].to] = true;
+	for (i = 0; i < fn->nret; i++)
+		out[storageroot(fn, fn->ret[i])] = true;
+	if (fn->nret > 0)
+		anc[fn->ret[0]] = true;   /* the loss */
+	for (i = fn->nins - 1; i >= 0; i--)
+		if (fn->ins[i].to >= 0 && anc[fn->ins[i].to])
+			for (k = 0; k < fn->ins[i].narg; k++)
+				anc[fn->ins[i].arg[k]] = true;
+	for (i = 0; i < fn->nins; i++) {
+		Ref v = fn->ins[i].to;
+		if (v >= 0 && anc[v] && dep[v] && !out[v] && phase[v] == PhaseForward && fn->val[v].type.rank >= 2 &&
+		    fn->val[v].type.dtype == DF32 && needsstorage(fn, phase, v))
+			putattr(fn, &fn->ins[i], mkattrstr(fn->mod->arena, "store", store));
+	}
+	free(phase);
+	free(anc);
+	free(dep);
+	free(out);
+}
+
 static void
 precision(Fn *fn, const char *store)
 {
@@ -176,8 +221,10 @@ precision(Fn *fn, const char *store)
 	Ref v;
 	int i, n;
 
-	if (fn->train)
+	if (fn->train) {
+		trainmarks(fn, store);
 		return;
+	}
 	if (!strcmp(store, "bf16"))
 		roundweights(fn, store);
 	phase = emalloc((fn->nval + 1) * sizeof *phase);

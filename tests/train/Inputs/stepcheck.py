@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Compiled training steps against the interpreter's.
 
-usage: stepcheck.py --build DIR --work DIR [--engines cpu,cuda-emu] [--nodes N] MODEL...
+usage: stepcheck.py --build DIR --work DIR [--engines cpu,cuda-emu] [--nodes N]
+                    [--precision bf16|fp16] MODEL...
 
 Each MODEL is NAME=FILE.gnn holding a train item for model NAME.  On Cora
 (normalized features, its labels and train mask) with weights drawn by
@@ -14,7 +15,11 @@ and every gradient to 1e-5 of the largest gradient element of the step
 sum over the rows that cancels to a small value, whose float32 rounding
 is then large beside it (about 1e-5 of it for GCN's conv2.bias on Cora,
 while 1e-7 of the step's largest gradient).  Two keys (seed,
-step) give two dropout masks.  Prints a line per output and engine and
+step) give two dropout masks.  --precision P: mixed precision, the
+activations stored in 16 bits (docs/precision.md), against the
+interpreter's 16-bit reference at the same -O level (which values are
+stored depends on the pipeline), to P's tolerance (4e-3 bf16, 5e-4
+fp16) of the largest gradient element.  Prints a line per output and engine and
 "stepcheck: all ok" at the end; exit 1 on any mismatch.
 """
 import argparse
@@ -31,6 +36,7 @@ from compare import compare  # noqa: E402
 import normx  # noqa: E402
 
 RTOL = 1e-5
+RTOL16 = {"bf16": 4e-3, "fp16": 5e-4}
 
 
 def run(cmd):
@@ -44,6 +50,7 @@ def main():
     ap.add_argument("--engines", default="cpu,cuda-emu")
     ap.add_argument("--nodes", type=int, default=0,
                     help="Cora's first N nodes only (tests/ref/subgraph.py; default: the whole graph)")
+    ap.add_argument("--precision", choices=["bf16", "fp16"])
     ap.add_argument("models", nargs="+")
     a = ap.parse_args()
     gnnrun = os.path.join(a.build, "gnnrun")
@@ -70,15 +77,20 @@ def main():
                     "--input", f"x={xp}", "--input", f"y={y}", "--input", f"mask={mask}", "--input", f"key={kp}"]
             def outs(tag):
                 return [os.path.join(a.work, f"{name}-{tag}-{k}.npy") for k in range(nout)]
-            ref = outs("interp")
-            run(base + ["--output-dtype=f64"] + [f"--output={o}" for o in ref])
+            pf = [f"--precision={a.precision}"] if a.precision else []
+            rtol = RTOL16[a.precision] if a.precision else RTOL
+            refs = {}
+            for lvl in ("-O0", "-O2") if a.precision else ("-O2",):
+                refs[lvl] = outs(f"interp{lvl}")
+                run(base + pf + [lvl, "--output-dtype=f64"] + [f"--output={o}" for o in refs[lvl]])
             for eng in a.engines.split(","):
                 for lvl in ("-O0", "-O2"):
                     got = outs(f"{eng}{lvl}")
-                    run(base + [f"--engine={eng}", lvl] + [f"--output={o}" for o in got])
+                    ref = refs.get(lvl, refs["-O2"])
+                    run(base + pf + [f"--engine={eng}", lvl] + [f"--output={o}" for o in got])
                     gmax = max(float(np.max(np.abs(np.load(r)))) for r in ref[1:])
                     for k in range(nout):
-                        ok, msg = compare(np.load(got[k]), np.load(ref[k]), RTOL, 0.0 if k == 0 else RTOL * gmax)
+                        ok, msg = compare(np.load(got[k]), np.load(ref[k]), rtol, 0.0 if k == 0 else rtol * gmax)
                         what = "loss" if k == 0 else f"output {k}"
                         print(f"{name} key {key} {eng} {lvl} {what}: {'ok' if ok else 'FAIL'} ({msg})")
                         bad += not ok
