@@ -1073,6 +1073,8 @@ emitelem(R *r, const Ins *in)
 static void
 emitvalue(R *r, const Ins *in)
 {
+	int sdt = storedtype(in);
+
 	if (isalias(in) || in->op == Ogather || in->op == Oedge_softmax)
 		return;
 	if (opinfo[in->op].flags & Fscatter)
@@ -1089,6 +1091,15 @@ emitvalue(R *r, const Ins *in)
 		emitelem(r, in);
 	else
 		die("rowkernel: %s in a fusion group", opinfo[in->op].name);
+	if (sdt != DNone) {
+		/* a value stored in 16 bits is rounded where it is made (the
+		 * interpreter's rule): the group's later readers of the row
+		 * see what memory will hold, not the float32 row */
+		phaseopen(r);
+		out(r->e, "for (int64_t j_ = %s; j_ < %lld; j_ += %d)\n\t%s[j_] = gnn_round_%s(%s[j_]);\n", r->lane ? "lane_" : "0",
+		    (long long)width(r, in->to), r->L, rowname(r, in->to), dtypename(sdt), rowname(r, in->to));
+		phaseclose(r);
+	}
 }
 
 /* Is node value v needed outside the group (directly or via aliases)? */

@@ -18,8 +18,8 @@ while 1e-7 of the step's largest gradient).  Two keys (seed,
 step) give two dropout masks.  --precision P: mixed precision, the
 activations stored in 16 bits (docs/precision.md), against the
 interpreter's 16-bit reference at the same -O level (which values are
-stored depends on the pipeline), to P's tolerance (4e-3 bf16, 5e-4
-fp16) of the largest gradient element.  Prints a line per output and engine and
+stored depends on the pipeline), to RTOL16 of the largest gradient
+element.  Prints a line per output and engine and
 "stepcheck: all ok" at the end; exit 1 on any mismatch.
 """
 import argparse
@@ -36,7 +36,11 @@ from compare import compare  # noqa: E402
 import normx  # noqa: E402
 
 RTOL = 1e-5
-RTOL16 = {"bf16": 4e-3, "fp16": 5e-4}
+# --precision: of the largest gradient element (the steps of GCN, GAT,
+# SAGE and GIN on Cora differ from the 16-bit reference by at most 2.7e-5
+# under bf16, 2.1e-5 under fp16; a float32 step differs by 2.8e-2, and a
+# fused row read before its 16-bit rounding by 1e-3 to 5e-2)
+RTOL16 = {"bf16": 2e-4, "fp16": 1e-4}
 
 
 def run(cmd):
