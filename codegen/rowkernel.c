@@ -448,6 +448,37 @@ segopen(R *r, int i)
 		}
 		if (any)
 			wclose(r->e->w, "");
+		/* the bind-time edge arrays the walk reads at e_ (GCN's norm,
+		 * an edge weight): e_ runs in the plan's order, not memory's,
+		 * so each is a load at a random place too */
+		any = false;
+		for (j = r->a0; j < r->b; j++) {
+			const Ins *in = &r->fn->ins[j];
+			for (int k = 0; k < in->narg; k++) {
+				Ref v = base(r, in->arg[k]);
+				bool seen = false;
+				/* an array of this walk's edges (a gather's src index is
+				 * prefetched above) */
+				if (r->ingroup[v] || !r->ext[v] || g == RNone || (in->op == Ogather && k == 1) ||
+				    ty(r->e, v).kind != TTensor || ty(r->e, v).rank < 1 || ty(r->e, v).dim[0] != ty(r->e, g).dim[1])
+					continue;
+				for (int q = r->a0; q < j && !seen; q++)
+					for (int m = 0; m < r->fn->ins[q].narg; m++)
+						seen |= base(r, r->fn->ins[q].arg[m]) == v;
+				for (int m = 0; m < k; m++)
+					seen |= base(r, in->arg[m]) == v;
+				if (seen)
+					continue;
+				if (!any) {
+					wopen(r->e->w, "if (k_ + %d < %s[T_])", 2 * PrefetchEdges, s);
+					out(r->e, "const int64_t eq_ = %s[T_ + 1 + k_ + %d];\n", s, 2 * PrefetchEdges);
+					any = true;
+				}
+				out(r->e, "__builtin_prefetch(&%s[eq_ * %lld]);\n", r->ext[v], (long long)width(r, v));
+			}
+		}
+		if (any)
+			wclose(r->e->w, "");
 	}
 	resetedges(r);
 }
