@@ -137,6 +137,13 @@ segment(E *e, int i, bool dev)
 	return pf(e, "m->%s[%d]", dev ? "seg" : "hseg", e->host->seg[i]);
 }
 
+/* the segment plan instruction i walks (its number), or -1 */
+int
+segno(E *e, int i)
+{
+	return e->host->seg[i];
+}
+
 const char *
 segbytes(E *e, int i)
 {
@@ -321,6 +328,34 @@ splitplanseg(E *e, int i, int c0)
 			attrdim(in, "n", &n);
 		sput(&e->host->extrasteps, "\t{GNN_STEP_SPLITPLAN, %d, %d, %d, %d, 0},   /* split of the plan for %s */\n", s,
 		     e->host->seg[i], c0, polyof(e, n), pf(e, "%%%s", irname(e, in->to)));
+	}
+	return s;
+}
+
+/* the cpu target's copy of bind-time edge array v (rows of w elements)
+ * in the order of instruction i's segment plan (GNN_STEP_PERMUTE): a
+ * walk reads it at its position k_, in memory's order, where v itself
+ * is read at the plan's edge e_, a random place.  One per plan and
+ * array. */
+int
+permseg(E *e, int i, Ref v, int64_t w)
+{
+	const Ins *in = &e->fn->ins[i];
+	int b = e->host->buf[storageof(e->p, v)];
+	bool made;
+	int s;
+	Dim n;
+
+	if (b < 0)
+		die("codegen: %%%s has no storage", e->fn->val[v].name ? e->fn->val[v].name : "?");
+	s = extraseg(e, 1, -1 - e->host->seg[i], b + 1, -2, &made);   /* c0 -2: not a split plan's */
+	if (made) {
+		if (in->op == Oedge_softmax)
+			n = ty(e, in->arg[0]).dim[0];
+		else
+			attrdim(in, "n", &n);
+		sput(&e->host->extrasteps, "\t{GNN_STEP_PERMUTE, %d, %d, %d, %d, %lld},   /* %%%s in the plan's order */\n", s,
+		     e->host->seg[i], b, polyof(e, n), (long long)w, irname(e, v));
 	}
 	return s;
 }

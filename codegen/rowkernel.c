@@ -73,7 +73,28 @@ typedef struct R {
 	int P;                   /* > 0: a sliced scatter's lanes a slice (columns p_, p_ + P, ...) */
 	const char *col;         /* and the column its lane takes (h_), else j_ */
 	const char **alpha;      /* per edge_softmax value: its weight for lane_ % H this edge, shuffled to the columns */
+	/* the cpu target: bind-time edge arrays (a gather's src index, GCN's
+	 * norm) copied into a plan's order at bind (permseg), read at k_ */
+	struct Perm {
+		Ref v;
+		int seg;                 /* the plan's segment */
+		const char *name;        /* the kernel parameter */
+	} *perm;
+	int nperm;
+	int wins;                /* the open walk's instruction, or -1 */
 } R;
+
+/* the parameter of v's copy in the open walk's plan order, or NULL */
+static const char *
+permof(R *r, Ref v)
+{
+	if (r->wins < 0)
+		return NULL;
+	for (int k = 0; k < r->nperm; k++)
+		if (r->perm[k].v == v && r->perm[k].seg == segno(r->e, r->wins))
+			return r->perm[k].name;
+	return NULL;
+}
 
 static const Ins *
 defins(R *r, Ref v)
@@ -205,6 +226,9 @@ compute(R *r, Ref v, const char *idx)
 
 	if (r->ingroup[v] && d && d->op == Ogather) {
 		const Ins *ix = defins(r, d->arg[1]);
+		if (ix->op == Osrc && permof(r, d->arg[1]))   /* the src index in the plan's order */
+			return pf(r->e, "%s[(int64_t)%s[k_] * %lld + (%s)]", r->ext[base(r, d->arg[0])], permof(r, d->arg[1]),
+			          (long long)width(r, d->arg[0]), idx);
 		if (ix->op == Osrc)   /* another node's row, made by an earlier kernel */
 			return pf(r->e, "%s[(int64_t)%s[e_] * %lld + (%s)]", r->ext[base(r, d->arg[0])], r->ext[d->arg[1]],
 			          (long long)width(r, d->arg[0]), idx);
@@ -235,6 +259,8 @@ compute(R *r, Ref v, const char *idx)
 	case RowUniform:
 		return pf(r->e, "%s[%s]", r->ext[v], idx);
 	default:   /* a bind-time edge array of this segment's graph */
+		if (permof(r, v))
+			return pf(r->e, "%s[k_ * %lld + (%s)]", permof(r, v), (long long)width(r, v), idx);
 		return pf(r->e, "%s[e_ * %lld + (%s)]", r->ext[v], (long long)width(r, v), idx);
 	}
 }
@@ -421,6 +447,9 @@ segopen(R *r, int i)
 	else
 		wopen(r->e->w, "for (int64_t k_ = %s[r_]; k_ < %s[r_ + 1]; k_++)", s, s);
 	out(r->e, "const int64_t e_ = %s[%s + 1 + k_];\n", s, r->Tn);
+	r->wins = i;
+	if (r->nperm)
+		out(r->e, "(void)e_;\n");
 	if (r->e->cuda)
 		out(r->e, "GNN_WORK(1);\n");
 	if (!r->e->cuda && !r->lane) {
@@ -433,6 +462,14 @@ segopen(R *r, int i)
 			if (in->op != Ogather || !r->ingroup[in->to] || !(ix = defins(r, in->arg[1])) || ix->op != Osrc ||
 			    ix->arg[0] != g)
 				continue;
+			if (permof(r, in->arg[1])) {
+				/* the index is read in order: only the row ahead */
+				out(r->e, "if (k_ + %d < %s[T_])\n\tfor (int64_t o_ = 0; o_ < %lld; o_ += %d)\n"
+				    "\t\t__builtin_prefetch(&%s[(int64_t)%s[k_ + %d] * %lld + o_]);\n", PrefetchEdges, s,
+				    (long long)width(r, in->arg[0]), 64 / valelemsize(r->fn, base(r, in->arg[0])),
+				    r->ext[base(r, in->arg[0])], permof(r, in->arg[1]), PrefetchEdges, (long long)width(r, in->arg[0]));
+				continue;
+			}
 			if (!any) {
 				wopen(r->e->w, "if (k_ + %d < %s[T_])", PrefetchEdges, s);
 				out(r->e, "const int64_t ep_ = %s[T_ + 1 + k_ + %d];\n", s, PrefetchEdges);
@@ -459,7 +496,7 @@ segopen(R *r, int i)
 				bool seen = false;
 				/* an array of this walk's edges (a gather's src index is
 				 * prefetched above) */
-				if (r->ingroup[v] || !r->ext[v] || g == RNone || (in->op == Ogather && k == 1) ||
+				if (r->ingroup[v] || !r->ext[v] || g == RNone || (in->op == Ogather && k == 1) || permof(r, v) ||
 				    ty(r->e, v).kind != TTensor || ty(r->e, v).rank < 1 || ty(r->e, v).dim[0] != ty(r->e, g).dim[1])
 					continue;
 				for (int q = r->a0; q < j && !seen; q++)
@@ -486,6 +523,7 @@ segopen(R *r, int i)
 static void
 segclose(R *r)
 {
+	r->wins = -1;
 	wclose(r->e->w, "");
 	resetedges(r);
 }
@@ -1133,6 +1171,52 @@ emitvalue(R *r, const Ins *in)
 	}
 }
 
+/*
+ * The cpu target's walks read the bind-time arrays of their plan's edges
+ * -- a gather's src index, an edge weight -- through copies in the plan's
+ * order (permseg), at k_: in memory's order, where the arrays themselves
+ * are read at e_, a random place, one more dependent load an edge.  A
+ * scatter's own index is its plan, and a gather by dst reads row r_.
+ */
+static void
+permcopies(R *r)
+{
+	Fn *fn = r->fn;
+
+	for (int i = r->a0; i < r->b; i++) {
+		const Ins *w = &fn->ins[i];
+		Ref g;
+		if (!(((opinfo[w->op].flags & Fscatter) || w->op == Oedge_softmax) && (g = plangraph(fn, i)) != RNone))
+			continue;
+		for (int j = r->a0; j < r->b; j++) {
+			const Ins *in = &fn->ins[j];
+			for (int k = 0; k < in->narg; k++) {
+				Ref x = base(r, in->arg[k]);
+				const Ins *d = defins(r, x);
+				Type t = ty(r->e, x);
+				int s, q;
+				if (r->ingroup[x] || !r->ext[x] || t.kind != TTensor || t.rank < 1 || t.dim[0] != ty(r->e, g).dim[1] ||
+				    r->e->p->phase[x] != PhaseBind || ((opinfo[in->op].flags & Fscatter) && k == 1) ||
+				    (in->op == Ogather && k == 1 && d && d->op == Odst))
+					continue;
+				for (q = 0; q < r->nperm; q++)
+					if (r->perm[q].v == x && r->perm[q].seg == segno(r->e, i))
+						break;
+				if (q < r->nperm)
+					continue;
+				s = permseg(r->e, i, x, width(r, x));
+				r->perm = erealloc(r->perm, (r->nperm + 1) * sizeof *r->perm);
+				r->perm[r->nperm].v = x;
+				r->perm[r->nperm].seg = segno(r->e, i);
+				r->perm[r->nperm].name = lname(r->e, r->a, "%s_p%d_", valname(r->e, x), s);
+				arg(r->a, pf(r->e, "const %s *restrict %s", memctype(r->e, x), r->perm[r->nperm].name), "(const %s *)m->seg[%d]",
+				    memctype(r->e, x), s);
+				r->nperm++;
+			}
+		}
+	}
+}
+
 /* Is node value v needed outside the group (directly or via aliases)? */
 static bool
 escapes(R *r, Ref v)
@@ -1449,7 +1533,7 @@ void
 emitrowkernel(E *e, int grp, Args *a, Str *call)
 {
 	Fn *fn = e->fn;
-	R r = {.e = e, .fn = fn, .a = a, .a0 = -1};
+	R r = {.e = e, .fn = fn, .a = a, .a0 = -1, .wins = -1};
 	Dim nodes;
 	int i, k;
 	Ref v;
@@ -1493,6 +1577,8 @@ emitrowkernel(E *e, int grp, Args *a, Str *call)
 		if ((opinfo[in->op].flags & Fscatter) || in->op == Oedge_softmax)
 			arg(a, pf(e, "const int64_t *%s", segname(&r, i)), "(const int64_t *)%s", segment(e, i, true));
 	}
+	if (!e->cuda)
+		permcopies(&r);
 	r.L = e->sched.lanes > 1 ? e->sched.lanes : 1;
 	r.lane = r.L > 1;
 	r.chunk = -1;
@@ -1559,6 +1645,7 @@ emitrowkernel(E *e, int grp, Args *a, Str *call)
 	free(r.esdone);
 	free(r.tmp);
 	free(r.walk);
+	free(r.perm);
 }
 
 /* Split walks' reduce levels (runtime/split.c), one kernel per model:

@@ -458,6 +458,9 @@ enum {
 	                          * row of poly size rows when in > 0 (a split-K GEMM's parts) */
 	GNN_STEP_ALLOC,          /* buffer out, allocated: a training step's once-time value
 	                          * (forward computes it; gnncc's invariant pass) */
+	GNN_STEP_PERMUTE,        /* segment out: buffer arg's rows of fill elements (an edge
+	                          * array) in the order of segment plan in, of poly[size] rows
+	                          * (the cpu target: its walks read it in memory's order) */
 };
 typedef struct gnn_step {
 	unsigned char op;

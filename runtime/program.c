@@ -456,6 +456,28 @@ hoststep(gnn_instance *m, const gnn_step *st)
 		/* device-only scratch (segdev 2) */
 		m->segnb[st->out] = scratchbytes(m, st);
 		return GNN_OK;
+	case GNN_STEP_PERMUTE: {
+		/* row j of the copy is the plan's j-th edge's row of the array */
+		const int64_t *seg = (const int64_t *)m->hseg[st->in];
+		size_t row = (size_t)st->fill * gnn_dtype_size(p->buf[st->arg].dtype);
+		const char *x = (const char *)m->h[st->arg];
+		char *o;
+		n = poly(m, st->size);
+		k = seg[n];
+		if ((s = segalloc(m, st->out, k * row > 0 ? (size_t)k * row : 1)) != GNN_OK)
+			return s;
+		o = (char *)m->hseg[st->out];
+		for (int64_t j = 0; j < k; j++) {
+			int64_t e = seg[n + 1 + j];
+			if (e < 0 || (size_t)(e + 1) * row > m->nb[st->arg]) {
+				/* the plan and the array come from one graph: a bug */
+				fprintf(stderr, "gnnrt: %s: bind: edge %lld of a plan outside its array\n", p->name, (long long)e);
+				abort();
+			}
+			memcpy(o + (size_t)j * row, x + (size_t)e * row, row);
+		}
+		return GNN_OK;
+	}
 	default:
 		break;
 	}
@@ -930,6 +952,7 @@ bindneed(gnn_instance *m, int64_t *ge, size_t *end)
 			break;
 		case GNN_STEP_SPLITPLAN:
 		case GNN_STEP_SPLITBUF:
+		case GNN_STEP_PERMUTE:   /* the cpu target's: host memory */
 			break;
 		case GNN_STEP_SCRATCH:   /* its size is known: counted */
 			held += units(scratchbytes(m, st));
