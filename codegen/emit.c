@@ -313,6 +313,19 @@ extraseg(E *e, int kind, int i, int what, int c0, bool *made)
 	return h->nseg++;
 }
 
+/* the rows of the segment plan a walk (scatter or edge_softmax) runs on */
+static Dim
+planrows(E *e, const Ins *in)
+{
+	Dim n = 0;
+
+	if (in->op == Oedge_softmax)
+		n = ty(e, in->arg[0]).dim[0];
+	else
+		attrdim(in, "n", &n);
+	return n;
+}
+
 int
 splitplanseg(E *e, int i, int c0)
 {
@@ -322,10 +335,7 @@ splitplanseg(E *e, int i, int c0)
 	Dim n;
 
 	if (made) {
-		if (in->op == Oedge_softmax)
-			n = ty(e, in->arg[0]).dim[0];
-		else
-			attrdim(in, "n", &n);
+		n = planrows(e, in);
 		sput(&e->host->extrasteps, "\t{GNN_STEP_SPLITPLAN, %d, %d, %d, %d, 0},   /* split of the plan for %s */\n", s,
 		     e->host->seg[i], c0, polyof(e, n), pf(e, "%%%s", irname(e, in->to)));
 	}
@@ -350,10 +360,7 @@ permseg(E *e, int i, Ref v, int64_t w)
 		die("codegen: %%%s has no storage", e->fn->val[v].name ? e->fn->val[v].name : "?");
 	s = extraseg(e, 1, -1 - e->host->seg[i], b + 1, -2, &made);   /* c0 -2: not a split plan's */
 	if (made) {
-		if (in->op == Oedge_softmax)
-			n = ty(e, in->arg[0]).dim[0];
-		else
-			attrdim(in, "n", &n);
+		n = planrows(e, in);
 		sput(&e->host->extrasteps, "\t{GNN_STEP_PERMUTE, %d, %d, %d, %d, %lld},   /* %%%s in the plan's order */\n", s,
 		     e->host->seg[i], b, polyof(e, n), (long long)w, irname(e, v));
 	}
