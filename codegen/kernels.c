@@ -404,7 +404,9 @@ reducebody(E *e, const Ins *in, int dt, const char *x, const char *D, const char
 		if (in->op == Osoftmax)
 			out(e, "for (int64_t k_ = 0; k_ < %s; k_++)\n\t%s = %s(%s - m_) / a_;\n", D, ok, expname(dt), par(e, x));
 		else
-			out(e, "for (int64_t k_ = 0; k_ < %s; k_++)\n\t%s = %s - m_ - log%s(a_);\n", D, ok, par(e, x), f);
+			/* the log once a row: a call the compiler may not hoist
+			 * (errno), 40 a row of 40 classes */
+			out(e, "const %s lg_ = log%s(a_);\nfor (int64_t k_ = 0; k_ < %s; k_++)\n\t%s = %s - m_ - lg_;\n", T, f, D, ok, par(e, x));
 		return;
 	default:
 		die("codegen: %s is no reduction", opinfo[in->op].name);
