@@ -1099,7 +1099,7 @@ class Run:
         meta = dict(info)
         meta.update(date=time.strftime("%Y-%m-%d %H:%M:%S %Z"), quick=a.quick,
                     budget_s=a.budget_s, threads=a.threads, seed=a.seed, tolerance=TOL,
-                    tasks=a.tasks, train_graphs=a.train_graphs,
+                    tasks=a.tasks, graphs=list(a.graphs), train_graphs=a.train_graphs,
                     train_optimizer={"name": "adam", "lr": TRAIN_LR,
                                      "weight_decay": TRAIN_WD},
                     widths=B.WIDTHS, timing=self.timing, quiet_before=q0, quiet_after=q1,
