@@ -121,14 +121,21 @@ graphdim(Type t, int k)
 	return k == 0 ? t.dim[0] : k == 1 ? t.dim[1] : k == 2 ? (t.rank == 3 ? t.dim[2] : 1) : graphsrcnodes(t);
 }
 
-const char *
-storage(E *e, Ref v, bool dev)
+/* the buffer holding v's storage; a value without one is a bug */
+static int
+bufno(E *e, Ref v)
 {
 	int b = e->host->buf[v];
 
 	if (b < 0)
 		die("codegen: %%%s has no storage", e->fn->val[v].name ? e->fn->val[v].name : "?");
-	return pf(e, "m->%s[%d]", dev ? "b" : "h", b);
+	return b;
+}
+
+const char *
+storage(E *e, Ref v, bool dev)
+{
+	return pf(e, "m->%s[%d]", dev ? "b" : "h", bufno(e, v));
 }
 
 const char *
@@ -351,13 +358,11 @@ int
 permseg(E *e, int i, Ref v, int64_t w)
 {
 	const Ins *in = &e->fn->ins[i];
-	int b = e->host->buf[storageof(e->p, v)];
+	int b = bufno(e, storageof(e->p, v));
 	bool made;
 	int s;
 	Dim n;
 
-	if (b < 0)
-		die("codegen: %%%s has no storage", e->fn->val[v].name ? e->fn->val[v].name : "?");
 	s = extraseg(e, 1, -1 - e->host->seg[i], b + 1, -2, &made);   /* c0 -2: not a split plan's */
 	if (made) {
 		n = planrows(e, in);

@@ -134,6 +134,20 @@ base(R *r, Ref v)
 	return v;
 }
 
+/* operand k of in (through aliases) when it is an array of graph g's
+ * edges that the kernel takes as a parameter -- a walk over g reads it
+ * at its edge e_ -- else RNone */
+static Ref
+edgearray(R *r, const Ins *in, int k, Ref g)
+{
+	Ref x = base(r, in->arg[k]);
+	Type t = ty(r->e, x);
+
+	if (g == RNone || r->ingroup[x] || !r->ext[x] || t.kind != TTensor || t.rank < 1 || t.dim[0] != ty(r->e, g).dim[1])
+		return RNone;
+	return x;
+}
+
 /* the names of a value the group makes: its row, edge_softmax's column
  * maxima and sums, and the shared array behind one of them */
 static const char *
@@ -492,12 +506,10 @@ segopen(R *r, int i)
 		for (j = r->a0; j < r->b; j++) {
 			const Ins *in = &r->fn->ins[j];
 			for (int k = 0; k < in->narg; k++) {
-				Ref v = base(r, in->arg[k]);
+				Ref v = edgearray(r, in, k, g);
 				bool seen = false;
-				/* an array of this walk's edges (a gather's src index is
-				 * prefetched above) */
-				if (r->ingroup[v] || !r->ext[v] || g == RNone || (in->op == Ogather && k == 1) || permof(r, v) ||
-				    ty(r->e, v).kind != TTensor || ty(r->e, v).rank < 1 || ty(r->e, v).dim[0] != ty(r->e, g).dim[1])
+				/* (a gather's src index is prefetched above) */
+				if (v == RNone || (in->op == Ogather && k == 1) || permof(r, v))
 					continue;
 				for (int q = r->a0; q < j && !seen; q++)
 					for (int m = 0; m < r->fn->ins[q].narg; m++)
@@ -1191,12 +1203,10 @@ permcopies(R *r)
 		for (int j = r->a0; j < r->b; j++) {
 			const Ins *in = &fn->ins[j];
 			for (int k = 0; k < in->narg; k++) {
-				Ref x = base(r, in->arg[k]);
-				const Ins *d = defins(r, x);
-				Type t = ty(r->e, x);
+				Ref x = edgearray(r, in, k, g);
+				const Ins *d = x != RNone ? defins(r, x) : NULL;
 				int s, q;
-				if (r->ingroup[x] || !r->ext[x] || t.kind != TTensor || t.rank < 1 || t.dim[0] != ty(r->e, g).dim[1] ||
-				    r->e->p->phase[x] != PhaseBind || ((opinfo[in->op].flags & Fscatter) && k == 1) ||
+				if (x == RNone || r->e->p->phase[x] != PhaseBind || ((opinfo[in->op].flags & Fscatter) && k == 1) ||
 				    (in->op == Ogather && k == 1 && d && d->op == Odst))
 					continue;
 				for (q = 0; q < r->nperm; q++)
