@@ -178,6 +178,7 @@ void elembody(E *e, const Ins *in, const char *a, const char *b, const char *dst
 /* sum/mean/max/softmax/log_softmax/l2_normalize over D elements x (of
  * k_): the result into o (reductions) or element k_ into ok */
 void reducebody(E *e, const Ins *in, int dt, const char *x, const char *D, const char *o, const char *ok);
+void sumbody(E *e, const char *T, const char *x, const char *D);
 /* a scatter: message x into acc (first: the row's first message), and
  * the row's result from acc and its message count cnt */
 void scatterstep(E *e, const Ins *in, const char *first, const char *x, const char *acc);

@@ -351,6 +351,28 @@ elembody(E *e, const Ins *in, const char *a, const char *b, const char *dst)
 /* partial chains of a long sum (reducebody) */
 enum { SUMLANES = 16 };
 
+/*
+ * a_ = the sum of x over k_ in [0, D): from SUMLANES terms on,
+ * SUMLANES partial chains (term k into partial k % SUMLANES, each in k
+ * order) combined by halves, a chain of D / SUMLANES + 4 adds, which
+ * vectorize; shorter sums one chain in k order.  A fixed order, so
+ * every target, level and thread count gives the same bits.
+ */
+void
+sumbody(E *e, const char *T, const char *x, const char *D)
+{
+	out(e, "%s a_ = 0;\n", T);
+	wopen(e->w, "if (%s >= %d)", D, SUMLANES);
+	out(e, "%s p_[%d] = {0};\nint64_t k0_ = 0;\n\n", T, SUMLANES);
+	out(e, "for (; k0_ + %d <= %s; k0_ += %d)\n", SUMLANES, D, SUMLANES);
+	out(e, "\tfor (int64_t j_ = 0; j_ < %d; j_++) {\n\t\tconst int64_t k_ = k0_ + j_;\n\n\t\tp_[j_] += %s;\n\t}\n", SUMLANES, x);
+	out(e, "for (int64_t j_ = 0; k0_ + j_ < %s; j_++) {\n\tconst int64_t k_ = k0_ + j_;\n\n\tp_[j_] += %s;\n}\n", D, x);
+	out(e, "for (int64_t w_ = %d; w_ > 0; w_ /= 2)\n\tfor (int64_t j_ = 0; j_ < w_; j_++)\n\t\tp_[j_] += p_[j_ + w_];\n", SUMLANES / 2);
+	out(e, "a_ = p_[0];\n");
+	wclose(e->w, " else");
+	out(e, "\tfor (int64_t k_ = 0; k_ < %s; k_++)\n\t\ta_ += %s;\n", D, x);
+}
+
 void
 reducebody(E *e, const Ins *in, int dt, const char *x, const char *D, const char *o, const char *ok)
 {
@@ -360,23 +382,10 @@ reducebody(E *e, const Ins *in, int dt, const char *x, const char *D, const char
 	switch (in->op) {
 	case Osum:
 	case Omean:
-		/* from SUMLANES terms on, SUMLANES partial chains (term k
-		 * into partial k % SUMLANES, each in k order) combined by
-		 * halves: a chain of D / SUMLANES + 4 adds, which vectorize,
-		 * where one chain of D adds was the critical path of an
-		 * attention row (TransformerConv's q . k, 64 adds an edge);
-		 * a fixed order, so every target, level and thread count
-		 * gives the same bits; shorter sums keep the one chain */
-		out(e, "%s a_ = 0;\n", T);
-		wopen(e->w, "if (%s >= %d)", D, SUMLANES);
-		out(e, "%s p_[%d] = {0};\nint64_t k0_ = 0;\n\n", T, SUMLANES);
-		out(e, "for (; k0_ + %d <= %s; k0_ += %d)\n", SUMLANES, D, SUMLANES);
-		out(e, "\tfor (int64_t j_ = 0; j_ < %d; j_++) {\n\t\tconst int64_t k_ = k0_ + j_;\n\n\t\tp_[j_] += %s;\n\t}\n", SUMLANES, x);
-		out(e, "for (int64_t j_ = 0; k0_ + j_ < %s; j_++) {\n\tconst int64_t k_ = k0_ + j_;\n\n\tp_[j_] += %s;\n}\n", D, x);
-		out(e, "for (int64_t w_ = %d; w_ > 0; w_ /= 2)\n\tfor (int64_t j_ = 0; j_ < w_; j_++)\n\t\tp_[j_] += p_[j_ + w_];\n", SUMLANES / 2);
-		out(e, "a_ = p_[0];\n");
-		wclose(e->w, " else");
-		out(e, "\tfor (int64_t k_ = 0; k_ < %s; k_++)\n\t\ta_ += %s;\n", D, x);
+		/* sumbody's partial chains, where one chain of D adds was
+		 * the critical path of an attention row (TransformerConv's
+		 * q . k, 64 adds an edge) */
+		sumbody(e, T, x, D);
 		if (in->op == Osum)
 			out(e, "%s = a_;\n", o);
 		else if (dtypeisfloat(dt))   /* 0/0: NaN over an empty dim, as torch */
@@ -569,16 +578,17 @@ colmaxel(E *e, const ColStep *s)
 ** walked as rangewalkopen says: an accumulator per column, each the
 ** chain reducebody's task per column makes */
 static void
-colreducebody(E *e, const Ins *in, int dt, const char *X, const char *Y, const char *O)
+colreducebody(E *e, const Ins *in, int dt, const char *X, const char *Y, bool neg, const char *O)
 {
 	const char *T = ctype(dt);
-	/* the element summed: x's, or the product x * y that readfold
-	 * folded into the walk (rounded to T first, as its kernel stored
-	 * it: the generated C is compiled without FMA contraction) */
-	const char *el = Y ? "x0_[k_ * inner_ + c_] * y0_[k_ * inner_ + c_]" : "x0_[k_ * inner_ + c_]";
+	/* the element summed: x's, or the product x * y or negation -x that
+	 * readfold folded into the walk (the product rounded to T first, as
+	 * its kernel stored it: the generated C is compiled without FMA
+	 * contraction; a negation is exact) */
+	const char *el = Y ? "x0_[k_ * inner_ + c_] * y0_[k_ * inner_ + c_]" : neg ? "-x0_[k_ * inner_ + c_]" : "x0_[k_ * inner_ + c_]";
 	ColStep st = {colsumel, in, T, el};
 
-	if (in->op == Omax && Y)
+	if (in->op == Omax && (Y || neg))
 		die("colreducebody: a max read through a product");
 	rangewalkopen(e, "inner_");
 	out(e, "const %s *x0_ = %s + q_ * D_ * inner_ + c0_;\n", T, X);
@@ -1398,7 +1408,8 @@ emitkernel(E *e, int i, Args *a, Str *call)
 		Y = NULL;
 		if (pi >= 0) {
 			X = ptrarg(e, a, NULL, e->fn->ins[pi].arg[0], false, dev);
-			Y = ptrarg(e, a, NULL, e->fn->ins[pi].arg[1], false, dev);
+			if (e->fn->ins[pi].op == Omul)
+				Y = ptrarg(e, a, NULL, e->fn->ins[pi].arg[1], false, dev);
 		} else
 			X = ptrarg(e, a, NULL, in->arg[0], false, dev);
 		arg(a, "int64_t D_", "%s", cdim(e, src[0].dim[d]));
@@ -1412,7 +1423,7 @@ emitkernel(E *e, int i, Args *a, Str *call)
 			 * each on PubMed's [N, 128]); each column is the same
 			 * chain over k as before, so the bits are too */
 			kernelhead(e, i, device, a);
-			colreducebody(e, in, src[0].dtype, X, Y, O);
+			colreducebody(e, in, src[0].dtype, X, Y, pi >= 0 && e->fn->ins[pi].op == Oneg, O);
 			kerneltail(e);
 			T = pf(e, "%s * ((%s + %d) / %d)", cprod(e, &src[0], 0, d), cprod(e, &src[0], d + 1, src[0].rank),
 			       RB - 1, RB);

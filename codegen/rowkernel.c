@@ -232,11 +232,34 @@ coordsof(R *r, const Type *t, const char *idx, const char **coord)
 	}
 }
 
+/*
+ * A constant of one value made outside the group (autodiff's zeros that
+ * broadcast a row-sum's adjoint back over the rows: batch norm's
+ * backward added a stored [N, F] of zeros four times, a 10 MB read each
+ * on PubMed): its elements are that literal, and the kernel takes no
+ * pointer to it.  NULL for anything else.
+ */
+static const char *
+splat(R *r, Ref v)
+{
+	const Ins *d = defins(r, v);
+	int dt = ty(r->e, v).dtype;
+
+	if (r->ingroup[v] || !d || d->op != Oconst || !findattr(d, "value") || !dtypeisfloat(dt) ||
+	    valstoredtype(r->fn, v) != DNone)
+		return NULL;
+	return pf(r->e, "((%s)%.17g)", ctype(dt), attrfloat(d, "value", 0));
+}
+
 /* the element of v at idx, as it is computed (access() binds it) */
 static const char *
 compute(R *r, Ref v, const char *idx)
 {
 	const Ins *d = defins(r, v);
+	const char *lit = splat(r, v);
+
+	if (lit)
+		return lit;
 
 	if (r->ingroup[v] && d && d->op == Ogather) {
 		const Ins *ix = defins(r, d->arg[1]);
@@ -1015,29 +1038,61 @@ bgemvwords(R *r, const Ins *in)
 	return K <= 16384 ? K : 0;
 }
 
+/*
+ * A narrow product (fewer than 16 outputs from 16 inputs or more, as
+ * GIN's last Linear, 128 to the classes) on the cpu target: one chain
+ * of K dependent multiply-adds per output, in k order, kept a row
+ * latency-bound (GIN's last kernel on PubMed: 9 ms of a 144 ms step).
+ * So the weights are copied transposed once per kernel call (before the
+ * row loop, at most 64 KiB of stack) and each output is sumbody's
+ * partial chains over two contiguous rows, which vectorize.  Returns
+ * the copy's floats, 0 when it does not apply.
+ */
+static long long
+tdotwords(R *r, const Ins *in)
+{
+	Type bt = ty(r->e, in->arg[1]);
+	long long K, P;
+
+	if (in->op != Omatmul || r->e->cuda || r->lane || bgemvwords(r, in) || !r->ext[in->arg[1]] ||
+	    valstoredtype(r->e->fn, in->arg[1]) != DNone || ty(r->e, in->to).dtype != DF32)
+		return 0;
+	K = dimconstval(bt.dim[0]);
+	P = dimconstval(bt.dim[1]);
+	return K >= 16 && P > 0 && P < 16 && K * P <= 16384 ? K * P : 0;
+}
+
+/* the weights' copies a kernel call makes before its row loop: the
+ * packed bfloat16 pairs (bgemvwords), the transposed narrow products
+ * (tdotwords) */
 static void
 bgemvpack(R *r)
 {
-	int i;
-
-	for (i = r->a0; i < r->b; i++) {
+	for (int i = r->a0; i < r->b; i++) {
 		const Ins *in = &r->fn->ins[i];
-		long long n = bgemvwords(r, in);
-		Type bt;
+		long long n = bgemvwords(r, in), t = tdotwords(r, in), K, P;
 
-		if (!n)
+		if (!n && !t)
 			continue;
-		bt = ty(r->e, in->arg[1]);
-		out(r->e, "uint32_t bp%d_[%lld];   /* the weights' bfloat16 pairs */\n", i, n);
-		out(r->e, "gnn_bpack(bp%d_, %s, %lld, %lld, %lld);\n", i, r->ext[base(r, in->arg[1])],
-		    (long long)dimconstval(bt.dim[0]), (long long)dimconstval(bt.dim[1]), (long long)dimconstval(bt.dim[1]));
+		K = dimconstval(ty(r->e, in->arg[1]).dim[0]);
+		P = dimconstval(ty(r->e, in->arg[1]).dim[1]);
+		if (n) {
+			out(r->e, "uint32_t bp%d_[%lld];   /* the weights' bfloat16 pairs */\n", i, n);
+			out(r->e, "gnn_bpack(bp%d_, %s, %lld, %lld, %lld);\n", i, r->ext[base(r, in->arg[1])], K, P, P);
+		} else if (t) {
+			out(r->e, "float wt%d_[%lld];   /* the weights transposed */\n", i, t);
+			out(r->e, "for (int64_t k_ = 0; k_ < %lld; k_++)\n\tfor (int64_t p_ = 0; p_ < %lld; p_++)\n\t\twt%d_[p_ * %lld + k_] = %s[k_ * %lld + p_];\n",
+			    K, P, i, K, r->ext[in->arg[1]], P);
+		}
 	}
 }
 
 /*
- * A row times a constant matrix: one dot product per output, or with
- * the schedule's axpy (one thread only) whole output rows accumulated
- * over k, which streams the matrix by rows.  Either sums in k order.
+ * A row times a constant matrix: one dot product per output, in
+ * sumbody's order (16 partial chains from 16 terms on), or with the
+ * schedule's axpy (one thread only, not for a narrow product) whole
+ * output rows accumulated over k in k order, which streams the matrix
+ * by rows.
  */
 static void
 emitmatmul(R *r, const Ins *in)
@@ -1061,16 +1116,21 @@ emitmatmul(R *r, const Ins *in)
 		wclose(r->e->w, "");
 		return;
 	}
-	if (r->e->sched.axpy && !r->lane) {
+	if (r->e->sched.axpy && !r->lane && !tdotwords(r, in)) {
 		axpybody(r->e, T, B, matmula(r->e, in, access(r, a, "i_ * K_ + k_")), r->ext[b], K, P,
 		         pf(r->e, "%s[i_ * %lld + p_]", V, (long long)P));
 		return;
 	}
+	/* each output sumbody's partial chains (c_, not p_: its partials
+	 * are p_), whatever the lanes, so every schedule but axpy gives the
+	 * same bits; a narrow product reads its transposed copy */
 	phaseopen(r);
-	pairsopen(r, "b_", B, "p_", P);
+	pairsopen(r, "b_", B, "c_", P);
 	out(r->e, "const int64_t K_ = %lld;\n", (long long)K);
-	dotbody(r->e, T, "a_", matmula(r->e, in, access(r, a, "b_ * K_ + k_")), pf(r->e, "%s[k_ * %lld + p_]", r->ext[b], (long long)P), "K_");
-	out(r->e, "%s[b_ * %lld + p_] = a_;\n", V, (long long)P);
+	sumbody(r->e, T, pf(r->e, "(%s) * %s", matmula(r->e, in, access(r, a, "b_ * K_ + k_")),
+	                    tdotwords(r, in) ? pf(r->e, "wt%d_[c_ * K_ + k_]", (int)(in - r->fn->ins))
+	                                     : pf(r->e, "%s[k_ * %lld + c_]", r->ext[b], (long long)P)), "K_");
+	out(r->e, "%s[b_ * %lld + c_] = a_;\n", V, (long long)P);
 	wclose(r->e->w, "");
 	phaseclose(r);
 }
@@ -1575,7 +1635,7 @@ emitrowkernel(E *e, int grp, Args *a, Str *call)
 		const Ins *in = &fn->ins[i];
 		for (k = 0; k < in->narg; k++) {
 			Ref x = base(&r, in->arg[k]);
-			if (r.ingroup[x] || r.ext[x] || ty(e, x).kind == TGraph)
+			if (r.ingroup[x] || r.ext[x] || ty(e, x).kind == TGraph || splat(&r, x))
 				continue;
 			/* a scatter's index is its segment plan; a gather's by dst
 			 * is row r_ itself */

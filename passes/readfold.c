@@ -13,12 +13,14 @@
  *     [M, N] for its GEMM: 10 MB written and read back at M = 128;
  *   - a sum over rows of a product (batch norm's sum((x - mu)^2) and, in
  *     backward, its weight's sum(dY * x_hat)) wrote the [N, F] product
- *     for the column sum to read back.
+ *     for the column sum to read back; so did the sum of a negation
+ *     (batch norm's backward sums -dC for the mean's adjoint).
  * When such a value has no other use, this pass marks its instruction
  * "folded" and the reader "via": the scatter's kernel reads row idx[e]
  * of the gather's table for message e; the weight-gradient GEMM reads
  * dY as it is (gnn_sgemm_wgradt reads it transposed in place); the
- * column sum multiplies the product's operands as it walks them. A
+ * column sum multiplies the product's operands (negates the negation's)
+ * as it walks them. A
  * product that fusion put last in a row kernel leaves the kernel (a
  * kernel of one instruction is no kernel). The
  * folded instruction runs no kernel and takes no arena memory
@@ -91,13 +93,14 @@ colsum(const Fn *fn, const Ins *in)
 	       valstoredtype(fn, in->arg[0]) == DNone && valstoredtype(fn, in->to) == DNone;
 }
 
-/* d = mul(a, b), a and b of its type, none of them stored in 16 bits */
+/* d = mul(a, b) or neg(a), its operands of its type, none of them
+ * stored in 16 bits */
 static bool
 plainproduct(const Fn *fn, const Ins *d)
 {
-	if (d->op != Omul || d->narg != 2)
+	if (!(d->op == Omul && d->narg == 2) && !(d->op == Oneg && d->narg == 1))
 		return false;
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < d->narg; k++)
 		if (!typeeq(fn->val[d->arg[k]].type, fn->val[d->to].type) || valstoredtype(fn, d->arg[k]) != DNone)
 			return false;
 	return true;

@@ -614,11 +614,15 @@ default_kc(int64_t N, int several)
 ** 6 x 4. Measured on 19717 rows, one thread, interleaved against 6 x 4
 ** for every shape (bench/cpu/gemm_speed.c's): forward 500 x 128 and
 ** 128 x 128 ran 10-20% faster, 32 x 32 40%; the weight gradients with
-** many input columns (1433 x 16 or 64, 500 x 64) lost 20-40% with two. */
+** many input columns (1433 x 16 or 64, 500 x 64) lost 20-40% with two.
+** A weight gradient of 32 rows or more takes 8 x 3: 500 x 128 (GIN's
+** first layer on PubMed's 19717 rows) 4-8% faster than 6 x 4, 128 x 128
+** and 40 x 128 5-14%, 500 x 64 and 1433 x 64 about 5%; 16 rows (1433 x
+** 16) ran 20% slower, so those keep 6 x 4. */
 static int
-group(const struct gemmisa *t, int64_t np, int at)
+group(const struct gemmisa *t, int64_t np, int at, int64_t rows)
 {
-	int g = at || np == 3 ? 4 : 2;
+	int g = at ? (rows >= 32 ? 3 : 4) : np == 3 ? 4 : 2;
 
 	g = g < t->np ? g : t->np;
 	return np < g ? (int)np : g;
@@ -637,7 +641,7 @@ dense(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
 		return;
 	if (kc <= 0)
 		kc = default_kc(N, np > t->np);
-	g0 = group(t, np, at);
+	g0 = group(t, np, at, m1 - m0);
 	for (int64_t i0 = m0; i0 < m1; i0 += MC) {
 		int64_t i1 = m1 - i0 < MC ? m1 : i0 + MC;
 		for (int64_t k0 = 0; k0 < K; k0 += kc) {
