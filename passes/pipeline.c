@@ -32,6 +32,7 @@ const Pass passtab[] = {
 	{"memplan", memplan, "arena slots: forward values share memory when their lifetimes are disjoint"},
 	{"readfold", readfold, "cpu target: a scatter, a weight gradient or a column sum reads through the gather, transpose or product that made its operand"},
 	{"sinkreduce", sinkreduce, "cpu target: a sum over rows (and a product only it reads) moves down past the elementwise row work after it, to at most its first use"},
+	{"sinkelem", sinkelem, "cpu target: elementwise row work that would run alone moves down to its first use, into that use's row kernel"},
 	{"store-bf16", storebf16, "--precision=bf16: values forward writes are stored in bfloat16 (rounded), arithmetic f32"},
 	{"store-f16", storef16, "--precision=fp16: values forward writes are stored in IEEE half (rounded), arithmetic f32"},
 	{"specialize", specialize, "--specialize's graph sizes become constants (run first when given)"},
@@ -146,7 +147,7 @@ pipelineof(const PassOpts *o)
  * goes before memplan (after fusion: which values are written depends
  * on the kernels), or last when there is no memplan (-O0, a --passes
  * list), unless the pipeline names it itself; the cpu target's
- * sinkreduce goes before fuse, whose runs it lengthens.
+ * sinkreduce and sinkelem go before fuse, whose runs they lengthen.
  */
 static int
 addbefore(const char *name, void (*next)(Fn *), const Pass ***out, int n)
@@ -188,12 +189,13 @@ passlist(const PassOpts *o, const Pass ***out)
 		return n;
 	if (o->precision && (n = addbefore(o->precision, memplan, out, n)) < 0)
 		return n;
-	/* the cpu target's: sinkreduce before fuse, whose runs it
-	 * lengthens; readfold (kernels read through a gather, a transpose
+	/* the cpu target's: sinkreduce and sinkelem before fuse, whose runs
+	 * they lengthen; readfold (kernels read through a gather, a transpose
 	 * or a product) before memplan, after the precision pass (which
 	 * decides what is stored in 16 bits) */
 	if (o->hostforward && o->olevel >= 1 && !o->pipeline &&
-	    ((n = addbefore("sinkreduce", fuse, out, n)) < 0 || (n = addbefore("readfold", memplan, out, n)) < 0))
+	    ((n = addbefore("sinkreduce", fuse, out, n)) < 0 || (n = addbefore("sinkelem", fuse, out, n)) < 0 ||
+	     (n = addbefore("readfold", memplan, out, n)) < 0))
 		return n;
 	if (!o->specialize)
 		return n;
