@@ -909,17 +909,19 @@ kerneltail(E *e)
  * and store nothing.  Returns the task count.
  */
 static const char *
-emitdense(E *e, int i, bool device, bool dev, Args *a)
+emitdense(E *e, int i, int ki, Ref to, Ref bias, bool device, bool dev, Args *a)
 {
 	const Ins *in = &e->fn->ins[i];
-	const char *ot = ctype(ty(e, in->to).dtype), *M, *O, *A, *B, *Aval;
+	const char *ot = ctype(ty(e, in->to).dtype), *M, *O, *A, *B, *Aval, *BI = NULL;
 	long long K = dimconstval(ty(e, in->arg[1]).dim[0]), P = dimconstval(ty(e, in->arg[1]).dim[1]);
 	int tile = e->sched.tile;
 
-	O = ptrarg(e, a, NULL, in->to, true, dev);
+	O = ptrarg(e, a, NULL, to, true, dev);
 	A = ptrarg(e, a, NULL, in->arg[0], false, dev);
 	Aval = a->val[a->n - 1];
 	B = ptrarg(e, a, NULL, in->arg[1], false, dev);
+	if (bias != RNone)
+		BI = ptrarg(e, a, NULL, bias, false, dev);
 	M = cdim(e, ty(e, in->arg[0]).dim[0]);
 	arg(a, "int64_t M_", "%s", M);
 	if (e->sched.gemm) {
@@ -929,6 +931,8 @@ emitdense(E *e, int i, bool device, bool dev, Args *a)
 		int R = e->sched.gemm;
 		int adt = valstoredtype(e->fn, in->arg[0]), cdt = valstoredtype(e->fn, in->to);
 		int bd = e->fn->val[in->arg[1]].def;
+		if (BI && (adt != DNone || cdt != DNone || (bd >= 0 && rounddtype(&e->fn->ins[bd]) != DNone)))
+			die("codegen: a GEMM's bias with 16-bit operands");   /* readfold's gemmbias refuses them */
 		if (bd >= 0 && rounddtype(&e->fn->ins[bd]) == DBF16) {
 			/* weights rounded to bfloat16 (passes/precision.c):
 			 * bfloat16 products with float32 sums (gnn_bgemm); a float
@@ -958,22 +962,33 @@ emitdense(E *e, int i, bool device, bool dev, Args *a)
 			return pf(e, "((%s) + %d) / %d", M, R - 1, R);
 		}
 		arg(a, "int sp_", "gnn_sgemm_sparse_pays(%s, %s, %lld, %lld)", Aval, M, K, K);
-		kernelhead(e, i, device, a);
+		kernelhead(e, ki, device, a);
 		out(e, "const int64_t m0_ = t0_ * %d, m1_ = t1_ * %d < M_ ? t1_ * %d : M_;\n(void)t_;\n", R, R, R);
-		out(e, "if (sp_)\n\tgnn_sgemm_sparse(m0_, m1_, %lld, %lld, %s, %lld, %s, %lld, %s, %lld, 0);\n", K, P, A, K, B, P, O, P);
-		out(e, "else\n\tgnn_sgemm(m0_, m1_, %lld, %lld, %s, %lld, %s, %lld, %s, %lld, %d, 0);\n", K, P, A, K, B, P, O, P,
-		    e->sched.kc);
+		if (BI) {
+			/* the GEMM readfold folded into its bias's add: the bias
+			 * is added as blocks of rows finish (gnn_sgemm_bias) */
+			out(e, "if (sp_)\n\tgnn_sgemm_sparse_bias(m0_, m1_, %lld, %lld, %s, %lld, %s, %lld, %s, %s, %lld, 0);\n", K, P, A, K,
+			    B, P, BI, O, P);
+			out(e, "else\n\tgnn_sgemm_bias(m0_, m1_, %lld, %lld, %s, %lld, %s, %lld, %s, %s, %lld, %d, 0);\n", K, P, A, K, B, P,
+			    BI, O, P, e->sched.kc);
+		} else {
+			out(e, "if (sp_)\n\tgnn_sgemm_sparse(m0_, m1_, %lld, %lld, %s, %lld, %s, %lld, %s, %lld, 0);\n", K, P, A, K, B, P, O, P);
+			out(e, "else\n\tgnn_sgemm(m0_, m1_, %lld, %lld, %s, %lld, %s, %lld, %s, %lld, %d, 0);\n", K, P, A, K, B, P, O, P,
+			    e->sched.kc);
+		}
 		out(e, "break;   /* one call covers the range */\n");
 		kerneltail(e);
 		return pf(e, "((%s) + %d) / %d", M, R - 1, R);
 	}
-	kernelhead(e, i, device, a);
+	kernelhead(e, ki, device, a);
+	if (tile < 1)
+		tile = 1;
 	if (e->sched.axpy) {
 		out(e, "const int64_t r0_ = t_ * %d;\n%s acc_[%d][%lld];\n", tile, ot, tile, P);
 		axpybody(e, ot, tile, matmula(e, in, pf(e, "%s[(r0_ + i_ < M_ ? r0_ + i_ : M_ - 1) * %lld + k_]", A, K)), B, K, P,
 		         "acc_[i_][p_]");
-		out(e, "for (int i_ = 0; i_ < %d && r0_ + i_ < M_; i_++)\n\tfor (int64_t p_ = 0; p_ < %lld; p_++)\n\t\t%s[(r0_ + i_) * %lld + p_] = acc_[i_][p_];\n",
-		    tile, P, O, P);
+		out(e, "for (int i_ = 0; i_ < %d && r0_ + i_ < M_; i_++)\n\tfor (int64_t p_ = 0; p_ < %lld; p_++)\n\t\t%s[(r0_ + i_) * %lld + p_] = acc_[i_][p_]%s;\n",
+		    tile, P, O, P, BI ? pf(e, " + %s[p_]", BI) : "");
 		kerneltail(e);
 		return pf(e, "((%s) + %d) / %d", M, tile - 1, tile);
 	}
@@ -983,7 +998,8 @@ emitdense(E *e, int i, bool device, bool dev, Args *a)
 	out(e, "for (int64_t k_ = 0; k_ < K_; k_++) {\n\tconst %s b_ = %s[k_ * P_ + p_];\n", ot, B);
 	out(e, "\tfor (int i_ = 0; i_ < %d; i_++)\n\t\tacc_[i_] += %s * b_;\n}\n", tile,
 	    matmula(e, in, pf(e, "%s[(r0_ + i_ < M_ ? r0_ + i_ : M_ - 1) * K_ + k_]", A)));
-	out(e, "for (int i_ = 0; i_ < %d && r0_ + i_ < M_; i_++)\n\t%s[(r0_ + i_) * P_ + p_] = acc_[i_];\n", tile, O);
+	out(e, "for (int i_ = 0; i_ < %d && r0_ + i_ < M_; i_++)\n\t%s[(r0_ + i_) * P_ + p_] = acc_[i_]%s;\n", tile, O,
+	    BI ? pf(e, " + %s[p_]", BI) : "");
 	kerneltail(e);
 	return pf(e, "((%s) + %d) / %d * %lld", M, tile - 1, tile, P);
 }
@@ -1053,7 +1069,10 @@ emitkernel(E *e, int i, Args *a, Str *call)
 
 	for (k = 0; k < in->narg && k < 2; k++)
 		src[k] = ty(e, in->arg[k]);
-	switch (in->op) {
+	if (in->op == Oadd && !e->cuda && (k = viafold(e->fn, i)) >= 0)
+		/* a Linear's bias, added by the GEMM readfold folded (gemmbias) */
+		T = emitdense(e, k, i, in->to, in->arg[1], device, dev, a);
+	else switch (in->op) {
 	case Oconst:
 		O = ptrarg(e, a, NULL, in->to, true, device);
 		kernelhead(e, i, device, a);
@@ -1176,7 +1195,7 @@ emitkernel(E *e, int i, Args *a, Str *call)
 			return;
 		}
 		if (ti < 0 && (e->sched.tile > 1 || e->sched.axpy || e->sched.gemm)) {
-			T = emitdense(e, i, device, dev, a);
+			T = emitdense(e, i, i, in->to, RNone, device, dev, a);
 			break;
 		}
 		if (ti >= 0 || (!e->cuda && src[0].rank == 2 && src[1].rank == 2 && dimisconst(src[0].dim[0]) &&

@@ -160,7 +160,7 @@ reportkernels(R *r)
 	const Ins *in, **locs = emalloc((fn->nins + 1) * sizeof *locs);
 	bool *seen = emalloc((fn->nval + 1) * sizeof *seen);
 	Kernel *ks;
-	int k, i, n, nloc, nk = listkernels(fn, &ks), nchunk = 0, nksum = 0, split;
+	int k, i, g, n, nloc, nk = listkernels(fn, &ks), nchunk = 0, nksum = 0, split;
 
 	/* a split row kernel launches one chunk kernel per walk before it
 	 * (rowkernel.c); the reduce levels between them depend on the graph */
@@ -189,6 +189,12 @@ reportkernels(R *r)
 				continue;
 			if (in->hassched)
 				split = in->sched.split;
+			/* readfold's GEMM with its bias (gemmbias): the matmul
+			 * runs in the add's kernel */
+			if (in->op == Oadd && !r->cuda && (g = viafold(fn, i)) >= 0) {
+				fprintf(r->f, "%s %s", n++ ? "," : "", opinfo[fn->ins[g].op].name);
+				addloc(locs, &nloc, &fn->ins[g]);
+			}
 			fprintf(r->f, "%s %s", n++ ? "," : "", opinfo[in->op].name);
 			addloc(locs, &nloc, in);
 		}

@@ -70,6 +70,7 @@ typedef struct Opts {
 	SchedForce *force;       /* --schedule */
 	int nforce;
 	const char *cache;       /* --tune-cache; "" with --no-tune-cache */
+	bool interpcpu;          /* --interp-target=cpu */
 	const char *emucheck, *emuorder, *emugrid;   /* --emu-* as given */
 	const char *emuwork;     /* --emu-work FILE: per-launch warp work (GNNEMU_WORK) */
 	bool profile;            /* --profile[=FILE]: per-launch records, printed after the run */
@@ -586,6 +587,7 @@ parseargs(int argc, char **argv, Opts *o)
 		case OptBatch: o->batch = v; break;
 		case OptWeights: o->weights = v; break;
 		case OptEngine: o->engine = v; break;
+		case OptInterpTarget: o->interpcpu = p.choice == 1; break;
 		case OptCpu: o->cpu = p.choice; break;
 		case OptGpuMath: o->gpumath = p.choice; break;
 		case OptVendor: o->vendor = vendorbits(v); break;
@@ -687,6 +689,8 @@ parseargs(int argc, char **argv, Opts *o)
 		opterror("mini-batch training (--batch-size) needs a compiled engine (--engine=cpu, cuda or cuda-emu)");
 	else if (o->batchsize && !o->trainmask)
 		opterror("mini-batch training (--batch-size) needs --train-mask: its nodes are the batches' seeds");
+	if (o->interpcpu && strcmp(o->engine, "interp") != 0)
+		optwarn("'--interp-target' has no effect with --engine=%s", o->engine);
 	o->target = strcmp(o->engine, "cpu") == 0 ? TargetCPU : TargetCUDA;
 	o->emu = strcmp(o->engine, "cuda-emu") != 0 ? EmuOff : emumode(o->emucheck ? o->emucheck : "run");
 	return optnerrors() == 0;
@@ -1111,6 +1115,10 @@ main(int argc, char **argv)
 	po.olevel = o.olevel;
 	po.specialize = o.specialize;
 	po.precision = optprecisionpass[o.precision];
+	/* the cpu engine's code is gnncc --target=cpu's: its passes too
+	 * (sinkreduce, sinkelem, readfold), and no graph breaks; the
+	 * interpreter's with --interp-target=cpu */
+	po.hostforward = strcmp(o.engine, "cpu") == 0 || (strcmp(o.engine, "interp") == 0 && o.interpcpu);
 	if (runpasses(m, &po) != 0)
 		goto out;
 	if (strcmp(o.engine, "interp") != 0) {

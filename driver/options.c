@@ -24,6 +24,7 @@ static const char *const emumodes[] = {"run", "memcheck", "racecheck", NULL};
 static const char *const emuchecks[] = {"memcheck", "racecheck", NULL};
 static const char *const emits[] = {"obj", "cuda", "c", "header", "ir", NULL};
 static const char *const engines[] = {"interp", "cpu", "cuda", "cuda-emu", NULL};
+static const char *const interptargets[] = {"cuda", "cpu", NULL};
 static const char *const dtypes[] = {"f32", "f64", NULL};
 /* --cpu: the portable default first (clones dispatched at run time) */
 const char *const optcpus[6] = {"portable", "native", "x86-64-v2", "x86-64-v3", "x86-64-v4", NULL};
@@ -118,6 +119,11 @@ static const OptSpec table[] = {
 	 "cuda-emu: the cuda target's code on the emulated device\n"
 	 "(c++; the CPU runs every GPU thread, CUDA's semantics\n"
 	 "checked)"},
+	{OptInterpTarget, RUN, "--interp-target", NULL, ArgRequired, "cuda|cpu", interptargets, "target",
+	 "interp: run that target's passes (default cuda's): the\n"
+	 "cpu target adds sinkreduce, sinkelem and readfold, which\n"
+	 "change what is stored, so under --precision the values\n"
+	 "rounded to 16 bits are --engine=cpu's (its reference)"},
 	{OptEmuCheck, RUN, "--emu-check", NULL, ArgRequired, "MODE", emuchecks, "mode",
 	 "cuda-emu under memcheck (AddressSanitizer) or racecheck\n"
 	 "(ThreadSanitizer); gnnrun loads the sanitizer itself"},

@@ -56,7 +56,7 @@ typedef enum Opt {
 	OptNoCaret, OptCaret, OptMaxErrors,
 	/* gnnrun */
 	OptGraph, OptBatch, OptNumNodes, OptInput, OptWeights, OptModelName, OptCheckFinite,
-	OptEngine, OptEmuCheck, OptEmuOrder, OptEmuGridMax, OptEmuDefer, OptEmuWork, OptOutput, OptOutputDtype,
+	OptEngine, OptInterpTarget, OptEmuCheck, OptEmuOrder, OptEmuGridMax, OptEmuDefer, OptEmuWork, OptOutput, OptOutputDtype,
 	OptProfile,
 	OptTrain, OptLabels, OptTrainMask, OptTestMask, OptLoss, OptEpochs, OptOptimizer, OptLr,
 	OptWeightDecay, OptMomentum, OptNesterov, OptSaveWeights,

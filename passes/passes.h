@@ -198,6 +198,8 @@ int64_t rowsharedbytes(const Fn *fn, int group);
 enum { RowWeightBytes = 32 * 1024 };
 int64_t matmulweightbytes(const Fn *fn, const Ins *in);
 bool rowmatmul(const Fn *fn, const Ins *in);
+bool isdense(const Fn *fn, const Ins *in);       /* schedule.c: [M, K] @ [K, P], K and P constant */
+const Ins *denseof(const Fn *fn, int i);         /* readfold.c: the dense matmul kernel i runs, or NULL */
 /* 0 if s may run kernel k on st's target; else why, and SchedNotFor (s
  * sets fields that are not this kind of kernel's on this target: lanes
  * for a dense transform, chunk on cuda) or SchedIllegal (they are its,

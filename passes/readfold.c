@@ -14,13 +14,16 @@
  *   - a sum over rows of a product (batch norm's sum((x - mu)^2) and, in
  *     backward, its weight's sum(dY * x_hat)) wrote the [N, F] product
  *     for the column sum to read back; so did the sum of a negation
- *     (batch norm's backward sums -dC for the mean's adjoint).
+ *     (batch norm's backward sums -dC for the mean's adjoint);
+ *   - a Linear's bias was a pass of its own over the [N, F] its GEMM had
+ *     just written (before batch norm, which no row kernel takes).
  * When such a value has no other use, this pass marks its instruction
  * "folded" and the reader "via": the scatter's kernel reads row idx[e]
  * of the gather's table for message e; the weight-gradient GEMM reads
  * dY as it is (gnn_sgemm_wgradt reads it transposed in place); the
  * column sum multiplies the product's operands (negates the negation's)
- * as it walks them. A
+ * as it walks them; the bias's add runs the GEMM (gemmbias), adding the
+ * bias as blocks of rows finish. A
  * product that fusion put last in a row kernel leaves the kernel (a
  * kernel of one instruction is no kernel). The
  * folded instruction runs no kernel and takes no arena memory
@@ -129,6 +132,49 @@ sumofproduct(const Fn *fn, const unsigned char *phase, int j)
 	       uses(fn, fn->ins[di].to) == 1 ? di : -1;
 }
 
+/* A Linear's bias added to a dense transform of its own kernel that
+ * nothing else reads, all float32 and none of it stored in 16 bits: the
+ * GEMM the add j reads through (gnn_sgemm_bias adds the bias while a
+ * block of rows is in cache), or -1 */
+static int
+gemmbias(const Fn *fn, const unsigned char *phase, int j)
+{
+	const Ins *in = &fn->ins[j], *d;
+	const Type *b;
+	int di;
+
+	if (in->op != Oadd || in->narg != 2 || phase[in->to] != PhaseForward || attrint(in, "group", -1) >= 0 ||
+	    (di = fn->val[in->arg[0]].def) < 0)
+		return -1;
+	d = &fn->ins[di];
+	b = &fn->val[in->arg[1]].type;
+	if (!isdense(fn, d) || phase[d->to] != PhaseForward || attrint(d, "group", -1) >= 0 || uses(fn, d->to) != 1 ||
+	    fn->val[d->to].type.dtype != DF32 || !typeeq(fn->val[d->to].type, fn->val[in->to].type))
+		return -1;
+	if (b->kind != TTensor || b->rank != 1 || b->dtype != DF32 || b->dim[0] != fn->val[d->to].type.dim[1] ||
+	    (phase[in->arg[1]] != PhaseParam && phase[in->arg[1]] != PhaseLoad))
+		return -1;
+	if (valstoredtype(fn, d->arg[0]) != DNone || valstoredtype(fn, d->arg[1]) != DNone || valstoredtype(fn, in->to) != DNone ||
+	    valstoredtype(fn, in->arg[1]) != DNone)
+		return -1;
+	/* weights rounded to bfloat16 take gnn_bgemm, which adds no bias */
+	for (int k = 0; k < 2; k++)
+		if (fn->val[d->arg[k]].def >= 0 && rounddtype(&fn->ins[fn->val[d->arg[k]].def]) != DNone)
+			return -1;
+	return di;
+}
+
+const Ins *
+denseof(const Fn *fn, int i)
+{
+	int d;
+
+	if (isdense(fn, &fn->ins[i]))
+		return &fn->ins[i];
+	d = fn->ins[i].op == Oadd ? viafold(fn, i) : -1;
+	return d >= 0 ? &fn->ins[d] : NULL;
+}
+
 /* the instruction reader j may read through, or -1 */
 static int
 foldable(const Fn *fn, const unsigned char *phase, int j)
@@ -137,6 +183,8 @@ foldable(const Fn *fn, const unsigned char *phase, int j)
 	int di;
 	bool scatter = in->op == Oscatter_sum || in->op == Oscatter_mean || in->op == Oscatter_max;
 
+	if (in->op == Oadd)
+		return gemmbias(fn, phase, j);
 	if (colsum(fn, in))
 		return (di = sumofproduct(fn, phase, j)) >= 0 && attrint(&fn->ins[di], "group", -1) < 0 ? di : -1;
 	if ((!scatter && !wgradmatmul(fn, in)) || phase[in->to] != PhaseForward ||

@@ -40,7 +40,7 @@ rowwidth(const Fn *fn, Ref v)
 }
 
 /* a rank-2 [M, K] @ [K, P] with constant K and P */
-static bool
+bool
 isdense(const Fn *fn, const Ins *in)
 {
 	const Type *a, *b;
@@ -183,7 +183,7 @@ listkernels(Fn *fn, Kernel **out)
 		if (k->first < 0) {
 			k->first = i;
 			k->group = (int)attrint(in, "group", -1);
-			k->kind = k->group >= 0 ? KernelRow : isdense(fn, in) ? KernelDense : KernelElem;
+			k->kind = k->group >= 0 ? KernelRow : denseof(fn, i) ? KernelDense : KernelElem;
 			k->what = k->group >= 0 ? "epilogue" : k->kind == KernelDense ? "dense" : "elementwise";
 			snprintf(k->name, sizeof k->name, k->group >= 0 ? "g%d" : "k%d", k->group >= 0 ? k->group : i);
 			k->lanable = k->group >= 0;
@@ -230,7 +230,7 @@ listkernels(Fn *fn, Kernel **out)
 		if (ks[i].kind == KernelRow)
 			ks[i].smem = rowsharedbytes(fn, ks[i].group);
 		if (ks[i].kind == KernelDense) {
-			const Ins *in = &fn->ins[ks[i].first];
+			const Ins *in = denseof(fn, ks[i].first);
 			ks[i].msgwidth = dimconstval(fn->val[in->arg[1]].type.dim[0]);
 			ks[i].width = dimconstval(fn->val[in->arg[1]].type.dim[1]);
 			ks[i].weightbytes = matmulweightbytes(fn, in);

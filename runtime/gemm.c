@@ -629,16 +629,31 @@ group(const struct gemmisa *t, int64_t np, int at, int64_t rows)
 }
 
 /* The product for B laid out as kernfn says (packed or as it is). */
+/* bias (a Linear's, or NULL): bias[n] added to rows [i0, i1) of C once
+** their chains are done, while they are in cache; a float add after the
+** chain, as a kernel of its own adds it, so the bits are the same */
+static void
+addbias(float *C, int64_t ldc, int64_t i0, int64_t i1, int64_t N, const float *bias)
+{
+	if (!bias)
+		return;
+	for (int64_t i = i0; i < i1; i++)
+		for (int64_t n = 0; n < N; n++)
+			C[i * ldc + n] += bias[n];
+}
+
 static void
 dense(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda, int at,
-	const float *B, int64_t bs, int64_t ps, float *C, int64_t ldc, int64_t kc, int flags)
+	const float *B, int64_t bs, int64_t ps, float *C, int64_t ldc, int64_t kc, int flags, const float *bias)
 {
 	const struct gemmisa *t = isa();
 	int64_t np = panels(N);
 	int g0;
 
-	if (trivial(m0, m1, K, N, C, ldc, flags))
+	if (trivial(m0, m1, K, N, C, ldc, flags)) {
+		addbias(C, ldc, m0, m1 > m0 && N > 0 ? m1 : m0, N, bias);
 		return;
+	}
 	if (kc <= 0)
 		kc = default_kc(N, np > t->np);
 	g0 = group(t, np, at, m1 - m0);
@@ -660,20 +675,23 @@ dense(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
 				}
 			}
 		}
+		addbias(C, ldc, i0, i1, N, bias);
 	}
 }
 
 static void
 sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
-	const float *B, int64_t bs, int64_t ps, float *C, int64_t ldc, int flags)
+	const float *B, int64_t bs, int64_t ps, float *C, int64_t ldc, int flags, const float *bias)
 {
 	const struct gemmisa *t = isa();
 	int32_t idx[SPCHUNK + 16];
 	float val[SPCHUNK + 16];
 
-	if (trivial(m0, m1, K, N, C, ldc, flags))
+	if (trivial(m0, m1, K, N, C, ldc, flags)) {
+		addbias(C, ldc, m0, m1 > m0 && N > 0 ? m1 : m0, N, bias);
 		return;
-	for (int64_t i = m0; i < m1; i++)
+	}
+	for (int64_t i = m0; i < m1; addbias(C, ldc, i, i + 1, N, bias), i++)
 		for (int64_t k0 = 0; k0 < K; k0 += SPCHUNK) {
 			int64_t kb = K - k0 < SPCHUNK ? K - k0 : SPCHUNK;
 			int64_t nnz = t->nz(A + i * lda + k0, kb, k0, idx, val);
@@ -688,14 +706,14 @@ void
 gnn_sgemm_rows(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
 	const float *Bp, float *C, int64_t ldc, int64_t kc, int flags)
 {
-	dense(m0, m1, K, N, A, lda, 0, Bp, NR, K * NR, C, ldc, kc, flags);
+	dense(m0, m1, K, N, A, lda, 0, Bp, NR, K * NR, C, ldc, kc, flags, NULL);
 }
 
 void
 gnn_sgemm_rows_sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A,
 	int64_t lda, const float *Bp, float *C, int64_t ldc, int flags)
 {
-	sparse(m0, m1, K, N, A, lda, Bp, NR, K * NR, C, ldc, flags);
+	sparse(m0, m1, K, N, A, lda, Bp, NR, K * NR, C, ldc, flags, NULL);
 }
 
 /* floats of gnn_sgemm's packed B (256 KiB of stack, as much as the
@@ -714,30 +732,44 @@ gnn_sgemm_rows_sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const float 
 ** chains, so the bits are the same. */
 static void
 product(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda, int at,
-	const float *B, int64_t ldb, float *C, int64_t ldc, int64_t kc, int flags)
+	const float *B, int64_t ldb, float *C, int64_t ldc, int64_t kc, int flags, const float *bias)
 {
 	float bp[PACKMAX] __attribute__((aligned(64)));
 
 	if (m1 - m0 < PACKROWS || K <= 0 || N <= 0 || gnn_sgemm_packed_floats(K, N) > PACKMAX) {
-		dense(m0, m1, K, N, A, lda, at, B, ldb, NR, C, ldc, kc, flags);
+		dense(m0, m1, K, N, A, lda, at, B, ldb, NR, C, ldc, kc, flags, bias);
 		return;
 	}
 	gnn_sgemm_pack(bp, B, K, N, ldb, 1);
-	dense(m0, m1, K, N, A, lda, at, bp, NR, K * NR, C, ldc, kc, flags);
+	dense(m0, m1, K, N, A, lda, at, bp, NR, K * NR, C, ldc, kc, flags, bias);
 }
 
 void
 gnn_sgemm(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
 	const float *B, int64_t ldb, float *C, int64_t ldc, int64_t kc, int flags)
 {
-	product(m0, m1, K, N, A, lda, 0, B, ldb, C, ldc, kc, flags);
+	product(m0, m1, K, N, A, lda, 0, B, ldb, C, ldc, kc, flags, NULL);
 }
 
 void
 gnn_sgemm_sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
 	const float *B, int64_t ldb, float *C, int64_t ldc, int flags)
 {
-	sparse(m0, m1, K, N, A, lda, B, ldb, NR, C, ldc, flags);
+	sparse(m0, m1, K, N, A, lda, B, ldb, NR, C, ldc, flags, NULL);
+}
+
+void
+gnn_sgemm_bias(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
+	const float *B, int64_t ldb, const float *bias, float *C, int64_t ldc, int64_t kc, int flags)
+{
+	product(m0, m1, K, N, A, lda, 0, B, ldb, C, ldc, kc, flags, bias);
+}
+
+void
+gnn_sgemm_sparse_bias(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
+	const float *B, int64_t ldb, const float *bias, float *C, int64_t ldc, int flags)
+{
+	sparse(m0, m1, K, N, A, lda, B, ldb, NR, C, ldc, flags, bias);
 }
 
 /* The sparse form wins below this share of nonzeros in A (measured with
@@ -828,7 +860,7 @@ gnn_sgemm_wgradt(int64_t p0, int64_t p1, int64_t M, int64_t K, const float *G, i
 {
 	if (p1 <= p0 || M <= 0 || wgrad_sparse_range(p0, p1, M, K, G, 1, ldg, B, ldb, C, ldc, sparse))
 		return;
-	product(0, M, K, p1 - p0, G, ldg, 1, B + p0, ldb, C + p0, ldc, wgkc(ldb), 0);
+	product(0, M, K, p1 - p0, G, ldg, 1, B + p0, ldb, C + p0, ldc, wgkc(ldb), 0, NULL);
 }
 
 void

@@ -948,6 +948,15 @@ void gnn_sgemm(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int
                const float *B, int64_t ldb, float *C, int64_t ldc, int64_t kc, int flags);
 void gnn_sgemm_sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
                       const float *B, int64_t ldb, float *C, int64_t ldc, int flags);
+/* The same, then bias[n] added to every row of C while a block of rows is
+** in cache (a Linear's bias, readfold's GEMM epilogue): each element is
+** the product's chain and then one float add, as an add of its own
+** computes it, so the bits are the same. */
+void gnn_sgemm_bias(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
+                    const float *B, int64_t ldb, const float *bias, float *C, int64_t ldc, int64_t kc,
+                    int flags);
+void gnn_sgemm_sparse_bias(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
+                           const float *B, int64_t ldb, const float *bias, float *C, int64_t ldc, int flags);
 
 /* gnn_sgemm (sp: gnn_sgemm_sparse) with A and C stored as adt and cdt:
 ** GNN_F32, or GNN_BF16 / GNN_F16 (16-bit words, --precision): A's rows

@@ -189,6 +189,39 @@ rowsplit(const Prob *p, float *C, int64_t kc, int flags)
 ** malloc, so that a read past its last element (its last row's columns
 ** past N) is an error under AddressSanitizer.
 */
+/* gnn_sgemm_bias and gnn_sgemm_sparse_bias: the product's bits, then one
+** float add of the bias per element, as a kernel of its own adds it (row
+** ranges of random sizes, and all rows at once) */
+static void
+biased(const Prob *p, const float *C0, const float *in, const float *B, int64_t ldb, int flags, int64_t kc)
+{
+	float *bias = malloc((size_t)(p->N + 1) * sizeof(float)), *want = mkc(p, NULL), *C;
+
+	for (int64_t n = 0; n < p->N; n++)
+		bias[n] = unif();
+	for (int64_t i = 0; i < p->M; i++)
+		for (int64_t n = 0; n < p->N; n++)
+			want[i * p->ldc + n] = C0[i * p->ldc + n] + bias[n];
+	for (int form = 0; form < 3; form++) {
+		C = mkc(p, in);
+		for (int64_t m0 = 0, m1; m0 < p->M; m0 = m1) {
+			m1 = form == 1 ? p->M : m0 + 1 + (int64_t)(rt_next() % 300);
+			m1 = m1 < p->M ? m1 : p->M;
+			if (form == 2)
+				gnn_sgemm_sparse_bias(m0, m1, p->K, p->N, p->A, p->lda, B, ldb, bias, C, p->ldc, flags);
+			else
+				gnn_sgemm_bias(m0, m1, p->K, p->N, p->A, p->lda, B, ldb, bias, C, p->ldc, kc, flags);
+		}
+		if (!CHECK(sameC(p, C, want)))
+			printf("  %s with a bias differs from the product plus the bias: M %lld K %lld N %lld kc %lld\n",
+				form == 2 ? "sparse" : "dense", (long long)p->M, (long long)p->K, (long long)p->N, (long long)kc);
+		CHECK(cintact(p, C));
+		gfree(C);
+	}
+	gfree(want);
+	free(bias);
+}
+
 static void
 inplace(const Prob *p, const float *C0, const float *in, int flags, int64_t kc)
 {
@@ -224,6 +257,7 @@ inplace(const Prob *p, const float *C0, const float *in, int flags, int64_t kc)
 			(long long)p->K, (long long)p->N, (long long)ldb);
 	CHECK(cintact(p, C));
 	gfree(C);
+	biased(p, C0, in, B, ldb, flags, kc);
 	free(B);
 }
 
