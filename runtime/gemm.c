@@ -370,6 +370,20 @@ static T_AVX512 void
 avx512_kern(int mr, int np, int64_t kc, const float *A, int64_t lda, int at, const float *B,
 	int64_t bs, int64_t ps, float *C, int64_t ldc, int64_t ncols, int load)
 {
+	if (ncols == 16 * np) {
+		/* whole panels (all but a last narrow one): the masks are
+		** constants and the loads plain, where a mask reloaded from
+		** the stack each k took a load port (128 x 128 and the weight
+		** gradients 4-9% faster, 500 x 128 forward the same) */
+		if (at) {
+#define X(r, p) avx512_body(r, p, kc, A, lda, 1, B, bs, ps, C, ldc, 16 * p, load)
+			GNN_TILES(np, mr, X)
+#undef X
+		}
+#define X(r, p) avx512_body(r, p, kc, A, lda, 0, B, bs, ps, C, ldc, 16 * p, load)
+		GNN_TILES(np, mr, X)
+#undef X
+	}
 	if (at) {
 #define X(r, p) avx512_body(r, p, kc, A, lda, 1, B, bs, ps, C, ldc, ncols, load)
 		GNN_TILES(np, mr, X)
