@@ -493,7 +493,8 @@ scatterel(E *e, const ColStep *s)
 ** are read as lines, where a task per element reloaded the plan and read
 ** a float a line; each element is the chain over the row's messages the
 ** per-element task made, in the same order, so the bits are too. With
-** via, message k is row via[k] of X (throughgather). */
+** via (an index expression in k_), message k is row via of X
+** (throughgather). */
 static void
 segscatterbody(E *e, const Ins *in, const char *ot, const char *X, const char *O, const char *via)
 {
@@ -504,7 +505,7 @@ segscatterbody(E *e, const Ins *in, const char *ot, const char *X, const char *O
 	out(e, "for (int64_t c_ = 0; c_ < nc_; c_++)\n\tacc_[c_] = 0;\n");
 	wopen(e->w, "for (int64_t k_ = rowptr_[r_]; k_ < rowptr_[r_ + 1]; k_++)");
 	if (via)
-		out(e, "const %s *x0_ = %s + (int64_t)%s[order_[k_]] * row_ + c0_;\n\n", ot, X, via);
+		out(e, "const %s *x0_ = %s + (int64_t)%s * row_ + c0_;\n\n", ot, X, via);
 	else
 		out(e, "const %s *x0_ = %s + order_[k_] * row_ + c0_;\n\n", ot, X);
 	groupcols(e, &st);
@@ -1113,9 +1114,19 @@ emitkernel(E *e, int i, Args *a, Str *call)
 		attrdim(in, "n", &n);
 		gi = viafold(e->fn, i);
 		O = ptrarg(e, a, NULL, in->to, true, dev);
+		Y = NULL;
 		if (gi >= 0) {
+			Ref ix = e->fn->ins[gi].arg[1];
 			X = ptrarg(e, a, NULL, e->fn->ins[gi].arg[0], false, dev);
-			Y = ptrarg(e, a, NULL, e->fn->ins[gi].arg[1], false, dev);
+			if (!e->cuda && !stored16(e, in->arg[0]) && e->p->phase[ix] == PhaseBind) {
+				/* the gather's index copied into the plan's order at
+				 * bind (permseg): read at k_, in memory's order, not
+				 * at order_[k_], one dependent load less a message */
+				int ps = permseg(e, i, ix, 1);
+				arg(a, pf(e, "const %s *restrict ixp_", memctype(e, ix)), "(const %s *)m->seg[%d]", memctype(e, ix), ps);
+				Y = NULL;
+			} else
+				Y = ptrarg(e, a, NULL, ix, false, dev);
 		} else
 			X = ptrarg(e, a, NULL, in->arg[0], false, dev);
 		arg(a, "const int64_t *rowptr_", "(const int64_t *)%s", segment(e, i, dev));
@@ -1123,8 +1134,14 @@ emitkernel(E *e, int i, Args *a, Str *call)
 		arg(a, "int64_t row_", "%s", cprod(e, &src[0], 1, src[0].rank));
 		kernelhead(e, i, device, a);
 		out(e, "const int64_t *order_ = rowptr_ + n_ + 1;\n");
+		if (!e->cuda && !stored16(e, in->arg[0]) && gi >= 0 && !Y) {
+			segscatterbody(e, in, ot, X, O, "ixp_[k_]");
+			kerneltail(e);
+			T = pf(e, "%s * ((%s + %d) / %d)", cdim(e, n), cprod(e, &src[0], 1, src[0].rank), RB - 1, RB);
+			break;
+		}
 		if (!e->cuda && !stored16(e, in->arg[0])) {
-			segscatterbody(e, in, ot, X, O, gi >= 0 ? Y : NULL);
+			segscatterbody(e, in, ot, X, O, gi >= 0 ? pf(e, "%s[order_[k_]]", Y) : NULL);
 			kerneltail(e);
 			T = pf(e, "%s * ((%s + %d) / %d)", cdim(e, n), cprod(e, &src[0], 1, src[0].rank), RB - 1, RB);
 			break;
