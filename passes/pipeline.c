@@ -32,6 +32,7 @@ const Pass passtab[] = {
 	{"memplan", memplan, "arena slots: forward values share memory when their lifetimes are disjoint"},
 	{"readfold", readfold, "cpu target: a scatter, a weight gradient or a column sum reads through the gather, transpose or product that made its operand"},
 	{"sinkreduce", sinkreduce, "cpu target: a sum over rows (and a product only it reads) moves down past the elementwise row work after it, to at most its first use"},
+	{"colscale", colscale, "cpu target: a sum over rows of a product with a column-scaled factor sums unscaled and scales once"},
 	{"sinkelem", sinkelem, "cpu target: elementwise row work that would run alone moves down to its first use, into that use's row kernel"},
 	{"store-bf16", storebf16, "--precision=bf16: values forward writes are stored in bfloat16 (rounded), arithmetic f32"},
 	{"store-f16", storef16, "--precision=fp16: values forward writes are stored in IEEE half (rounded), arithmetic f32"},
@@ -194,7 +195,8 @@ passlist(const PassOpts *o, const Pass ***out)
 	 * or a product) before memplan, after the precision pass (which
 	 * decides what is stored in 16 bits) */
 	if (o->hostforward && o->olevel >= 1 && !o->pipeline &&
-	    ((n = addbefore("sinkreduce", fuse, out, n)) < 0 || (n = addbefore("sinkelem", fuse, out, n)) < 0 ||
+	    ((n = addbefore("colscale", fuse, out, n)) < 0 || (n = addbefore("sinkreduce", fuse, out, n)) < 0 ||
+	     (n = addbefore("sinkelem", fuse, out, n)) < 0 ||
 	     (n = addbefore("readfold", memplan, out, n)) < 0))
 		return n;
 	if (!o->specialize)
