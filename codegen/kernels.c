@@ -1105,6 +1105,7 @@ emitkernel(E *e, int i, Args *a, Str *call)
 	case Oscatter_max: {
 		Dim n;
 		int gi;
+		const char *via;
 		if (e->p->phase[in->arg[1]] != PhaseBind) {
 			serialscatter(e, i, dev, a, call);
 			return;
@@ -1115,6 +1116,7 @@ emitkernel(E *e, int i, Args *a, Str *call)
 		gi = viafold(e->fn, i);
 		O = ptrarg(e, a, NULL, in->to, true, dev);
 		Y = NULL;
+		via = NULL;   /* the column walk's message row through the gather */
 		if (gi >= 0) {
 			Ref ix = e->fn->ins[gi].arg[1];
 			X = ptrarg(e, a, NULL, e->fn->ins[gi].arg[0], false, dev);
@@ -1124,9 +1126,11 @@ emitkernel(E *e, int i, Args *a, Str *call)
 				 * at order_[k_], one dependent load less a message */
 				int ps = permseg(e, i, ix, 1);
 				arg(a, pf(e, "const %s *restrict ixp_", memctype(e, ix)), "(const %s *)m->seg[%d]", memctype(e, ix), ps);
-				Y = NULL;
-			} else
+				via = "ixp_[k_]";
+			} else {
 				Y = ptrarg(e, a, NULL, ix, false, dev);
+				via = pf(e, "%s[order_[k_]]", Y);
+			}
 		} else
 			X = ptrarg(e, a, NULL, in->arg[0], false, dev);
 		arg(a, "const int64_t *rowptr_", "(const int64_t *)%s", segment(e, i, dev));
@@ -1134,14 +1138,8 @@ emitkernel(E *e, int i, Args *a, Str *call)
 		arg(a, "int64_t row_", "%s", cprod(e, &src[0], 1, src[0].rank));
 		kernelhead(e, i, device, a);
 		out(e, "const int64_t *order_ = rowptr_ + n_ + 1;\n");
-		if (!e->cuda && !stored16(e, in->arg[0]) && gi >= 0 && !Y) {
-			segscatterbody(e, in, ot, X, O, "ixp_[k_]");
-			kerneltail(e);
-			T = pf(e, "%s * ((%s + %d) / %d)", cdim(e, n), cprod(e, &src[0], 1, src[0].rank), RB - 1, RB);
-			break;
-		}
 		if (!e->cuda && !stored16(e, in->arg[0])) {
-			segscatterbody(e, in, ot, X, O, gi >= 0 ? pf(e, "%s[order_[k_]]", Y) : NULL);
+			segscatterbody(e, in, ot, X, O, via);
 			kerneltail(e);
 			T = pf(e, "%s * ((%s + %d) / %d)", cdim(e, n), cprod(e, &src[0], 1, src[0].rank), RB - 1, RB);
 			break;

@@ -1066,7 +1066,7 @@ tdotwords(R *r, const Ins *in)
  * packed bfloat16 pairs (bgemvwords), the transposed narrow products
  * (tdotwords) */
 static void
-bgemvpack(R *r)
+weightcopies(R *r)
 {
 	for (int i = r->a0; i < r->b; i++) {
 		const Ins *in = &r->fn->ins[i];
@@ -1421,7 +1421,7 @@ rowloopopen(R *r)
 		out(e, "if (live_)\n\tGNN_WORK(1);\n");
 		return;
 	}
-	bgemvpack(r);
+	weightcopies(r);
 	if (rowwindows(r)) {
 		wopen(e->w, "GNN_DLOOP(w_, T_)");
 		wopen(e->w, "for (int64_t r_ = rw_ ? rw_[w_] : w_; r_ < (rw_ ? rw_[w_ + 1] : w_ + 1); r_++)");

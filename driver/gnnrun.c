@@ -1116,7 +1116,7 @@ main(int argc, char **argv)
 	po.specialize = o.specialize;
 	po.precision = optprecisionpass[o.precision];
 	/* the cpu engine's code is gnncc --target=cpu's: its passes too
-	 * (sinkreduce, sinkelem, readfold), and no graph breaks; the
+	 * (colscale, sinkreduce, sinkelem, readfold), and no graph breaks; the
 	 * interpreter's with --interp-target=cpu */
 	po.hostforward = strcmp(o.engine, "cpu") == 0 || (strcmp(o.engine, "interp") == 0 && o.interpcpu);
 	if (runpasses(m, &po) != 0)

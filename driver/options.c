@@ -121,9 +121,10 @@ static const OptSpec table[] = {
 	 "checked)"},
 	{OptInterpTarget, RUN, "--interp-target", NULL, ArgRequired, "cuda|cpu", interptargets, "target",
 	 "interp: run that target's passes (default cuda's): the\n"
-	 "cpu target adds sinkreduce, sinkelem and readfold, which\n"
-	 "change what is stored, so under --precision the values\n"
-	 "rounded to 16 bits are --engine=cpu's (its reference)"},
+	 "cpu target adds colscale, sinkreduce, sinkelem and\n"
+	 "readfold, which change what is stored, so under\n"
+	 "--precision the values rounded to 16 bits are\n"
+	 "--engine=cpu's (its reference)"},
 	{OptEmuCheck, RUN, "--emu-check", NULL, ArgRequired, "MODE", emuchecks, "mode",
 	 "cuda-emu under memcheck (AddressSanitizer) or racecheck\n"
 	 "(ThreadSanitizer); gnnrun loads the sanitizer itself"},

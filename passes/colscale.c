@@ -76,9 +76,7 @@ colscale(Fn *fn)
 			continue;
 		k--;
 		/* the product reads x in place of x * u ... */
-		fn->val[p->arg[k]].nuse--;
 		p->arg[k] = x;
-		fn->val[x].nuse++;
 		/* ... and the scale goes just before the sum's first use, so
 		 * that sinkreduce can still move the sum down past the row
 		 * work between */

@@ -148,7 +148,8 @@ pipelineof(const PassOpts *o)
  * goes before memplan (after fusion: which values are written depends
  * on the kernels), or last when there is no memplan (-O0, a --passes
  * list), unless the pipeline names it itself; the cpu target's
- * sinkreduce and sinkelem go before fuse, whose runs they lengthen.
+ * colscale, sinkreduce and sinkelem go before fuse, whose runs they
+ * lengthen.
  */
 static int
 addbefore(const char *name, void (*next)(Fn *), const Pass ***out, int n)
@@ -190,8 +191,8 @@ passlist(const PassOpts *o, const Pass ***out)
 		return n;
 	if (o->precision && (n = addbefore(o->precision, memplan, out, n)) < 0)
 		return n;
-	/* the cpu target's: sinkreduce and sinkelem before fuse, whose runs
-	 * they lengthen; readfold (kernels read through a gather, a transpose
+	/* the cpu target's: colscale, sinkreduce and sinkelem before fuse,
+	 * whose runs they lengthen; readfold (kernels read through a gather, a transpose
 	 * or a product) before memplan, after the precision pass (which
 	 * decides what is stored in 16 bits) */
 	if (o->hostforward && o->olevel >= 1 && !o->pipeline &&

@@ -642,7 +642,6 @@ group(const struct gemmisa *t, int64_t np, int at, int64_t rows)
 	return np < g ? (int)np : g;
 }
 
-/* The product for B laid out as kernfn says (packed or as it is). */
 /* bias (a Linear's, or NULL): bias[n] added to rows [i0, i1) of C once
 ** their chains are done, while they are in cache; a float add after the
 ** chain, as a kernel of its own adds it, so the bits are the same */
@@ -656,6 +655,7 @@ addbias(float *C, int64_t ldc, int64_t i0, int64_t i1, int64_t N, const float *b
 			C[i * ldc + n] += bias[n];
 }
 
+/* The product for B laid out as kernfn says (packed or as it is). */
 static void
 dense(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda, int at,
 	const float *B, int64_t bs, int64_t ps, float *C, int64_t ldc, int64_t kc, int flags, const float *bias)
@@ -665,7 +665,7 @@ dense(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
 	int g0;
 
 	if (trivial(m0, m1, K, N, C, ldc, flags)) {
-		addbias(C, ldc, m0, m1 > m0 && N > 0 ? m1 : m0, N, bias);
+		addbias(C, ldc, m0, m1, N, bias);
 		return;
 	}
 	if (kc <= 0)
@@ -702,10 +702,10 @@ sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda
 	float val[SPCHUNK + 16];
 
 	if (trivial(m0, m1, K, N, C, ldc, flags)) {
-		addbias(C, ldc, m0, m1 > m0 && N > 0 ? m1 : m0, N, bias);
+		addbias(C, ldc, m0, m1, N, bias);
 		return;
 	}
-	for (int64_t i = m0; i < m1; addbias(C, ldc, i, i + 1, N, bias), i++)
+	for (int64_t i = m0; i < m1; i++) {
 		for (int64_t k0 = 0; k0 < K; k0 += SPCHUNK) {
 			int64_t kb = K - k0 < SPCHUNK ? K - k0 : SPCHUNK;
 			int64_t nnz = t->nz(A + i * lda + k0, kb, k0, idx, val);
@@ -714,6 +714,8 @@ sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda
 			if (nnz > 0 || (k0 == 0 && !(flags & GNN_SGEMM_ACC)))
 				t->sp(nnz, idx, val, B, bs, ps, N, C + i * ldc, k0 > 0 || (flags & GNN_SGEMM_ACC));
 		}
+		addbias(C, ldc, i, i + 1, N, bias);
+	}
 }
 
 void
