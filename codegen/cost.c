@@ -251,6 +251,7 @@ typedef struct Walk {
 	double gtb[8], grb[8];
 	int nrd;                 /* tensors read per edge (gathered rows, edge tensors): */
 	int64_t rdw[8];          /* their widths */
+	bool perm;               /* reads its plan's permutation (an edge array not copied) */
 	int Q;                   /* its edge slices under the kernel's schedule (rowslices) */
 	int U;                   /* edges a lane keeps in flight (InFlight or 1) */
 } Walk;
@@ -286,6 +287,9 @@ typedef struct C {
 	bool led;                /* costmemory: keep the ledger */
 	MemItem *mem;            /* the buffers the kernels add */
 	int nmem;
+	unsigned char *phase;    /* per value */
+	bool copies;             /* the row kernel's walks read bind-time edge arrays
+	                          * through plan-order copies (its schedule's perm=0) */
 } C;
 
 /* costmemory's ledger: a buffer the schedules add, once per kind and
@@ -489,6 +493,13 @@ edgecost(C *c, int grp, Ref v, char *seen, Walk *w)
 		if (w->nrd < 8)
 			w->rdw[w->nrd++] = rowof(c, v);
 		w->emin += rb;
+		if (c->copies && c->phase[v] == PhaseBind) {
+			/* its copy in the plan's order: read in sequence */
+			w->l2 += rb;
+			w->dram += rb;
+			return;
+		}
+		w->perm = true;
 		w->l2 += sect(rb);
 		w->dram += sect(rb) * (1 - h);
 		if (mix(c, h) > w->lat)
@@ -508,6 +519,17 @@ edgecost(C *c, int grp, Ref v, char *seen, Walk *w)
 			w->gtb[w->ng] = bytesof(c, x);
 			w->grb[w->ng++] = rb;
 		}
+		if (c->copies && c->phase[idx] == PhaseBind && c->fn->val[idx].def >= 0 &&
+		    c->fn->ins[c->fn->val[idx].def].op == Osrc) {
+			/* the index's int32 copy in the plan's order, read in
+			 * sequence: the row is the only dependent load */
+			w->l2 += 4 + sect(rb);
+			w->dram += 4 + sect(rb) * (1 - h);
+			if (mix(c, h) > w->lat)
+				w->lat = mix(c, h);
+			return;
+		}
+		w->perm = true;
 		w->l2 += 32 + sect(rb);
 		w->dram += 32 * (1 - hi) + sect(rb) * (1 - h);
 		if (mix(c, hi) + mix(c, h) > w->lat)
@@ -550,11 +572,15 @@ mkwalk(C *c, int grp, int i, int what)
 		w.sw = w.w;
 		w.flops += (double)w.w;
 	}
-	/* the permutation's int64 (a sequential run per row), then the loads
-	 * it leads to: one after another, and a lane's edges too (measured on
-	 * an H100: the walks keep no second edge in flight) */
-	w.l2 += 8;
-	w.dram += 8;
+	/* the permutation's int64 (a sequential run per row), where an edge
+	 * array is read through it, then the loads it leads to: one after
+	 * another, and a lane's edges too (measured on an H100: the walks
+	 * keep no second edge in flight); with the copies, the sequential
+	 * load is theirs */
+	if (w.perm || !c->copies) {
+		w.l2 += 8;
+		w.dram += 8;
+	}
 	w.lat = mix(c, 1) + w.lat;
 	free(seen);
 	return w;
@@ -961,11 +987,19 @@ splitc0(const Walk *ws, int nw, int64_t split)
 	return split * (q ? q : 1);
 }
 
+/* the walks of row kernel k under schedule s */
+static int
+schedwalks(C *c, const Kernel *k, const Sched *s, Walk **ws)
+{
+	c->copies = !s->perm;
+	return collectwalks(c, k, ws);
+}
+
 static void
 rowkernel(C *c, const Kernel *k, const Sched *s)
 {
 	Walk *ws;
-	int nw = collectwalks(c, k, &ws), L = s->lanes > 0 ? s->lanes : 1, R = s->rows > 0 ? s->rows : 1;
+	int nw = schedwalks(c, k, s, &ws), L = s->lanes > 0 ? s->lanes : 1, R = s->rows > 0 ? s->rows : 1;
 	bool dl = L == 1 && R == 1, split = s->split > 0 && nw > 0;
 	const int64_t **lix = emalloc((nw + 1) * sizeof *lix);
 	RowCtx x = {.c = c, .w = ws, .nw = nw, .L = L, .lix = lix};
@@ -1493,6 +1527,8 @@ cnew(FILE *f, Mod *m, Fn *fn, int gpu)
 	c->dg = emalloc((fn->nval + 1) * sizeof *c->dg);
 	memset(c->dg, 0, (fn->nval + 1) * sizeof *c->dg);
 	rowkinds(fn, c->kind, c->eg);
+	c->phase = emalloc(fn->nval + 1);
+	phases(fn, c->phase);
 	return c;
 }
 
@@ -1515,6 +1551,7 @@ cfree(C *c)
 	free(c->symval);
 	free(c->eg);
 	free(c->kind);
+	free(c->phase);
 	free(c);
 }
 

@@ -112,6 +112,7 @@ typedef struct Host {
 	struct Extra { int kind, ins, what, c0, seg; } *extra;
 	int nextra, capextra;
 	Str extrasteps;
+	char *devread;     /* per buffer: a kernel takes its device memory (storage) */
 } Host;
 
 /* a graph type's nodes, edges, graphs (1 unbatched) and source nodes */
@@ -135,6 +136,8 @@ bufno(E *e, Ref v)
 const char *
 storage(E *e, Ref v, bool dev)
 {
+	if (dev)
+		e->host->devread[bufno(e, v)] = 1;
 	return pf(e, "m->%s[%d]", dev ? "b" : "h", bufno(e, v));
 }
 
@@ -349,13 +352,14 @@ splitplanseg(E *e, int i, int c0)
 	return s;
 }
 
-/* the cpu target's copy of bind-time edge array v (rows of w elements)
- * in the order of instruction i's segment plan (GNN_STEP_PERMUTE): a
- * walk reads it at its position k_, in memory's order, where v itself
- * is read at the plan's edge e_, a random place.  One per plan and
- * array. */
+/* a copy of bind-time edge array v (rows of w elements) in the order of
+ * instruction i's segment plan (GNN_STEP_PERMUTE): a walk reads it at
+ * its position k_, in memory's order, where v itself is read at the
+ * plan's edge e_, a random place.  One per plan and array.  index: v is
+ * a gather's int64 src index, copied as int32 where the bound graph's
+ * ids fit (GNN_STEP_PERMUTE_INDEX). */
 int
-permseg(E *e, int i, Ref v, int64_t w)
+permseg(E *e, int i, Ref v, int64_t w, bool index)
 {
 	const Ins *in = &e->fn->ins[i];
 	int b = bufno(e, storageof(e->p, v));
@@ -366,8 +370,9 @@ permseg(E *e, int i, Ref v, int64_t w)
 	s = extraseg(e, 1, -1 - e->host->seg[i], b + 1, -2, &made);   /* c0 -2: not a split plan's */
 	if (made) {
 		n = planrows(e, in);
-		sput(&e->host->extrasteps, "\t{GNN_STEP_PERMUTE, %d, %d, %d, %d, %lld},   /* %%%s in the plan's order */\n", s,
-		     e->host->seg[i], b, polyof(e, n), (long long)w, irname(e, v));
+		sput(&e->host->extrasteps, "\t{%s, %d, %d, %d, %d, %lld},   /* %%%s in the plan's order */\n",
+		     index ? "GNN_STEP_PERMUTE_INDEX" : "GNN_STEP_PERMUTE", s, e->host->seg[i], b, polyof(e, n), (long long)w,
+		     irname(e, v));
 	}
 	return s;
 }
@@ -465,6 +470,8 @@ hostlayout(E *e, Host *h)
 	}
 	/* a slot's first value (rep) owns its memory; the others reuse it */
 	h->share = emalloc((h->nbuf + 1) * sizeof *h->share);
+	h->devread = emalloc(h->nbuf + 1);
+	memset(h->devread, 0, h->nbuf + 1);
 	for (i = 0; i < h->nbuf; i++) {
 		v = h->bufval[i];
 		h->share[i] = phaseof(e, v) == PhaseForward && slot[v] >= 0 && rep[slot[v]] != v ? h->buf[rep[slot[v]]] : -1;
@@ -479,6 +486,7 @@ hostfree(Host *h)
 	free(h->buf);
 	free(h->bufval);
 	free(h->share);
+	free(h->devread);
 	free(h->graph);
 	free(h->seg);
 	free(h->pdim);
@@ -582,6 +590,17 @@ segstep(E *e, Str *s, int i)
 		     h->buf[storageof(e->p, in->arg[1])], polyof(e, n), pf(e, "%%%s", irname(e, in->arg[1])));
 }
 
+/* the first instruction of instruction i's kernel: its fusion group's */
+static int
+kernelfirst(const Fn *fn, int i)
+{
+	int64_t g = attrint(&fn->ins[i], "group", -1);
+
+	while (g >= 0 && i > 0 && attrint(&fn->ins[i - 1], "group", -1) == g)
+		i--;
+	return i;
+}
+
 static void
 emittables(E *e)
 {
@@ -625,7 +644,11 @@ emittables(E *e)
 		{
 			bool init = in && in->op == Oparam && findattr(in, "init");
 			bool uni = in && in->op == Oparam && findattr(in, "uniform");
-			const char *fl = pf(e, "%s%s%s", usedinforward(e, v) ? " | GNN_BUF_DEVICE" : "",
+			/* a cuda bind-time value that no kernel takes (its walks
+			 * read copies of it) is not kept on the device */
+			bool dev = usedinforward(e, v) && !(e->cuda && phaseof(e, v) == PhaseBind && !h->devread[b] &&
+			                                    copiedonly(fn, e->p->phase, TargetCUDA, v));
+			const char *fl = pf(e, "%s%s%s", dev ? " | GNN_BUF_DEVICE" : "",
 			                    init ? " | GNN_BUF_FILL" : "", uni ? " | GNN_BUF_UNIFORM" : "");
 			sput(&bufs, "\t{\"%s\", %s, %s, %s, %d, %d, %.17g},   /* %d */\n", irname(e, v),
 			     bufkinds[bufkind(e, v)],
@@ -707,12 +730,26 @@ emittables(E *e)
 	for (i = 0; i < fn->nins; i++)
 		if (h->seg[i] >= 0 && ranbyforward(e, i))
 			segdone[h->seg[i]] = 1;
+	/* 3: forward reads only its row starts (rowsonly): bind frees the
+	 * order once the steps that read it are done */
+	for (i = 0; i < fn->nins; i++)
+		if (h->seg[i] >= 0 && segdone[h->seg[i]] == 1 && rowsonly(fn, e->p->phase, e->cuda ? TargetCUDA : TargetCPU, i))
+			segdone[h->seg[i]] = 3;
 	for (k = 0; k < h->nseg - h->nextra; k++)
 		out(e, "%d, ", segdone[k]);
 	free(segdone);
 	for (k = 0; k < h->nextra; k++)
 		out(e, "%d, ", h->extra[k].kind);
 	out(e, "0};\n");
+	/* a scratch's kernel: its instruction's group's first instruction
+	 * (the cost model's Kernel.first), where the arena may overlap the
+	 * scratch of other kernels */
+	out(e, "static const int %s_segkern[] = {", nm);
+	for (k = 0; k < h->nseg - h->nextra; k++)
+		out(e, "-1, ");
+	for (k = 0; k < h->nextra; k++)
+		out(e, "%d, ", h->extra[k].kind == 2 ? kernelfirst(fn, h->extra[k].ins) : -1);
+	out(e, "-1};\n");
 	sfree(&bind);
 	sfree(&load);
 	sfree(&bufs);
@@ -830,6 +867,7 @@ emitprogram(E *e)
 	out(e, "%s_inputs, %s_outputs, %s_params,\n", nm, nm, nm);
 	out(e, "%d, %s_kernel, %s_run, %s,\n", e->tc ? e->tc->nkernels : 0, nm, nm, e->tc ? pf(e, "%s_launch", nm) : "NULL");
 	out(e, "%s,\n", e->vendorused ? pf(e, "%s_vendor", nm) : "NULL");
+	out(e, "%s_segkern,\n", nm);
 	e->w->ind--;
 	out(e, "};\n");
 }
@@ -1079,6 +1117,10 @@ emitprelude(E *e, const CodegenOpts *o)
 	 * clones (GNN_CLONES) cover its loop: an OpenMP region's outlined
 	 * body would not inherit the clone's instruction set. */
 	out(e, "#define GNN_PRAGMA(x) _Pragma(#x)\n");
+	/* a plan-order index copy (rowkernel.c's permcopies): int32 where
+	 * the bound graph's ids fit (w: m->ix32), else int64 */
+	if (e->cuda)
+		out(e, "#define GNN_IXAT(p, w, k) ((w) ? (int64_t)((const int32_t *)(p))[k] : ((const int64_t *)(p))[k])\n");
 	if (!e->cuda && o->cpu == CpuPortable)
 		out(e, "#if defined(__x86_64__) && defined(__has_attribute)\n#if __has_attribute(target_clones)\n"
 		       "#define GNN_CLONES __attribute__((target_clones(\"arch=x86-64-v4\", \"arch=x86-64-v3\", \"default\")))\n"

@@ -98,7 +98,7 @@ const char *segbytes(E *e, int i);
  * w floats per item (what: the walk's kind, so that each walk has its
  * own); made on first use with their bind steps */
 int splitplanseg(E *e, int i, int c0);
-int permseg(E *e, int i, Ref v, int64_t w);
+int permseg(E *e, int i, Ref v, int64_t w, bool index);
 int segno(E *e, int i);
 int splitscratchseg(E *e, int i, int what, int c0, int64_t w);
 /* the device scratch of instruction i's split-K GEMM: floats floats */

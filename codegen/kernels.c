@@ -1124,7 +1124,7 @@ emitkernel(E *e, int i, Args *a, Str *call)
 				/* the gather's index copied into the plan's order at
 				 * bind (permseg): read at k_, in memory's order, not
 				 * at order_[k_], one dependent load less a message */
-				int ps = permseg(e, i, ix, 1);
+				int ps = permseg(e, i, ix, 1, false);
 				arg(a, pf(e, "const %s *restrict ixp_", memctype(e, ix)), "(const %s *)m->seg[%d]", memctype(e, ix), ps);
 				via = "ixp_[k_]";
 			} else {

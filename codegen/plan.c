@@ -255,6 +255,120 @@ readinforward(const Fn *fn, const unsigned char *phase, Ref v)
 	return false;
 }
 
+/* the schedule of row group grp (its first instruction's) */
+void
+groupsched(const Fn *fn, int grp, Sched *s)
+{
+	scheddefault(s);
+	for (int i = 0; i < fn->nins; i++)
+		if (attrint(&fn->ins[i], "group", -1) == grp) {
+			schedof(&fn->ins[i], s);
+			return;
+		}
+}
+
+bool
+copiedonly(const Fn *fn, const unsigned char *phase, int target, Ref v)
+{
+	const Type *t = &fn->val[v].type;
+	bool any = false;
+
+	if (target != TargetCUDA || phase[v] != PhaseBind || t->kind != TTensor || t->rank < 1)
+		return false;
+	for (int i = 0; i < fn->nret; i++)
+		if (storageroot(fn, fn->ret[i]) == v)
+			return false;
+	for (int i = 0; i < fn->nins; i++) {
+		const Ins *in = &fn->ins[i];
+		int grp;
+		if ((phase[in->to] != PhaseForward && phase[in->to] != PhaseOnce) || (opinfo[in->op].flags & Falias))
+			continue;
+		for (int k = 0; k < in->narg; k++) {
+			const Ins *d;
+			bool walked = false;
+			Sched s;
+			if (storageroot(fn, in->arg[k]) != v)
+				continue;
+			if (k == 1 && (opinfo[in->op].flags & Fscatter) && phase[in->arg[1]] == PhaseBind)
+				continue;   /* its plan is what the walk reads */
+			d = fn->val[in->arg[k]].def >= 0 ? &fn->ins[fn->val[in->arg[k]].def] : NULL;
+			if ((grp = (int)attrint(in, "group", -1)) < 0 || (in->op == Ogather && k == 1 && d && d->op == Odst))
+				return false;
+			for (int w = 0; w < fn->nins && !walked; w++) {
+				Ref g;
+				if (((opinfo[fn->ins[w].op].flags & Fscatter) || fn->ins[w].op == Oedge_softmax) &&
+				    attrint(&fn->ins[w], "group", -1) == grp && (g = plangraph(fn, w)) != RNone &&
+				    fn->val[g].type.dim[1] == t->dim[0])
+					walked = true;
+			}
+			groupsched(fn, grp, &s);
+			if (!walked || s.perm)
+				return false;
+			any = true;
+		}
+	}
+	return any;
+}
+
+Ref
+groupbase(const Fn *fn, Ref v, int grp)
+{
+	const Ins *d;
+
+	while (fn->val[v].def >= 0 && (opinfo[(d = &fn->ins[fn->val[v].def])->op].flags & Falias) &&
+	       attrint(d, "group", -1) == grp)
+		v = d->arg[0];
+	return v;
+}
+
+bool
+rowsonly(const Fn *fn, const unsigned char *phase, int target, int i)
+{
+	if (target != TargetCUDA)
+		return false;
+	for (int w = 0; w < fn->nins; w++) {
+		const Ins *wi = &fn->ins[w];
+		int grp;
+		Ref g;
+		Sched sc;
+		if (!((opinfo[wi->op].flags & Fscatter) || wi->op == Oedge_softmax) ||
+		    (phase[wi->to] != PhaseForward && phase[wi->to] != PhaseOnce) || (w != i && !sameplan(fn, phase, i, w)))
+			continue;
+		/* a walk of the plan: a row group's, reading no edge array but
+		 * through its copies (rowkernel.c's compute reads e_ else) */
+		if ((grp = (int)attrint(wi, "group", -1)) < 0 || (g = plangraph(fn, w)) == RNone)
+			return false;
+		groupsched(fn, grp, &sc);
+		if (sc.perm)
+			return false;
+		for (int j = 0; j < fn->nins; j++)
+			for (int k = 0; k < fn->ins[j].narg; k++) {
+				Ref x = walkarray(fn, grp, g, j, k);
+				if (x != RNone && phase[x] != PhaseBind)
+					return false;
+			}
+	}
+	return true;
+}
+
+Ref
+walkarray(const Fn *fn, int grp, Ref g, int j, int k)
+{
+	const Ins *in = &fn->ins[j], *d;
+	const Type *t;
+	Ref x;
+
+	if (attrint(in, "group", -1) != grp)
+		return RNone;
+	x = groupbase(fn, in->arg[k], grp);
+	t = &fn->val[x].type;
+	d = fn->val[x].def >= 0 ? &fn->ins[fn->val[x].def] : NULL;
+	if ((d && attrint(d, "group", -1) == grp) || t->kind != TTensor || t->rank < 1 || t->dim[0] != fn->val[g].type.dim[1] ||
+	    ((opinfo[in->op].flags & Fscatter) && k == 1) || (in->op == Ogather && k == 1 && d && d->op == Odst))
+		return RNone;
+	return x;
+}
+
 /* the graph whose edges instruction i walks by target, or RNone */
 Ref
 plangraph(const Fn *fn, int i)

@@ -306,16 +306,44 @@ allocbytes(int64_t n)
 
 /* the schedules' buffers on --report-graph's graph (costmemory), as
  * allocated: the split plans, or (splitplans false) the arena's scratch */
+/* the kernel (its first instruction) whose scratch item i is: split
+ * partials are keyed by kernel and walk (cost.c's ledger) */
+static int64_t
+itemkernel(const MemItem *it)
+{
+	return it->kind == MemSplitPartials ? it->key[0] / 64 : it->key[0];
+}
+
+/* the split plans' bytes, or the scratch's as the runtime lays it out
+ * (program.c's arenaplan): each kernel's together, the kernels' over one
+ * another, so the most any one kernel takes */
 static int64_t
 itembytes(const R *r, bool splitplans)
 {
-	int64_t n = 0;
-	int i;
+	int64_t n = 0, most = 0;
+	int i, j;
 
-	for (i = 0; r->items && i < r->nitems; i++)
-		if ((r->items[i].kind == MemSplitPlan) == splitplans)
-			n += allocbytes(r->items[i].bytes);
-	return n;
+	for (i = 0; r->items && i < r->nitems; i++) {
+		const MemItem *it = &r->items[i];
+		bool first = true;
+		if ((it->kind == MemSplitPlan) != splitplans)
+			continue;
+		if (splitplans) {
+			n += allocbytes(it->bytes);
+			continue;
+		}
+		for (j = 0; j < i && first; j++)
+			first = !(r->items[j].kind != MemSplitPlan && itemkernel(&r->items[j]) == itemkernel(it));
+		if (!first)
+			continue;
+		n = 0;
+		for (j = i; j < r->nitems; j++)
+			if (r->items[j].kind != MemSplitPlan && itemkernel(&r->items[j]) == itemkernel(it))
+				n += allocbytes(r->items[j].bytes);
+		if (n > most)
+			most = n;
+	}
+	return splitplans ? n : most;
 }
 
 static void
@@ -401,7 +429,11 @@ addplan(R *r, Sum *s, int i)
 	bool ok = true;
 	Dim n, b;
 
-	if (in->op == Oedge_softmax) {
+	if (rowsonly(r->fn, r->phase, r->cuda ? TargetCUDA : TargetCPU, i)) {
+		/* its walks read plan-order copies: bind keeps the row starts */
+		const Type *g = &r->fn->val[plangraph(r->fn, i)].type;
+		b = dimadd(r->m, g->dim[0], 1, &ok);
+	} else if (in->op == Oedge_softmax) {
 		t = &r->fn->val[in->arg[0]].type;
 		b = dimadd(r->m, dimadd(r->m, t->dim[0], 1, &ok), t->dim[1], &ok);
 	} else {
@@ -413,15 +445,84 @@ addplan(R *r, Sum *s, int i)
 	addbytes(r, s, b, ok);
 }
 
-/* one buffer's line: its formula and, with the graph, its bytes */
+/*
+ * The cuda walks' plan-order copies (rowkernel.c's permcopies): per plan
+ * and bind-time edge array that a row group with a walk of that plan
+ * reads, one copy of its E rows (a src index as int32: ids that do not
+ * fit take int64, GNN_STEP_PERMUTE_INDEX).  Calls f for each, once.
+ */
 static void
-printval(R *r, Ref v, const char *what)
+eachcopy(R *r, void (*f)(R *, int, Ref, bool, void *), void *ctx)
+{
+	Fn *fn = r->fn;
+	int n = 0, cap = 0;
+	struct { int w; Ref v; } *seen = NULL;
+
+	for (int w = 0; w < fn->nins; w++) {
+		const Ins *wi = &fn->ins[w];
+		int grp = (int)attrint(wi, "group", -1);
+		Ref g;
+		Sched sc;
+		if (grp < 0 || !((opinfo[wi->op].flags & Fscatter) || wi->op == Oedge_softmax) ||
+		    (r->phase[wi->to] != PhaseForward && r->phase[wi->to] != PhaseOnce) || (g = plangraph(fn, w)) == RNone)
+			continue;
+		groupsched(fn, grp, &sc);
+		if (sc.perm)
+			continue;
+		for (int j = 0; j < fn->nins; j++) {
+			for (int k = 0; k < fn->ins[j].narg; k++) {
+				Ref x = walkarray(fn, grp, g, j, k);
+				const Ins *d;
+				int q;
+				if (x == RNone || r->phase[x] != PhaseBind)
+					continue;
+				d = fn->val[x].def >= 0 ? &fn->ins[fn->val[x].def] : NULL;
+				for (q = 0; q < n; q++)
+					if (seen[q].v == storageroot(fn, x) && (seen[q].w == w || sameplan(fn, r->phase, seen[q].w, w)))
+						break;
+				if (q < n)
+					continue;
+				if (n == cap) {
+					cap = cap ? 2 * cap : 8;
+					seen = erealloc(seen, cap * sizeof *seen);
+				}
+				seen[n].w = w;
+				seen[n++].v = storageroot(fn, x);
+				f(r, w, x, d && d->op == Osrc, ctx);
+			}
+		}
+	}
+	free(seen);
+}
+
+/* a copy's bytes: E rows of the array's, an index's as int32 */
+static bool
+copybytes(R *r, Ref x, bool index, Dim *b)
+{
+	const Type *t = &r->fn->val[x].type;
+	bool ok = true;
+
+	*b = dimprod(r->m, t->dim, t->rank, &ok);
+	*b = dimmul(r->m, *b, dimconst(index ? 4 : (int64_t)valelemsize(r->fn, x)), &ok);
+	return ok;
+}
+
+static void
+sumcopy(R *r, int w, Ref x, bool index, void *ctx)
 {
 	Dim b;
-	bool ok = valbytes(r, v, &b);
+	bool ok = copybytes(r, x, index, &b);
+
+	(void)w;
+	addbytes(r, (Sum *)ctx, b, ok);
+}
+
+/* a buffer line's bytes: the formula and, with the graph, the count */
+static void
+printbytes(R *r, Dim b, bool ok)
+{
 	int64_t n = ok && r->symval ? dimeval(r->m, b, r->symval) : -1;
 
-	fprintf(r->f, "      %s%%%s: ", what, r->name[v]);
 	if (ok)
 		fprintdim(r->f, r->m, b);
 	else
@@ -430,6 +531,28 @@ printval(R *r, Ref v, const char *what)
 	if (n >= 0)
 		fprintf(r->f, "; %lld", (long long)n);
 	fputc('\n', r->f);
+}
+
+static void
+printcopy(R *r, int w, Ref x, bool index, void *ctx)
+{
+	Dim b;
+	bool ok = copybytes(r, x, index, &b);
+
+	(void)ctx;
+	fprintf(r->f, "      %%%s in the order of %%%s's plan%s: ", r->name[x], r->name[r->fn->ins[w].to], index ? ", int32" : "");
+	printbytes(r, b, ok);
+}
+
+/* one buffer's line: its formula and, with the graph, its bytes */
+static void
+printval(R *r, Ref v, const char *what)
+{
+	Dim b;
+	bool ok = valbytes(r, v, &b);
+
+	fprintf(r->f, "      %s%%%s: ", what, r->name[v]);
+	printbytes(r, b, ok);
 }
 
 /* a total's line: its formula (if every part has one) and its bytes */
@@ -498,10 +621,11 @@ devicememory(R *r, const Sum *fwd, const Sum *copies, const Sum *plans, const Su
 	for (i = 0; i < fn->nins; i++) {
 		v = fn->ins[i].to;
 		if (r->phase[v] == PhaseBind && !isalias(&fn->ins[i]) && fn->val[v].type.kind == TTensor &&
-		    readinforward(fn, r->phase, v))
+		    readinforward(fn, r->phase, v) && !copiedonly(fn, r->phase, TargetCUDA, v))
 			printval(r, v, "");
 	}
 	printsum(r, "  segment plans", plans, "buffer");
+	eachcopy(r, printcopy, NULL);
 	for (i = 0; r->items && i < r->nitems; i++)
 		if (r->items[i].kind == MemSplitPlan)
 			fprintf(r->f, "      %s: %lld bytes\n", r->items[i].what, (long long)r->items[i].bytes);
@@ -510,7 +634,7 @@ devicememory(R *r, const Sum *fwd, const Sum *copies, const Sum *plans, const Su
 	extarena = itembytes(r, false);
 	fprintf(r->f, "    arena: forward values");
 	if (r->items && extarena)
-		fprintf(r->f, " and the schedules' scratch, %lld bytes", (long long)extarena);
+		fprintf(r->f, " and the schedules' scratch (each kernel's over the others'), %lld bytes", (long long)extarena);
 	else if (!r->symval)
 		fprintf(r->f, ", and the schedules' scratch (split walks' partials, split-K parts), sized by the graph");
 	fputc('\n', r->f);
@@ -566,8 +690,8 @@ reportmemory(R *r)
 	if (r->cuda) {
 		for (i = 0; i < fn->nins; i++) {
 			v = fn->ins[i].to;
-			if (r->phase[v] == PhaseBind && !isalias(&fn->ins[i]) &&
-			    fn->val[v].type.kind == TTensor && readinforward(r->fn, r->phase, v))
+			if (r->phase[v] == PhaseBind && !isalias(&fn->ins[i]) && fn->val[v].type.kind == TTensor &&
+			    readinforward(r->fn, r->phase, v) && !copiedonly(fn, r->phase, TargetCUDA, v))
 				addval(r, &copies, v);
 		}
 		for (i = 0; i < fn->nins; i++)
@@ -575,6 +699,8 @@ reportmemory(R *r)
 			    ((opinfo[fn->ins[i].op].flags & Fscatter) || fn->ins[i].op == Oedge_softmax) &&
 			    (!bindplan(r, i) || firstplan(r, i)))
 				addplan(r, &plans, i);
+		/* the walks' plan-order copies: segments, as the plans */
+		eachcopy(r, sumcopy, &plans);
 		for (i = 0; i < fn->narg; i++)
 			if (fn->val[fn->arg[i]].type.kind == TTensor)
 				addval(r, &stage, fn->arg[i]);

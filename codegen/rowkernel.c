@@ -73,27 +73,50 @@ typedef struct R {
 	int P;                   /* > 0: a sliced scatter's lanes a slice (columns p_, p_ + P, ...) */
 	const char *col;         /* and the column its lane takes (h_), else j_ */
 	const char **alpha;      /* per edge_softmax value: its weight for lane_ % H this edge, shuffled to the columns */
-	/* the cpu target: bind-time edge arrays (a gather's src index, GCN's
-	 * norm) copied into a plan's order at bind (permseg), read at k_ */
+	/* bind-time edge arrays (a gather's src index, GCN's norm) copied
+	 * into a plan's order at bind (permseg), read at k_ */
 	struct Perm {
 		Ref v;
 		int seg;                 /* the plan's segment */
 		const char *name;        /* the kernel parameter */
+		bool ix;                 /* cuda's index copy: int32 where ix32_, else int64 */
 	} *perm;
 	int nperm;
 	int wins;                /* the open walk's instruction, or -1 */
 } R;
 
-/* the parameter of v's copy in the open walk's plan order, or NULL */
-static const char *
-permof(R *r, Ref v)
+#define RESTRICT(e) ((e)->cuda ? "__restrict__" : "restrict")
+
+/* v's copy in the open walk's plan order, or NULL */
+static const struct Perm *
+permrec(R *r, Ref v)
 {
 	if (r->wins < 0)
 		return NULL;
 	for (int k = 0; k < r->nperm; k++)
 		if (r->perm[k].v == v && r->perm[k].seg == segno(r->e, r->wins))
-			return r->perm[k].name;
+			return &r->perm[k];
 	return NULL;
+}
+
+/* the parameter of v's copy in the open walk's plan order, or NULL */
+static const char *
+permof(R *r, Ref v)
+{
+	const struct Perm *p = permrec(r, v);
+
+	return p ? p->name : NULL;
+}
+
+/* element at (C expression) of v's copy: an index copy of either width */
+static const char *
+permat(R *r, Ref v, const char *at)
+{
+	const struct Perm *p = permrec(r, v);
+
+	if (p->ix)
+		return pf(r->e, "GNN_IXAT(%s, ix32_, %s)", p->name, at);
+	return pf(r->e, "(int64_t)%s[%s]", p->name, at);
 }
 
 static const Ins *
@@ -251,6 +274,19 @@ splat(R *r, Ref v)
 	return pf(r->e, "((%s)%.17g)", ctype(dt), attrfloat(d, "value", 0));
 }
 
+/* the open walk's edge: e_ on the cpu; on cuda read from the plan's
+ * order where used, which a plan that forward reads only the row
+ * starts of (rowsonly: bind frees the order) must never be */
+static const char *
+edgeof(R *r)
+{
+	if (!r->e->cuda)
+		return "e_";
+	if (r->wins < 0 || rowsonly(r->fn, r->e->p->phase, TargetCUDA, r->wins))
+		die("codegen: a walk reads its plan's order, which its plan does not keep");
+	return pf(r->e, "%s[%s + 1 + k_]", segname(r, r->wins), r->Tn);
+}
+
 /* the element of v at idx, as it is computed (access() binds it) */
 static const char *
 compute(R *r, Ref v, const char *idx)
@@ -264,10 +300,10 @@ compute(R *r, Ref v, const char *idx)
 	if (r->ingroup[v] && d && d->op == Ogather) {
 		const Ins *ix = defins(r, d->arg[1]);
 		if (ix->op == Osrc && permof(r, d->arg[1]))   /* the src index in the plan's order */
-			return pf(r->e, "%s[(int64_t)%s[k_] * %lld + (%s)]", r->ext[base(r, d->arg[0])], permof(r, d->arg[1]),
+			return pf(r->e, "%s[%s * %lld + (%s)]", r->ext[base(r, d->arg[0])], permat(r, d->arg[1], "k_"),
 			          (long long)width(r, d->arg[0]), idx);
 		if (ix->op == Osrc)   /* another node's row, made by an earlier kernel */
-			return pf(r->e, "%s[(int64_t)%s[e_] * %lld + (%s)]", r->ext[base(r, d->arg[0])], r->ext[d->arg[1]],
+			return pf(r->e, "%s[(int64_t)%s[%s] * %lld + (%s)]", r->ext[base(r, d->arg[0])], r->ext[d->arg[1]], edgeof(r),
 			          (long long)width(r, d->arg[0]), idx);
 		return access(r, d->arg[0], idx);   /* by dst: the target's own row */
 	}
@@ -298,7 +334,7 @@ compute(R *r, Ref v, const char *idx)
 	default:   /* a bind-time edge array of this segment's graph */
 		if (permof(r, v))
 			return pf(r->e, "%s[k_ * %lld + (%s)]", permof(r, v), (long long)width(r, v), idx);
-		return pf(r->e, "%s[e_ * %lld + (%s)]", r->ext[v], (long long)width(r, v), idx);
+		return pf(r->e, "%s[%s * %lld + (%s)]", r->ext[v], edgeof(r), (long long)width(r, v), idx);
 	}
 }
 
@@ -483,12 +519,14 @@ segopen(R *r, int i)
 		wopen(r->e->w, "for (int64_t k_ = lo_; k_ < hi_; k_++)");
 	else
 		wopen(r->e->w, "for (int64_t k_ = %s[r_]; k_ < %s[r_ + 1]; k_++)", s, s);
-	out(r->e, "const int64_t e_ = %s[%s + 1 + k_];\n", s, r->Tn);
 	r->wins = i;
-	if (r->nperm)
-		out(r->e, "(void)e_;\n");
 	if (r->e->cuda)
-		out(r->e, "GNN_WORK(1);\n");
+		out(r->e, "GNN_WORK(1);\n");   /* (edgeof reads the edge where used) */
+	else {
+		out(r->e, "const int64_t e_ = %s[%s + 1 + k_];\n", s, r->Tn);
+		if (r->nperm)
+			out(r->e, "(void)e_;\n");
+	}
 	if (!r->e->cuda && !r->lane) {
 		/* only the gathers by this walk's graph's src: e_ numbers its
 		 * edges, and another graph's index may be shorter */
@@ -1244,16 +1282,20 @@ emitvalue(R *r, const Ins *in)
 }
 
 /*
- * The cpu target's walks read the bind-time arrays of their plan's edges
- * -- a gather's src index, an edge weight -- through copies in the plan's
+ * The walks read the bind-time arrays of their plan's edges -- a
+ * gather's src index, an edge weight -- through copies in the plan's
  * order (permseg), at k_: in memory's order, where the arrays themselves
  * are read at e_, a random place, one more dependent load an edge.  A
  * scatter's own index is its plan, and a gather by dst reads row r_.
+ * On cuda a src index's copy is int32 where the bound graph's ids fit
+ * (m->ix32, the kernel's ix32_), and the schedule's perm=1 keeps the
+ * reads through the permutation instead.
  */
 static void
 permcopies(R *r)
 {
 	Fn *fn = r->fn;
+	bool anyix = false, ix;
 
 	for (int i = r->a0; i < r->b; i++) {
 		const Ins *w = &fn->ins[i];
@@ -1274,13 +1316,21 @@ permcopies(R *r)
 						break;
 				if (q < r->nperm)
 					continue;
-				s = permseg(r->e, i, x, width(r, x));
+				ix = r->e->cuda && d && d->op == Osrc;
+				s = permseg(r->e, i, x, width(r, x), ix);
 				r->perm = erealloc(r->perm, (r->nperm + 1) * sizeof *r->perm);
 				r->perm[r->nperm].v = x;
 				r->perm[r->nperm].seg = segno(r->e, i);
 				r->perm[r->nperm].name = lname(r->e, r->a, "%s_p%d_", valname(r->e, x), s);
-				arg(r->a, pf(r->e, "const %s *restrict %s", memctype(r->e, x), r->perm[r->nperm].name), "(const %s *)m->seg[%d]",
-				    memctype(r->e, x), s);
+				r->perm[r->nperm].ix = ix;
+				if (ix && !anyix)
+					arg(r->a, "int ix32_", "m->ix32");
+				anyix |= ix;
+				if (ix)
+					arg(r->a, pf(r->e, "const void *%s %s", RESTRICT(r->e), r->perm[r->nperm].name), "(const void *)m->seg[%d]", s);
+				else
+					arg(r->a, pf(r->e, "const %s *%s %s", memctype(r->e, x), RESTRICT(r->e), r->perm[r->nperm].name),
+					    "(const %s *)m->seg[%d]", memctype(r->e, x), s);
 				r->nperm++;
 			}
 		}
@@ -1642,12 +1692,19 @@ emitrowkernel(E *e, int grp, Args *a, Str *call)
 			if ((k == 1 && (opinfo[in->op].flags & Fscatter)) ||
 			    (in->op == Ogather && k == 1 && defins(&r, x)->op == Odst))
 				continue;
+			/* read only through plan-order copies (permcopies): no
+			 * parameter, so that bind need not keep it (a read of it
+			 * would not compile) */
+			if (copiedonly(fn, e->p->phase, TargetCUDA, x) && e->cuda) {
+				r.ext[x] = pf(e, "%s_uncopied_", valname(e, x));
+				continue;
+			}
 			r.ext[x] = ptrarg(e, a, NULL, x, false, true);
 		}
 		if ((opinfo[in->op].flags & Fscatter) || in->op == Oedge_softmax)
 			arg(a, pf(e, "const int64_t *%s", segname(&r, i)), "(const int64_t *)%s", segment(e, i, true));
 	}
-	if (!e->cuda)
+	if (!e->cuda || !e->sched.perm)
 		permcopies(&r);
 	r.L = e->sched.lanes > 1 ? e->sched.lanes : 1;
 	r.lane = r.L > 1;

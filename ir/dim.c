@@ -217,6 +217,28 @@ fail:
 	return 0;
 }
 
+bool
+dimle(const Mod *m, Dim a, Dim b)
+{
+	Poly p, q;
+	int i, j;
+
+	if (a == b)
+		return true;
+	topoly(m, a, &p);
+	topoly(m, b, &q);
+	for (i = 0; i < p.n; i++) {
+		for (j = 0; j < q.n && termcmp(&p.t[i], &q.t[j]) != 0; j++)
+			;
+		if (p.t[i].coef < 0 || (j < q.n ? q.t[j].coef : 0) < p.t[i].coef)
+			return false;
+	}
+	for (j = 0; j < q.n; j++)
+		if (q.t[j].coef < 0)
+			return false;
+	return true;
+}
+
 Dim
 dimadd(Mod *m, Dim a, Dim b, bool *ok)
 {

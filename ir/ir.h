@@ -136,6 +136,9 @@ Dim dimsub(Mod *m, Dim a, Dim b, bool *ok);
 Dim dimmul(Mod *m, Dim a, Dim b, bool *ok);
 /* a / b when b is one term (2*N) dividing every term of a */
 bool dimdiv(Mod *m, Dim a, Dim b, Dim *q);
+/* a <= b for every value of the symbols (each term of a at most b's
+ * term of that monomial, every coefficient non-negative) */
+bool dimle(const Mod *m, Dim a, Dim b);
 bool dimisconst(Dim d);
 int64_t dimconstval(Dim d);
 /* Value of d under symval[sym] (-1 = unbound); -1 if any symbol unbound. */
@@ -257,6 +260,7 @@ typedef struct Sched {
 	int sparse;                      /* cuda's sparse-input GEMM: warps a block */
 	int vendor;                      /* a vendor library's call instead (sched.c) */
 	int slices;                      /* the most edge slices of a sum's walk (cuda lanes) */
+	int perm;                        /* 1: cuda walks read edge arrays through the plan's permutation */
 } Sched;
 /* the vendor libraries a cuda build may call (gnncc --vendor), as bits */
 enum { VendorCublas = 1, VendorCusparse = 2 };

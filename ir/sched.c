@@ -55,6 +55,12 @@
  *          (cuda lanes, codegen/rowkernel.c's rowslices); 1: the lanes
  *          share the columns and walk the row's edges together; 0: as
  *          many as rowslices' rule gives
+ *   perm   how a cuda walk reads the bind-time arrays of its edges (a
+ *          gather's src index, GCN's norm): 0, copies of them in its
+ *          plan's order made at bind, the index as int32 where the ids
+ *          fit, read at the walk's position; 1, the arrays themselves
+ *          through the plan's permutation (one dependent load more an
+ *          edge: the form the H100 record measured)
  */
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +89,7 @@ static const struct {
 	{"sparse", offsetof(Sched, sparse), 0, 0, 32},
 	{"vendor", offsetof(Sched, vendor), 0, 0, 1},
 	{"slices", offsetof(Sched, slices), 0, 0, 32},
+	{"perm", offsetof(Sched, perm), 0, 0, 1},
 };
 enum { NField = sizeof fields / sizeof fields[0] };
 

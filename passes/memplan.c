@@ -19,19 +19,23 @@
  * inside it, not returned -- which the fused kernel keeps in registers.
  *
  * The pass gives every value that needs storage a {slot = K}.  Values
- * share a slot when their live ranges are disjoint and their sizes are
- * the same polynomial (the element count times the dtype's size:
- * interning makes equal polynomials equal Dims), so the arena, the sum
- * of the slots, stays a formula in N, E and the derived sizes and one
- * object serves every graph.  Slots are handed out greedily in order of
- * definition, reusing the first free slot of the size; for intervals in
- * definition order that uses the fewest slots of each size.
+ * share a slot when their live ranges are disjoint and their sizes (the
+ * element count times the dtype's size, a polynomial) are comparable
+ * for every graph: one at most the other term by term (dimle), so that
+ * the slot, as large as its largest value, stays a formula in N, E and
+ * the derived sizes, and one object serves every graph (the 400*N bytes
+ * of an aggregated input and the 188*N of the logits share; E*N and
+ * N + E do not).  Slots are handed out greedily in order of definition:
+ * a free slot that holds the value already, else a free one that grows
+ * least to hold it (by the graph-free measure of dimle: any that
+ * grows), else a new one.
  *
  * arenabuffers() is what code generation lays out: values with the same
- * valid slot share a buffer; a slot that does not fit (hand-written IR:
- * another size, an overlapping live range) gives the value a buffer of
- * its own rather than wrong results.  Without slots (-O0) every value
- * has its own buffer.
+ * valid slot share a buffer, whose memory is its largest value's; a slot
+ * that does not fit (hand-written IR: an incomparable size, an
+ * overlapping live range) gives the value a buffer of its own rather
+ * than wrong results.  Without slots (-O0) every value has its own
+ * buffer.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -192,13 +196,20 @@ arenabuffers(Fn *fn, const unsigned char *phase, int *buf, Ref *rep)
 			continue;
 		s = attrint(&fn->ins[i], "slot", -1);
 		okb = bytesof(fn, v, &b);
-		fits = s >= 0 && s < nslot && slotbuf[s] >= 0 && okb && bytes[slotbuf[s]] == b;
+		fits = s >= 0 && s < nslot && slotbuf[s] >= 0 && okb &&
+		       (dimle(fn->mod, b, bytes[slotbuf[s]]) || dimle(fn->mod, bytes[slotbuf[s]], b));
 		/* every value already in the buffer must be dead before v is made */
 		for (j = 0; fits && j < fn->nval; j++)
 			if (buf[j] == slotbuf[s] && !(l.to[j] < l.from[v] || l.to[v] < l.from[j]))
 				fits = false;
 		if (fits) {
 			buf[v] = slotbuf[s];
+			/* the largest value owns the memory (each before it is
+			 * at most it: they were at most the one it outgrows) */
+			if (!dimle(fn->mod, b, bytes[buf[v]])) {
+				rep[buf[v]] = v;
+				bytes[buf[v]] = b;
+			}
 			continue;
 		}
 		buf[v] = nbuf;
@@ -233,6 +244,25 @@ dropslot(Fn *fn, int i)
 			in->attr[k--] = in->attr[--in->nattr];
 }
 
+/* a free slot for a value of b bytes made at kernel from: one that holds
+ * it (the smallest such), else one it outgrows (the largest such: the
+ * least growth), else -1 */
+static int
+pickslot(Mod *m, const Dim *size, const bool *share, const int *freeat, int nslot, Dim b, int from)
+{
+	int hold = -1, grow = -1;
+
+	for (int s = 0; s < nslot; s++) {
+		if (!share[s] || freeat[s] >= from)
+			continue;
+		if (dimle(m, b, size[s]) && (hold < 0 || dimle(m, size[s], size[hold])))
+			hold = s;
+		else if (dimle(m, size[s], b) && (grow < 0 || dimle(m, size[grow], size[s])))
+			grow = s;
+	}
+	return hold >= 0 ? hold : grow;
+}
+
 void
 memplan(Fn *fn)
 {
@@ -258,11 +288,11 @@ memplan(Fn *fn)
 			continue;
 		/* a size too large for a Dim shares with nothing */
 		share[nslot] = bytesof(fn, v, &b);
-		for (s = 0; share[nslot] && s < nslot; s++)
-			if (share[s] && size[s] == b && freeat[s] < l.from[v])
-				break;
-		if (!share[nslot] || s == nslot)
+		s = share[nslot] ? pickslot(fn->mod, size, share, freeat, nslot, b, l.from[v]) : -1;
+		if (s < 0)
 			size[s = nslot++] = b;
+		else if (!dimle(fn->mod, b, size[s]))
+			size[s] = b;   /* grows to hold v */
 		freeat[s] = l.to[v];
 		setslot(fn, i, s);
 	}

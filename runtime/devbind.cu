@@ -919,6 +919,51 @@ done:
 	return (int)err;
 }
 
+/* plan-order copies (GNN_STEP_PERMUTE): element t of row j of out is
+ * element t of row order[j] of x, in the widest word the rows allow;
+ * narrow: x is an int64 index, out its int32 copy (bind checked that
+ * the ids fit) */
+#define PERMROWS(name, T) \
+	GNN_DKERNEL(name)(int64_t k, int64_t w, const int64_t *order, const T *x, T *out) \
+	{ \
+		GSTRIDE(t, k * w) \
+			out[t] = x[order[t / w] * w + t % w]; \
+	}
+PERMROWS(db_perm64, uint64_t)
+PERMROWS(db_perm32, uint32_t)
+PERMROWS(db_perm16, uint16_t)
+
+GNN_DKERNEL(db_permnarrow)(int64_t k, const int64_t *order, const int64_t *x, int32_t *out)
+{
+	GSTRIDE(t, k)
+		out[t] = (int32_t)x[order[t]];
+}
+
+static int
+db_permute(void *out, const int64_t *order, int64_t k, const void *x, size_t rowbytes, int narrow, void *sv)
+{
+	cudaStream_t s = (cudaStream_t)sv;
+	cudaError_t err = cudaSuccess;
+
+	if (k <= 0 || !rowbytes)
+		return 0;
+	if (narrow) {
+		DB_LAUNCH(db_permnarrow, blocks(k, NT), NT, 0, s)(k, order, (const int64_t *)x, (int32_t *)out);
+	} else if (rowbytes % 8 == 0) {
+		int64_t w = (int64_t)(rowbytes / 8);
+		DB_LAUNCH(db_perm64, blocks(k * w, NT), NT, 0, s)(k, w, order, (const uint64_t *)x, (uint64_t *)out);
+	} else if (rowbytes % 4 == 0) {
+		int64_t w = (int64_t)(rowbytes / 4);
+		DB_LAUNCH(db_perm32, blocks(k * w, NT), NT, 0, s)(k, w, order, (const uint32_t *)x, (uint32_t *)out);
+	} else {
+		int64_t w = (int64_t)(rowbytes / 2);   /* 16-bit elements at least */
+		DB_LAUNCH(db_perm16, blocks(k * w, NT), NT, 0, s)(k, w, order, (const uint16_t *)x, (uint16_t *)out);
+	}
+	LAUNCHED();
+done:
+	return (int)err;
+}
+
 static int
 db_zero(void *p, size_t n, void *s)
 {
@@ -926,5 +971,5 @@ db_zero(void *p, size_t n, void *s)
 }
 
 extern "C" const gnn_devbind GNN_DEVBIND_SYMBOL = {
-	db_upload, db_selfloops, db_tensor, db_segplan, db_csr, db_splitplan, db_zero, db_release,
+	db_upload, db_selfloops, db_tensor, db_segplan, db_csr, db_splitplan, db_permute, db_zero, db_release,
 };

@@ -123,6 +123,10 @@ struct gnn_devbind {
 	 * its header in head (host, GNN_SPLIT_HEADER slots), all the host
 	 * reads of it; the rest stays on the device */
 	int (*splitplan)(int64_t **plan, size_t *nbytes, int64_t *head, const int64_t *rowptr, int64_t t, int64_t c0, void *s);
+	/* out row j = row order[j] of x (rows of rowbytes bytes, k rows;
+	 * device), or with narrow, x an int64 index and out its int32 copy
+	 * (rowbytes 8) */
+	int (*permute)(void *out, const int64_t *order, int64_t k, const void *x, size_t rowbytes, int narrow, void *s);
 	/* n zero bytes at p (device) */
 	int (*zero)(void *p, size_t n, void *s);
 	void (*release)(gnn_dgraph *g);

@@ -460,7 +460,9 @@ enum {
 	                          * (forward computes it; gnncc's invariant pass) */
 	GNN_STEP_PERMUTE,        /* segment out: buffer arg's rows of fill elements (an edge
 	                          * array) in the order of segment plan in, of poly[size] rows
-	                          * (the cpu target: its walks read it in memory's order) */
+	                          * (the walks read it in memory's order, at their position k) */
+	GNN_STEP_PERMUTE_INDEX,  /* the same of int64 index buffer arg (a gather's src), as int32
+	                          * where the bound graphs' node ids fit (gnn_instance.ix32) */
 };
 typedef struct gnn_step {
 	unsigned char op;
@@ -508,6 +510,9 @@ typedef struct gnn_instance {
 	/* this bind's number, unique in the process (0: never bound): what
 	 * the trainer compares, since a graph's address may come again */
 	uint64_t bindgen;
+	/* this bind's node ids fit int32: the plan-order index copies
+	 * (GNN_STEP_PERMUTE_INDEX) are int32, else int64; kernels take it */
+	int ix32;
 	/* binds that succeeded, and arenas allocated (gnn_prog_counters) */
 	int64_t nbinds, narenas;
 	/* weights loaded or initialized so far: the step's once-time values
@@ -527,7 +532,8 @@ struct gnn_program {
 	int nbuf;
 	const gnn_buffer *buf;
 	int ngraph, nseg;
-	const unsigned char *segdev;   /* per segment: forward reads it (2: scratch, device only) */
+	const unsigned char *segdev;   /* per segment: forward reads it (2: scratch, device only;
+	                                * 3: only a plan's row starts, not its order) */
 	int nstep, nload;
 	const gnn_step *step, *load;
 	int nbound;              /* graph inputs: g[0..nbound), bound in the model's order */
@@ -547,6 +553,11 @@ struct gnn_program {
 	 * m->vendor's handles after the stream, open 0 frees what there is;
 	 * NULL for the rest */
 	gnn_status (*vendor)(gnn_instance *m, int open);
+	/* per segment: for a schedule's scratch (segdev 2), the forward
+	 * kernel that alone reads and writes it, by its first instruction,
+	 * else -1.  Forward's kernels run one after another, so the scratch
+	 * of different kernels shares the arena's memory.  NULL: none does. */
+	const int *segkern;
 };
 
 gnn_status gnn_prog_create(const gnn_program *p, size_t size, gnn_instance **out);

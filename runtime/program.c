@@ -378,6 +378,20 @@ segbytes(const gnn_instance *m, const gnn_step *st, int64_t n, int64_t e)
 	}
 }
 
+/* a PERMUTE step's rows: of its array, and of its copy (an index's
+ * int32 where ix32) */
+static size_t
+permrow(const gnn_instance *m, const gnn_step *st)
+{
+	return (size_t)st->fill * gnn_dtype_size(m->prog->buf[st->arg].dtype);
+}
+
+static size_t
+permoutrow(const gnn_instance *m, const gnn_step *st)
+{
+	return st->op == GNN_STEP_PERMUTE_INDEX && m->ix32 ? sizeof(int32_t) * (size_t)st->fill : permrow(m, st);
+}
+
 static gnn_status
 segalloc(gnn_instance *m, int i, size_t n)
 {
@@ -456,15 +470,16 @@ hoststep(gnn_instance *m, const gnn_step *st)
 		/* device-only scratch (segdev 2) */
 		m->segnb[st->out] = scratchbytes(m, st);
 		return GNN_OK;
-	case GNN_STEP_PERMUTE: {
+	case GNN_STEP_PERMUTE:
+	case GNN_STEP_PERMUTE_INDEX: {
 		/* row j of the copy is the plan's j-th edge's row of the array */
 		const int64_t *seg = (const int64_t *)m->hseg[st->in];
-		size_t row = (size_t)st->fill * gnn_dtype_size(p->buf[st->arg].dtype);
+		size_t row = permrow(m, st), orow = permoutrow(m, st);
 		const char *x = (const char *)m->h[st->arg];
 		char *o;
 		n = poly(m, st->size);
 		k = seg[n];
-		if ((s = segalloc(m, st->out, k * row > 0 ? (size_t)k * row : 1)) != GNN_OK)
+		if ((s = segalloc(m, st->out, k * orow > 0 ? (size_t)k * orow : 1)) != GNN_OK)
 			return s;
 		o = (char *)m->hseg[st->out];
 		for (int64_t j = 0; j < k; j++) {
@@ -474,7 +489,10 @@ hoststep(gnn_instance *m, const gnn_step *st)
 				fprintf(stderr, "gnnrt: %s: bind: edge %lld of a plan outside its array\n", p->name, (long long)e);
 				abort();
 			}
-			memcpy(o + (size_t)j * row, x + (size_t)e * row, row);
+			if (orow < row)   /* an index whose ids fit int32 (ix32) */
+				((int32_t *)o)[j] = (int32_t)((const int64_t *)x)[e];
+			else
+				memcpy(o + (size_t)j * row, x + (size_t)e * row, row);
 		}
 		return GNN_OK;
 	}
@@ -517,13 +535,20 @@ enum { SegDev = 1, SegHead };
 static size_t
 dgbytes(const gnn_program *p)
 {
-	return (size_t)p->ngraph * sizeof(gnn_dgraph) + (size_t)p->nseg + 1;
+	return (size_t)p->ngraph * sizeof(gnn_dgraph) + (size_t)p->nseg * sizeof(int64_t) + (size_t)p->nseg + 1;
+}
+
+/* per segment plan bind made on the device: its rows (n of rowptr[n+1]) */
+static int64_t *
+segrows(gnn_instance *m)
+{
+	return (int64_t *)(m->dg + m->prog->ngraph);
 }
 
 static unsigned char *
 segown(gnn_instance *m)
 {
-	return (unsigned char *)(m->dg + m->prog->ngraph);
+	return (unsigned char *)(segrows(m) + m->prog->nseg);
 }
 
 /* free what devstep() made (unbind) */
@@ -636,23 +661,44 @@ bindkept(const gnn_program *p, int b)
  * go (their edge indexes, weights and CSRs: forward reads the tensors
  * and plans made from them); after the last step, the bind buffers
  * forward does not read */
-static void
+static gnn_status
 devdrop(gnn_instance *m, int i)
 {
 	const gnn_program *p = m->prog;
-	int g, b;
+	int g, b, err;
 
 	for (g = 0; g < p->ngraph; g++)
 		if (m->dg[g].ready && lastread(p, g) <= i)
 			p->dev->bind->release(&m->dg[g]);
 	if (i < p->nstep - 1)
-		return;
+		return GNN_OK;
 	for (b = 0; b < p->nbuf; b++)
 		if (!bindkept(p, b) && !m->h[b] && m->b[b]) {
 			p->dev->free(m->b[b]);
 			m->b[b] = NULL;
 			m->nb[b] = 0;
 		}
+	/* plans forward reads only the row starts of (segdev 3: its walks
+	 * read plan-order copies): the order goes, rowptr moves to memory
+	 * of its own */
+	for (b = 0; b < p->nseg; b++)
+		if (p->segdev[b] == 3 && segown(m)[b] == SegDev) {
+			size_t nb = (size_t)(segrows(m)[b] + 1) * sizeof(int64_t);
+			void *rows = NULL;
+			gnn_status s;
+			if (nb >= m->segnb[b])
+				continue;
+			if ((s = devmem(m, "bind: a segment plan's row starts", &rows, nb)) != GNN_OK)
+				return s;
+			if ((err = p->dev->copy(rows, m->seg[b], nb, GNN_ANY, m->stream, 1))) {
+				p->dev->free(rows);
+				return deverr(m, "bind: a segment plan's row starts", err);
+			}
+			p->dev->free(m->seg[b]);
+			m->seg[b] = rows;
+			m->segnb[b] = nb;
+		}
+	return GNN_OK;
 }
 
 static gnn_status
@@ -684,6 +730,7 @@ devstep(gnn_instance *m, const gnn_step *st)
 		k = (int64_t)(m->nb[st->in] / sizeof(int64_t));
 		if ((s = devseg(m, st->out, segbytes(m, st, 0, 0))) != GNN_OK)
 			return s;
+		segrows(m)[st->out] = n;
 		if ((err = db->segplan((int64_t *)m->seg[st->out], (const int64_t *)m->b[st->in], k, n, &bad, &badval, m->stream)))
 			return deverr(m, "bind: segment plan", err);
 		if (bad >= 0)   /* gnn_segment_plan's message */
@@ -693,6 +740,7 @@ devstep(gnn_instance *m, const gnn_step *st)
 	case GNN_STEP_EDGEPLAN:
 		if ((s = devseg(m, st->out, segbytes(m, st, g->n, g->e))) != GNN_OK)
 			return s;
+		segrows(m)[st->out] = g->n;
 		if ((err = db->csr(g, m->stream)) ||
 		    (err = p->dev->copy(m->seg[st->out], g->csr, m->segnb[st->out], GNN_ANY, m->stream, 1)))
 			return deverr(m, "bind: the graph's CSR", err);
@@ -711,6 +759,21 @@ devstep(gnn_instance *m, const gnn_step *st)
 		                    st->arg, m->stream);
 		m->seg[st->out] = plan;
 		return err ? deverr(m, "bind: split plan", err) : GNN_OK;
+	}
+	case GNN_STEP_PERMUTE:
+	case GNN_STEP_PERMUTE_INDEX: {
+		/* the array's rows are its edges (k of them); the plan's order
+		 * follows its n + 1 row starts */
+		size_t row = permrow(m, st);
+		k = row ? (int64_t)(m->nb[st->arg] / row) : 0;
+		n = poly(m, st->size);
+		if ((s = devseg(m, st->out, k > 0 ? (size_t)k * permoutrow(m, st) : 1)) != GNN_OK)
+			return s;
+		if ((err = k > 0 ? db->permute(m->seg[st->out], (const int64_t *)m->seg[st->in] + n + 1, k, m->b[st->arg], row,
+		                               permoutrow(m, st) < row, m->stream)
+		                 : db->zero(m->seg[st->out], 1, m->stream)))   /* no edges: a byte, as the host's */
+			return deverr(m, "bind: an edge array in a plan's order", err);
+		return GNN_OK;
 	}
 	case GNN_STEP_SPLITBUF:
 	case GNN_STEP_SCRATCH:
@@ -789,12 +852,19 @@ atbytes(const gnn_program *p)
 /* the arena's size, and in at[] the offsets in it of the buffers and the
  * segment plans, then (from at[nplaces]) their lengths in bytes (0: not
  * placed) */
+/* is segment i a kernel's scratch whose memory others may share? */
+static int
+sharedscratch(const gnn_program *p, int i)
+{
+	return p->segkern && p->segdev[i] == 2 && p->segkern[i] >= 0;
+}
+
 static size_t
 arenaplan(gnn_instance *m, size_t *at)
 {
 	const gnn_program *p = m->prog;
 	const gnn_device *dev = p->dev;
-	size_t off = 0, *len = at + nplaces(p), rz = dev->redzone && dev->redzones && dev->redzones() ? 256 : 0;
+	size_t off = 0, end, *len = at + nplaces(p), rz = dev->redzone && dev->redzones && dev->redzones() ? 256 : 0;
 	int i;
 
 	for (i = 0; i < p->nbuf; i++)
@@ -802,8 +872,26 @@ arenaplan(gnn_instance *m, size_t *at)
 		    (dev->separate && !m->dg && p->buf[i].kind == GNN_BUF_BIND && devcopy(m, i)))
 			at[i] = place(&off, bufbytes(m, i), rz, &len[i]);
 	for (i = 0; i < p->nseg; i++)
-		if (dev->separate && p->segdev[i] && !(m->dg && segown(m)[i]))
+		if (dev->separate && p->segdev[i] && !(m->dg && segown(m)[i]) && !sharedscratch(p, i))
 			at[p->nbuf + i] = place(&off, m->segnb[i], rz, &len[p->nbuf + i]);
+	/* the schedules' scratch: each kernel's from one offset, the
+	 * kernels' over one another (they run one after another) */
+	end = off;
+	for (i = 0; i < p->nseg; i++)
+		if (dev->separate && sharedscratch(p, i) && !(m->dg && segown(m)[i])) {
+			int j, first = 1;
+			size_t o = off;
+			for (j = 0; j < i && first; j++)
+				first = !(sharedscratch(p, j) && p->segkern[j] == p->segkern[i]);
+			if (!first)
+				continue;   /* placed with its kernel's first */
+			for (j = i; j < p->nseg; j++)
+				if (sharedscratch(p, j) && p->segkern[j] == p->segkern[i])
+					at[p->nbuf + j] = place(&o, m->segnb[j], rz, &len[p->nbuf + j]);
+			if (o > end)
+				end = o;
+		}
+	off = end;
 	return off ? off : 256;   /* never an empty arena: offsets become pointers into it */
 }
 
@@ -899,7 +987,7 @@ bindneed(gnn_instance *m, int64_t *ge, size_t *end)
 	const gnn_step *st;
 	int64_t *loops = ge + p->ngraph, *csr = loops + p->ngraph, *nodes = csr + p->ngraph, *w = nodes + p->ngraph;
 	int i, g;
-	size_t held = 0, peak, dropped = 0;
+	size_t held = 0, peak, dropped = 0, shrink = 0, moved = 0;
 
 	/* the bound graphs (a heterogeneous graph's relations): each its own
 	 * sizes; a derived graph keeps the nodes and weights of its input */
@@ -949,10 +1037,22 @@ bindneed(gnn_instance *m, int64_t *ge, size_t *end)
 		case GNN_STEP_COUNTS:
 			if (m->dg || p->segdev[st->out])
 				held += units(segbytes(m, st, n, st->op == GNN_STEP_EDGEPLAN ? ge[st->in] : 0));
+			if (m->dg && p->segdev[st->out] == 3) {
+				/* devdrop keeps only its row starts */
+				size_t rows = units((size_t)((st->op == GNN_STEP_EDGEPLAN ? n : poly(m, st->size)) + 1) * sizeof(int64_t));
+				shrink += units(segbytes(m, st, n, st->op == GNN_STEP_EDGEPLAN ? ge[st->in] : 0)) - rows;
+				if (rows > moved)
+					moved = rows;
+			}
+			break;
+		case GNN_STEP_PERMUTE:
+		case GNN_STEP_PERMUTE_INDEX:
+			/* an edge array's rows, in a device segment or the arena */
+			if (m->dg || p->segdev[st->out])
+				held += units(permrow(m, st) ? bufbytes(m, st->arg) / permrow(m, st) * permoutrow(m, st) : 1);
 			break;
 		case GNN_STEP_SPLITPLAN:
 		case GNN_STEP_SPLITBUF:
-		case GNN_STEP_PERMUTE:   /* the cpu target's: host memory */
 			break;
 		case GNN_STEP_SCRATCH:   /* its size is known: counted */
 			held += units(scratchbytes(m, st));
@@ -976,7 +1076,11 @@ bindneed(gnn_instance *m, int64_t *ge, size_t *end)
 				loops[g] = -1;   /* gone */
 			}
 	}
-	*end = held - dropped;
+	/* the last step's drops: the tensors forward does not read, then
+	 * each plan's order (its row starts copied first) */
+	if (held - dropped + moved > peak)
+		peak = held - dropped + moved;
+	*end = held - dropped - shrink;
 	return peak;
 }
 
@@ -1075,6 +1179,22 @@ bindsizes(gnn_instance *m, gnn_graph *const *graphs)
 	return GNN_OK;
 }
 
+/* Do the node ids of the bound graphs fit int32 (every gather's index
+ * is one of them)?  GNNRT_WIDE_INDEX=1 says no, so that the int64 form
+ * of the plan-order index copies runs on small graphs too (tests). */
+static int
+ix32(gnn_graph *const *graphs, int n)
+{
+	const char *env = getenv("GNNRT_WIDE_INDEX");
+
+	if (env && *env == '1')
+		return 0;
+	for (int i = 0; i < n; i++)
+		if (gnn_graph_num_nodes(graphs[i]) > INT32_MAX || gnn_graph_num_src_nodes(graphs[i]) > INT32_MAX)
+			return 0;
+	return 1;
+}
+
 static gnn_status
 bind(void *mv, gnn_graph *const *graphs, int n)
 {
@@ -1102,6 +1222,7 @@ bind(void *mv, gnn_graph *const *graphs, int n)
 		return s;
 	for (i = 0; i < n; i++)
 		m->g[i] = graphs[i];
+	m->ix32 = ix32(graphs, n);
 	if (p->dev->separate && p->dev->bind && !(m->dg = (gnn_dgraph *)zalloc(dgbytes(p)))) {
 		gnn_prog_unbind_(m);
 		return gnn_error(GNN_ERR_MEM, "%s_bind: out of memory", p->name);
@@ -1122,8 +1243,10 @@ bind(void *mv, gnn_graph *const *graphs, int n)
 			gnn_prog_unbind_(m);
 			return s;
 		}
-		if (m->dg)
-			devdrop(m, i);
+		if (m->dg && (s = devdrop(m, i)) != GNN_OK) {
+			gnn_prog_unbind_(m);
+			return s;
+		}
 	}
 	if ((s = layout(m)) != GNN_OK) {
 		gnn_prog_unbind_(m);

@@ -11,7 +11,9 @@
 ** two (SPLITPLAN, with their scratch sizes).  It is bound with the cpu
 ** device and with the emulated one; every size, buffer and plan must be
 ** equal bit for bit (a split plan slot by slot, and its header on the
-** host).  Graphs: empty (N = E = 0), nodes without edges, a small one
+** host), and the plan-order copies (PERMUTE, PERMUTE_INDEX: int32 and,
+** under GNNRT_WIDE_INDEX, int64) equal to the arrays read through the
+** host CSR's order.  Graphs: empty (N = E = 0), nodes without edges, a small one
 ** with repeated edges and self loops (weighted and not), a hub graph
 ** (one node holding 10% of the edges, most rows empty, self loops,
 ** weights), and one of 70000 nodes (three radix passes).  Split plans
@@ -51,12 +53,14 @@ static const int epoly[NG] = {4, 8, 12, 16};
 /* per graph: src, dst (i64, E), in, out (f32, N), weight, norm (f32, E); then batch */
 enum { PERG = 6, NBUF = NG * PERG + 1 };
 /* per graph its CSR and a segment plan of its sources; then the bound
- * graph's split plans of the two, and their scratch (device only) */
-enum { SP = 2 * NG, NSEG = SP + 4 };
+ * graph's split plans of the two, and their scratch (device only); then
+ * per graph its norm and its src index in its CSR's order (PERMUTE,
+ * PERMUTE_INDEX) */
+enum { SP = 2 * NG, PP = SP + 4, NSEG = PP + 2 * NG };
 static gnn_buffer bufs[NBUF];
 static gnn_step steps[128];
 static int nsteps;
-static const unsigned char segdev[NSEG] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2};
+static const unsigned char segdev[NSEG] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1};
 static const int io[] = {-1};
 
 static gnn_status
@@ -71,7 +75,7 @@ static const int bound[8] = {0, 1, -1, -1, -1, -1, -1, -1};   /* the graph sets 
 static gnn_program prog = {
 	"D", &gnn_device_cpu, 5, poly, NBUF, bufs, NG, NSEG, segdev, 0, 0, steps, NULL,
 	1, bound, 0, 0, 0, io, io, io, io,
-	NULL, NULL, NULL, 0, NULL, run, NULL, NULL,
+	NULL, NULL, NULL, 0, NULL, run, NULL, NULL, NULL,
 };
 
 static void
@@ -121,6 +125,10 @@ tables(int segn, int c0csr, int c0seg, int full)
 	add(GNN_STEP_SPLITBUF, SP + 3, SP + 1, 1, 0, 0);
 	if (full)
 		add(GNN_STEP_BATCH, NG * PERG, 0, 0, 0, 0);
+	for (g = 0; g < (full ? NG : 0); g++) {
+		add(GNN_STEP_PERMUTE, PP + 2 * g, 2 * g, g * PERG + 5, 0, 1);
+		add(GNN_STEP_PERMUTE_INDEX, PP + 2 * g + 1, 2 * g, g * PERG, 0, 1);
+	}
 	prog.nstep = nsteps;
 }
 
@@ -156,6 +164,41 @@ samebuf(gnn_instance *const *m, int i, const char *what)
 	return same;
 }
 
+/* m's plan-order copies against the host's CSR and arrays (the bound
+ * cpu model's): row j of a copy is row perm[j] of its array, an index
+ * as int32 where the model says the ids fit (ix32) */
+static int
+permuted(gnn_instance *m, const char *what)
+{
+	int ok = 1;
+
+	for (int g = 0; g < NG && ok; g++) {
+		int64_t n = m->sym[0], e;
+		int64_t *csr, *src;
+		float *norm;
+		void *ix, *nc;
+		if (!m->segnb[PP + 2 * g + 1] || !m->nb[g * PERG])
+			continue;
+		e = (int64_t)(m->nb[g * PERG] / sizeof(int64_t));
+		csr = fetch(m, m->seg[2 * g], m->hseg[2 * g], (size_t)(n + 1 + e) * sizeof(int64_t));
+		src = fetch(m, m->b[g * PERG], m->h[g * PERG], m->nb[g * PERG]);
+		norm = fetch(m, m->b[g * PERG + 5], m->h[g * PERG + 5], m->nb[g * PERG + 5]);
+		ix = fetch(m, m->seg[PP + 2 * g + 1], m->hseg[PP + 2 * g + 1], m->segnb[PP + 2 * g + 1]);
+		nc = fetch(m, m->seg[PP + 2 * g], m->hseg[PP + 2 * g], m->segnb[PP + 2 * g]);
+		ok &= CHECK(m->segnb[PP + 2 * g + 1] == (size_t)e * (m->ix32 ? 4 : 8));
+		for (int64_t j = 0; j < e && ok; j++) {
+			int64_t at = csr[n + 1 + j];
+			ok &= CHECK((m->ix32 ? ((int32_t *)ix)[j] : ((int64_t *)ix)[j]) == src[at]);
+			ok &= CHECK(!memcmp((float *)nc + j, norm + at, sizeof(float)));
+		}
+		if (!ok)
+			printf("  %s: graph %d's copies in its CSR's order differ (%s, ix32 %d)\n", what, g,
+			       m->prog->dev->separate ? "device" : "host", m->ix32);
+		free(csr), free(src), free(norm), free(ix), free(nc);
+	}
+	return ok;
+}
+
 /* bind g with the cpu device and the emulated one: everything equal */
 static void
 compare(const char *what, gnn_graph *g)
@@ -180,7 +223,7 @@ compare(const char *what, gnn_graph *g)
 		void *a, *b;
 		if (!CHECK(m[0]->segnb[i] == m[1]->segnb[i]) || segdev[i] == 2)
 			continue;   /* scratch: its size only */
-		if (i >= SP && m[0]->segnb[i] &&
+		if (i >= SP && i < PP && m[0]->segnb[i] &&
 		    !CHECK(m[1]->hseg[i] && !memcmp(m[0]->hseg[i], m[1]->hseg[i], GNN_SPLIT_HEADER * sizeof(int64_t))))
 			printf("  %s: split plan %d's header on the host differs\n", what, i), bad++;
 		a = fetch(m[0], NULL, m[0]->hseg[i], m[0]->segnb[i]);
@@ -195,6 +238,8 @@ compare(const char *what, gnn_graph *g)
 		}
 		free(a), free(b);
 	}
+	for (k = 0; k < 2; k++)
+		bad += !permuted(m[k], what);
 	if (bad)
 		printf("  in %s\n", what);
 out:
@@ -436,7 +481,7 @@ relations(void)
 	gnn_program p = {
 		"H", &gnn_device_cpu, 4, rpoly, RBUF, rbufs, NREL, RSEG, rsegdev, 0, 0, rsteps, NULL,
 		NREL, rbound, 0, 0, 0, io, io, io, io,
-		NULL, NULL, NULL, 0, NULL, run, NULL, NULL,
+		NULL, NULL, NULL, 0, NULL, run, NULL, NULL, NULL,
 	}, q[2];
 	int r, k, i, n = 0;
 
@@ -491,6 +536,10 @@ main(void)
 	/* the large graphs last: every launch of the emulated device costs
 	 * in proportion to the device memory allocated before it */
 	equal();
+	/* the copies' int64 form (ids past int32, forced) */
+	setenv("GNNRT_WIDE_INDEX", "1", 1);
+	compares("hubs, wide index", hubgraph(2000, 20000, 1, 1, 2), 2, c0s + 2, 1);
+	unsetenv("GNNRT_WIDE_INDEX");
 	relations();
 	badindex();
 	hostwork();

@@ -7,7 +7,8 @@ usage: engines.py GNNRUN MODEL.gnn WORKDIR INPUT=D0xD1...[,INPUT=...] [--nodes N
 
 A SETTING is gnnrun options joined by commas (--engine=cpu,-O0); an
 item NAME=VALUE not starting with "-" sets an environment variable for
-that run (OMP_NUM_THREADS=3).  A SETTING starting with "=" must also give
+that run (OMP_NUM_THREADS=3) where NAME is upper case, and is else the
+previous option's, whose value had a comma (--schedule=all:lanes=4,rows=8).  A SETTING starting with "=" must also give
 the outputs of the last setting before it without "=" bit for bit (one
 must come before it).  Prints one line per setting: "SETTING ok" or
 "SETTING MISMATCH ...".  The graph has 6 nodes, or with --nodes N a
@@ -38,6 +39,17 @@ def run(gnnrun, model, work, tag, inputs, opts):
         n += 1
 
 
+def items(setting):
+    """a SETTING's options and environment items"""
+    out = []
+    for it in setting.split(","):
+        if out and not it.startswith("-") and not it.split("=", 1)[0].isupper():
+            out[-1] += "," + it
+        else:
+            out.append(it)
+    return out
+
+
 def main():
     gnnrun, model, work, spec = sys.argv[1:5]
     settings = sys.argv[5:]
@@ -63,7 +75,7 @@ def main():
         sys.exit("engines.py: %s: no setting before it to give the bits of" % settings[0])
     ref = run(gnnrun, model, work, "ref", inputs, ["--engine=interp"])
     for k, setting in enumerate(settings):
-        got = run(gnnrun, model, work, "s%d" % k, inputs, setting.lstrip("=").split(","))
+        got = run(gnnrun, model, work, "s%d" % k, inputs, items(setting.lstrip("=")))
         bad = []
         for j, (a, b) in enumerate(zip(ref, got)):
             a = a.astype(np.float64)

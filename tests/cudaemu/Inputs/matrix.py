@@ -17,7 +17,8 @@ graphs: 281 = 4 * 64 + 25 leaves every GEMM tiling (k slabs of 8, 16, 32,
 the graphs that the forced schedules, memcheck and racecheck run on.  The
 configurations are -O0, -O2 with the cost model's schedules, and -O2
 under forced schedules of every family (lanes 1/2/4/8/16/32 per row with
-rows per block, and dense tilings).  The graphs are Cora, and "hubs", a
+rows per block, one of them reading edge arrays through the plan's
+permutation (perm=1), and dense tilings).  The graphs are Cora, and "hubs", a
 synthetic graph of 2000 nodes whose largest in-degree is above 2000 and
 where most nodes have no in-edges (--graphs may add citeseer).  -O0 and
 -O2 run on every graph; a forced schedule is a statement about the
@@ -95,7 +96,9 @@ CONFIGS = [
     ("lanes1-rows64-split3", ["--schedule=all:lanes=1,rows=64,split=3"]),
     ("lanes2-rows16-split2", ["--schedule=all:lanes=2,rows=16,split=2"]),
     ("lanes4-rows64", ["--schedule=all:lanes=4,rows=64"]),
-    ("lanes8-rows4", ["--schedule=all:lanes=8,rows=4"]),
+    # perm=1: the walks read their edge arrays through the plan's
+    # permutation, not plan-order copies (the other families' form)
+    ("lanes8-rows4-perm1", ["--schedule=all:lanes=8,rows=4,perm=1"]),
     ("lanes16-rows8", ["--schedule=all:lanes=16,rows=8"]),
     ("lanes32-rows32-split8", ["--schedule=all:lanes=32,rows=32,split=8"]),
     # cuda's tiled GEMMs: 64 threads, float4 staging and stores, K unsplit;

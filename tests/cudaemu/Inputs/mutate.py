@@ -19,7 +19,8 @@ applies nothing (the control: every check passes).
              (memcheck)
   divergent  GCN_g0's first __syncwarp() only where the row is live: the
              last warp's idle lanes skip it (synccheck)
-  arena      GCN_g0's gather reads the next node's row of conv1.lin.y:
+  arena      GCN_g0's gather (by the src index's plan-order copy) reads
+             the next node's row of conv1.lin.y:
              the last node's row is one past the buffer, which fills
              its 256-byte arena slot exactly, so the read lands in the
              next buffer of the arena unless the runtime keeps redzones
@@ -27,7 +28,8 @@ applies nothing (the control: every check passes).
   uninit     a bind-time value that forward reads gets its device copy in
              the arena but is never uploaded (its buffer-table row says
              forward makes it): kernels read device memory nothing wrote
-             (initcheck)
+             (initcheck); under perm=1, so that the walks read GCN's norm
+             itself rather than its plan-order copy
 
 A mutation whose site is not found in the generated code is an error, so
 that a change in code generation cannot make a test pass vacuously.
@@ -72,10 +74,11 @@ def mutate(src, what):
     if what == "arena":
         a, b = kernel_span(src, "GCN_g0")
         body = src[a:b]
-        old = "conv1_lin_y[(int64_t)v2[e_] * 16 + (j_)]"
-        if body.count(old) != 1:
-            sys.exit("mutate.py: GCN_g0 does not gather conv1_lin_y by v2")
-        return src[:a] + body.replace(old, "conv1_lin_y[((int64_t)v2[e_] + 1) * 16 + (j_)]") + src[b:]
+        # the src index's plan-order copy, read at the walk's position
+        pat = re.compile(r"conv1_lin_y\[(GNN_IXAT\(\w+, ix32_, k_\)) \* 16 \+ \(j_\)\]")
+        if len(pat.findall(body)) != 1:
+            sys.exit("mutate.py: GCN_g0 does not gather conv1_lin_y by v2's copy")
+        return src[:a] + pat.sub(r"conv1_lin_y[(\1 + 1) * 16 + (j_)]", body) + src[b:]
     if what == "uninit":
         table = src.find("GCN_buffers[] = {")
         pat = re.compile(r'(\{"[^"]*", )GNN_BUF_BIND(, GNN_F32, GNN_BUF_DEVICE,)')
@@ -96,7 +99,10 @@ def main():
     w = lambda f: os.path.join(a.work, f)
     model = os.path.join(a.examples, "gcn", "gcn.gnn")
     # lanes=4: 8 rows per warp, so Cora's 2708 rows leave the last warp half idle
-    sched = ["--no-tune-cache", "--schedule=all:lanes=4,rows=8", "--schedule=k10:bm=64,bn=16,bk=32,tm=4,tn=4"]
+    # uninit: perm=1, so that forward reads GCN's norm itself, not its
+    # plan-order copy (which bind makes on the device)
+    rows = "--schedule=all:lanes=4,rows=8" + (",perm=1" if a.mutation == "uninit" else "")
+    sched = ["--no-tune-cache", rows, "--schedule=k10:bm=64,bn=16,bk=32,tm=4,tn=4"]
     for emit, out in (("cuda", "gcn.cu"), ("header", "gcn.h")):
         subprocess.run([a.gnncc, "--target=cuda", f"--emit={emit}", *sched, model, "-o", w(out)], check=True)
     src = open(w("gcn.cu")).read()

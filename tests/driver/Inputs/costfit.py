@@ -12,7 +12,9 @@ the record's schedules forced (--schedule=KERNEL:...) and the switches
 that make today's code generator emit the kernels measured then: an
 unsplit tiled GEMM (ksplit=1) where the record's schedule names none,
 and walks without edge slices (slices=1) where it names none (a kernel
-that walks edges: a split one).  Then:
+that walks edges: a split one), and row kernels that read their edge
+arrays through the plan's permutation (perm=1), not plan-order copies.
+Then:
 
 - the modeled launch list (kernel, kind, blocks, threads a block) must
   equal the record's, else the record is not being modeled and the check
@@ -86,6 +88,8 @@ def forced(program, launches):
             s += ",ksplit=1"
         if e["kind"] == "row" and "split=" in s and "slices=" not in s:
             s += ",slices=1"
+        if e["kind"] == "row" and "perm=" not in s:
+            s += ",perm=1"
         out.append(f"{name}:{s}")
     return out
 
