@@ -446,53 +446,67 @@ addplan(R *r, Sum *s, int i)
 }
 
 /*
- * The cuda walks' plan-order copies (rowkernel.c's permcopies): per plan
- * and bind-time edge array that a row group with a walk of that plan
- * reads, one copy of its E rows (a src index as int32: ids that do not
- * fit take int64, GNN_STEP_PERMUTE_INDEX).  Calls f for each, once.
+ * The walks' plan-order copies (rowkernel.c's permcopies, and on the cpu
+ * a folded gather's index under its scatter, kernels.c): per plan and
+ * bind-time edge array that a row group with a walk of that plan reads,
+ * one copy of its E rows (on cuda a src index as int32: ids that do not
+ * fit take int64, GNN_STEP_PERMUTE_INDEX; none under perm=1).  Calls f
+ * for each, once.
  */
+typedef struct Copies {
+	struct { int w; Ref v; } *seen;
+	int n, cap;
+} Copies;
+
+static void
+onecopy(R *r, Copies *c, int w, Ref x, void (*f)(R *, int, Ref, bool, void *), void *ctx)
+{
+	Fn *fn = r->fn;
+	const Ins *d = fn->val[x].def >= 0 ? &fn->ins[fn->val[x].def] : NULL;
+
+	for (int q = 0; q < c->n; q++)
+		if (c->seen[q].v == storageroot(fn, x) && (c->seen[q].w == w || sameplan(fn, r->phase, c->seen[q].w, w)))
+			return;
+	if (c->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 8;
+		c->seen = erealloc(c->seen, c->cap * sizeof *c->seen);
+	}
+	c->seen[c->n].w = w;
+	c->seen[c->n++].v = storageroot(fn, x);
+	f(r, w, x, r->cuda && d && d->op == Osrc, ctx);
+}
+
 static void
 eachcopy(R *r, void (*f)(R *, int, Ref, bool, void *), void *ctx)
 {
 	Fn *fn = r->fn;
-	int n = 0, cap = 0;
-	struct { int w; Ref v; } *seen = NULL;
+	Copies c = {0};
 
 	for (int w = 0; w < fn->nins; w++) {
 		const Ins *wi = &fn->ins[w];
-		int grp = (int)attrint(wi, "group", -1);
+		int grp = (int)attrint(wi, "group", -1), gi;
 		Ref g;
 		Sched sc;
-		if (grp < 0 || !((opinfo[wi->op].flags & Fscatter) || wi->op == Oedge_softmax) ||
-		    (r->phase[wi->to] != PhaseForward && r->phase[wi->to] != PhaseOnce) || (g = plangraph(fn, w)) == RNone)
+		if (!((opinfo[wi->op].flags & Fscatter) || wi->op == Oedge_softmax) ||
+		    (r->phase[wi->to] != PhaseForward && r->phase[wi->to] != PhaseOnce))
+			continue;
+		if (grp < 0 && !r->cuda && (opinfo[wi->op].flags & Fscatter) && (gi = viafold(fn, w)) >= 0 &&
+		    r->phase[wi->arg[1]] == PhaseBind && r->phase[fn->ins[gi].arg[1]] == PhaseBind &&
+		    valstoredtype(fn, wi->arg[0]) == DNone)
+			onecopy(r, &c, w, fn->ins[gi].arg[1], f, ctx);   /* a folded gather's index */
+		if (grp < 0 || (g = plangraph(fn, w)) == RNone)
 			continue;
 		groupsched(fn, grp, &sc);
-		if (sc.perm)
+		if (sc.perm && r->cuda)
 			continue;
-		for (int j = 0; j < fn->nins; j++) {
+		for (int j = 0; j < fn->nins; j++)
 			for (int k = 0; k < fn->ins[j].narg; k++) {
 				Ref x = walkarray(fn, grp, g, j, k);
-				const Ins *d;
-				int q;
-				if (x == RNone || r->phase[x] != PhaseBind)
-					continue;
-				d = fn->val[x].def >= 0 ? &fn->ins[fn->val[x].def] : NULL;
-				for (q = 0; q < n; q++)
-					if (seen[q].v == storageroot(fn, x) && (seen[q].w == w || sameplan(fn, r->phase, seen[q].w, w)))
-						break;
-				if (q < n)
-					continue;
-				if (n == cap) {
-					cap = cap ? 2 * cap : 8;
-					seen = erealloc(seen, cap * sizeof *seen);
-				}
-				seen[n].w = w;
-				seen[n++].v = storageroot(fn, x);
-				f(r, w, x, d && d->op == Osrc, ctx);
+				if (x != RNone && r->phase[x] == PhaseBind)
+					onecopy(r, &c, w, x, f, ctx);
 			}
-		}
 	}
-	free(seen);
+	free(c.seen);
 }
 
 /* a copy's bytes: E rows of the array's, an index's as int32 */
@@ -754,9 +768,14 @@ reportmemory(R *r)
 	if (r->cuda)
 		devicememory(r, &fwd, &copies, &plans, &stage);
 	else {
+		Sum pc = {0};
 		printsum(r, "device copies of bind-time values", &copies, "buffer");
 		printsum(r, "segment plans", &plans, "buffer");
 		printsum(r, "forward_host staging", &stage, "buffer");
+		/* the walks' copies: host memory of their own, not the arena's */
+		eachcopy(r, sumcopy, &pc);
+		printsum(r, "plan-order copies of edge arrays (bind makes them, beside the arena)", &pc, "buffer");
+		eachcopy(r, printcopy, NULL);
 	}
 	if (r->cuda)
 		vendormemory(r->f, fn);
