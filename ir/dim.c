@@ -239,6 +239,24 @@ dimle(const Mod *m, Dim a, Dim b)
 	return true;
 }
 
+bool
+dimlike(const Mod *m, Dim a, Dim b)
+{
+	Poly p, q;
+	int i;
+
+	if (a == b)
+		return true;
+	topoly(m, a, &p);
+	topoly(m, b, &q);
+	if (p.n != q.n)
+		return false;
+	for (i = 0; i < p.n; i++)   /* both sorted by termcmp */
+		if (termcmp(&p.t[i], &q.t[i]) != 0)
+			return false;
+	return true;
+}
+
 Dim
 dimadd(Mod *m, Dim a, Dim b, bool *ok)
 {

@@ -139,6 +139,9 @@ bool dimdiv(Mod *m, Dim a, Dim b, Dim *q);
 /* a <= b for every value of the symbols (each term of a at most b's
  * term of that monomial, every coefficient non-negative) */
 bool dimle(const Mod *m, Dim a, Dim b);
+/* a and b have the same monomials (8*N + 2*E and 4*N + E; not 8*N and
+ * 4*N + E, nor 512 and 4*N) */
+bool dimlike(const Mod *m, Dim a, Dim b);
 bool dimisconst(Dim d);
 int64_t dimconstval(Dim d);
 /* Value of d under symval[sym] (-1 = unbound); -1 if any symbol unbound. */

@@ -20,12 +20,15 @@
  *
  * The pass gives every value that needs storage a {slot = K}.  Values
  * share a slot when their live ranges are disjoint and their sizes (the
- * element count times the dtype's size, a polynomial) are comparable
- * for every graph: one at most the other term by term (dimle), so that
- * the slot, as large as its largest value, stays a formula in N, E and
- * the derived sizes, and one object serves every graph (the 400*N bytes
- * of an aggregated input and the 188*N of the logits share; E*N and
- * N + E do not).  Slots are handed out greedily in order of definition:
+ * element count times the dtype's size, a polynomial) have the same
+ * monomials and one is at most the other term by term (dimlike, dimle),
+ * so that the slot, as large as its largest value, stays a formula in
+ * N, E and the derived sizes, and one object serves every graph (the
+ * 400*N bytes of an aggregated input and the 188*N of the logits share;
+ * 16*E and 16*N do not, nor a constant's 512 bytes and 4*N: a small
+ * vector would hold a large slot that the rows of a later value could
+ * have taken: GIN's cpu training step ran 4-7% slower so in interleaved
+ * runs, and within their noise without it).  Slots are handed out greedily in order of definition:
  * a free slot that holds the value already, else a free one that grows
  * least to hold it (by the graph-free measure of dimle: any that
  * grows), else a new one.
@@ -196,7 +199,7 @@ arenabuffers(Fn *fn, const unsigned char *phase, int *buf, Ref *rep)
 			continue;
 		s = attrint(&fn->ins[i], "slot", -1);
 		okb = bytesof(fn, v, &b);
-		fits = s >= 0 && s < nslot && slotbuf[s] >= 0 && okb &&
+		fits = s >= 0 && s < nslot && slotbuf[s] >= 0 && okb && dimlike(fn->mod, b, bytes[slotbuf[s]]) &&
 		       (dimle(fn->mod, b, bytes[slotbuf[s]]) || dimle(fn->mod, bytes[slotbuf[s]], b));
 		/* every value already in the buffer must be dead before v is made */
 		for (j = 0; fits && j < fn->nval; j++)
@@ -254,6 +257,8 @@ pickslot(Mod *m, const Dim *size, const bool *share, const int *freeat, int nslo
 
 	for (int s = 0; s < nslot; s++) {
 		if (!share[s] || freeat[s] >= from)
+			continue;
+		if (!dimlike(m, b, size[s]))
 			continue;
 		if (dimle(m, b, size[s]) && (hold < 0 || dimle(m, size[s], size[hold])))
 			hold = s;
