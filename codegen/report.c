@@ -295,6 +295,7 @@ typedef struct Sum {
 	bool ok;                 /* the formula is a Dim */
 	int n;
 	int64_t val;             /* -1: not known */
+	bool exact;              /* val of allocations not rounded up (host memory) */
 } Sum;
 
 /* bytes as the runtime allocates them: rounded up to 256 (program.c) */
@@ -362,7 +363,7 @@ addbytes(R *r, Sum *s, Dim b, bool okb)
 	if (s->val < 0)
 		return;
 	v = okb ? dimeval(r->m, b, r->symval) : -1;
-	s->val = v < 0 ? -1 : s->val + allocbytes(v);
+	s->val = v < 0 ? -1 : s->val + (s->exact ? v : allocbytes(v));
 }
 
 static void
@@ -768,7 +769,7 @@ reportmemory(R *r)
 	if (r->cuda)
 		devicememory(r, &fwd, &copies, &plans, &stage);
 	else {
-		Sum pc = {0};
+		Sum pc = {.exact = true};   /* host allocations of their size */
 		printsum(r, "device copies of bind-time values", &copies, "buffer");
 		printsum(r, "segment plans", &plans, "buffer");
 		printsum(r, "forward_host staging", &stage, "buffer");
