@@ -646,8 +646,8 @@ emittables(E *e)
 			bool uni = in && in->op == Oparam && findattr(in, "uniform");
 			/* a cuda bind-time value that no kernel takes (its walks
 			 * read copies of it) is not kept on the device */
-			bool dev = usedinforward(e, v) && !(e->cuda && phaseof(e, v) == PhaseBind && !h->devread[b] &&
-			                                    copiedonly(fn, e->p->phase, TargetCUDA, v));
+			bool dev = usedinforward(e, v) && !(phaseof(e, v) == PhaseBind && !h->devread[b] &&
+			                                    copiedonly(fn, e->p->phase, e->p->target, v));
 			const char *fl = pf(e, "%s%s%s", dev ? " | GNN_BUF_DEVICE" : "",
 			                    init ? " | GNN_BUF_FILL" : "", uni ? " | GNN_BUF_UNIFORM" : "");
 			sput(&bufs, "\t{\"%s\", %s, %s, %s, %d, %d, %.17g},   /* %d */\n", irname(e, v),
@@ -733,7 +733,7 @@ emittables(E *e)
 	/* 3: forward reads only its row starts (rowsonly): bind frees the
 	 * order once the steps that read it are done */
 	for (i = 0; i < fn->nins; i++)
-		if (h->seg[i] >= 0 && segdone[h->seg[i]] == 1 && rowsonly(fn, e->p->phase, e->cuda ? TargetCUDA : TargetCPU, i))
+		if (h->seg[i] >= 0 && segdone[h->seg[i]] == 1 && rowsonly(fn, e->p->phase, e->p->target, i))
 			segdone[h->seg[i]] = 3;
 	for (k = 0; k < h->nseg - h->nextra; k++)
 		out(e, "%d, ", segdone[k]);

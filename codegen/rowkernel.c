@@ -1296,6 +1296,7 @@ permcopies(R *r)
 {
 	Fn *fn = r->fn;
 	bool anyix = false, ix;
+	int grp = (int)attrint(&fn->ins[r->a0], "group", -1);
 
 	for (int i = r->a0; i < r->b; i++) {
 		const Ins *w = &fn->ins[i];
@@ -1303,13 +1304,12 @@ permcopies(R *r)
 		if (!(((opinfo[w->op].flags & Fscatter) || w->op == Oedge_softmax) && (g = plangraph(fn, i)) != RNone))
 			continue;
 		for (int j = r->a0; j < r->b; j++) {
-			const Ins *in = &fn->ins[j];
-			for (int k = 0; k < in->narg; k++) {
-				Ref x = edgearray(r, in, k, g);
+			for (int k = 0; k < fn->ins[j].narg; k++) {
+				/* the same arrays --report=memory counts (report.c's eachcopy) */
+				Ref x = walkarray(fn, grp, g, j, k);
 				const Ins *d = x != RNone ? defins(r, x) : NULL;
 				int s, q;
-				if (x == RNone || r->e->p->phase[x] != PhaseBind || ((opinfo[in->op].flags & Fscatter) && k == 1) ||
-				    (in->op == Ogather && k == 1 && d && d->op == Odst))
+				if (x == RNone || r->e->p->phase[x] != PhaseBind)
 					continue;
 				for (q = 0; q < r->nperm; q++)
 					if (r->perm[q].v == x && r->perm[q].seg == segno(r->e, i))
@@ -1695,7 +1695,7 @@ emitrowkernel(E *e, int grp, Args *a, Str *call)
 			/* read only through plan-order copies (permcopies): no
 			 * parameter, so that bind need not keep it (a read of it
 			 * would not compile) */
-			if (copiedonly(fn, e->p->phase, TargetCUDA, x) && e->cuda) {
+			if (copiedonly(fn, e->p->phase, e->p->target, x)) {
 				r.ext[x] = pf(e, "%s_uncopied_", valname(e, x));
 				continue;
 			}

@@ -764,13 +764,13 @@ devstep(gnn_instance *m, const gnn_step *st)
 	case GNN_STEP_PERMUTE_INDEX: {
 		/* the array's rows are its edges (k of them); the plan's order
 		 * follows its n + 1 row starts */
-		size_t row = permrow(m, st);
+		size_t row = permrow(m, st), orow = permoutrow(m, st);
 		k = row ? (int64_t)(m->nb[st->arg] / row) : 0;
 		n = poly(m, st->size);
-		if ((s = devseg(m, st->out, k > 0 ? (size_t)k * permoutrow(m, st) : 1)) != GNN_OK)
+		if ((s = devseg(m, st->out, k > 0 ? (size_t)k * orow : 1)) != GNN_OK)
 			return s;
 		if ((err = k > 0 ? db->permute(m->seg[st->out], (const int64_t *)m->seg[st->in] + n + 1, k, m->b[st->arg], row,
-		                               permoutrow(m, st) < row, m->stream)
+		                               orow < row, m->stream)
 		                 : db->zero(m->seg[st->out], 1, m->stream)))   /* no edges: a byte, as the host's */
 			return deverr(m, "bind: an edge array in a plan's order", err);
 		return GNN_OK;
@@ -849,15 +849,16 @@ atbytes(const gnn_program *p)
 	return 2 * nplaces(p) * sizeof(size_t);
 }
 
-/* the arena's size, and in at[] the offsets in it of the buffers and the
- * segment plans, then (from at[nplaces]) their lengths in bytes (0: not
- * placed) */
 /* is segment i a kernel's scratch whose memory others may share? */
 static int
 sharedscratch(const gnn_program *p, int i)
 {
 	return p->segkern && p->segdev[i] == 2 && p->segkern[i] >= 0;
 }
+
+/* the arena's size, and in at[] the offsets in it of the buffers and the
+ * segment plans, then (from at[nplaces]) their lengths in bytes (0: not
+ * placed) */
 
 static size_t
 arenaplan(gnn_instance *m, size_t *at)
@@ -987,7 +988,7 @@ bindneed(gnn_instance *m, int64_t *ge, size_t *end)
 	const gnn_step *st;
 	int64_t *loops = ge + p->ngraph, *csr = loops + p->ngraph, *nodes = csr + p->ngraph, *w = nodes + p->ngraph;
 	int i, g;
-	size_t held = 0, peak, dropped = 0, shrink = 0, moved = 0;
+	size_t held = 0, peak, dropped = 0, shrink = 0, moved = 0, sb;
 
 	/* the bound graphs (a heterogeneous graph's relations): each its own
 	 * sizes; a derived graph keeps the nodes and weights of its input */
@@ -1035,12 +1036,13 @@ bindneed(gnn_instance *m, int64_t *ge, size_t *end)
 			/* fall through */
 		case GNN_STEP_SEGPLAN:
 		case GNN_STEP_COUNTS:
+			sb = units(segbytes(m, st, n, st->op == GNN_STEP_EDGEPLAN ? ge[st->in] : 0));
 			if (m->dg || p->segdev[st->out])
-				held += units(segbytes(m, st, n, st->op == GNN_STEP_EDGEPLAN ? ge[st->in] : 0));
+				held += sb;
 			if (m->dg && p->segdev[st->out] == 3) {
 				/* devdrop keeps only its row starts */
 				size_t rows = units((size_t)((st->op == GNN_STEP_EDGEPLAN ? n : poly(m, st->size)) + 1) * sizeof(int64_t));
-				shrink += units(segbytes(m, st, n, st->op == GNN_STEP_EDGEPLAN ? ge[st->in] : 0)) - rows;
+				shrink += sb - rows;
 				if (rows > moved)
 					moved = rows;
 			}
