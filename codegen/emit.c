@@ -1128,8 +1128,10 @@ emitprelude(E *e, const CodegenOpts *o)
 	out(e, "#ifndef GNN_CLONES\n#define GNN_CLONES\n#endif\n");
 	/* a kernel realigns its own stack: gcc 12 laid out an x86-64-v4
 	 * kernel's local arrays as if its frame were 16-aligned after an odd
-	 * number of pushes, and read them with aligned vector loads (a crash) */
-	out(e, "#if defined(__x86_64__) && defined(__has_attribute)\n#if __has_attribute(force_align_arg_pointer)\n"
+	 * number of pushes, and read them with aligned vector loads (a crash).
+	 * Not under clang, which rejects it beside target_clones and aligns
+	 * what it spills itself */
+	out(e, "#if defined(__x86_64__) && defined(__has_attribute) && !defined(__clang__)\n#if __has_attribute(force_align_arg_pointer)\n"
 	       "#define GNN_KALIGN __attribute__((force_align_arg_pointer))\n#endif\n#endif\n"
 	       "#ifndef GNN_KALIGN\n#define GNN_KALIGN\n#endif\n");
 	out(e, "#define GNN_HKERNEL(k) static GNN_CLONES GNN_KALIGN void k\n#define GNN_HRANGE int64_t t0_, int64_t t1_,\n"

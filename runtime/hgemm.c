@@ -8,20 +8,29 @@
 ** stored).
 **
 ** Bits. Every product of two bfloat16 values is exact in float32, so a
-** sum's bits depend only on its order. The order is AVX-512 BF16's
-** vdpbf16ps: k in pairs (0, 1), (2, 3), ..., each pair's odd term added
-** before its even one, from +0, each addition rounded to float32 (an
-** odd K ends with the pair (K-1, a zero)). Neither the row split nor the
-** thread count changes a bit.
+** sum's bits depend only on how it is added up.  Where K is a multiple of
+** 32 and the CPU has AMX-BF16 (granted by the kernel), the tile unit's
+** tdpbf16ps adds them: its own fixed way of summing 32 products into a
+** float32 (not the pair order below, and within the same error bound;
+** tests/unit/test_bgemm.c), the same for every row wherever it sits in a
+** tile.  Elsewhere the order is AVX-512 BF16's vdpbf16ps: k in pairs
+** (0, 1), (2, 3), ..., each pair's odd term added before its even one,
+** from +0, each addition rounded to float32 (an odd K ends with the pair
+** (K-1, a zero)).  On either, neither the row split nor the thread count
+** changes a bit, and gnn_bgemv gives gnn_bgemm's bits.
 **
-** Paths, chosen at run time: with AVX-512 BF16 (cpuid, and the
+** Paths, chosen at run time: AMX tiles (2 x 2 tiles of 16 x 16 sums a
+** step; GNN_CPU_AMX=0 turns them off); with AVX-512 BF16 (cpuid, and the
 ** gemm's instruction-set level at avx512: GNN_CPU_ISA lowers it),
 ** microkernels of vdpbf16ps over B packed into pair panels (16 columns
 ** of (B[2p][n], B[2p+1][n]) words, one zmm a pair); else the float GEMM
 ** (gnn_sgemm) on the decoded values with each pair's two k swapped, the
-** same chain step for step. The two agree bit for bit but for what
+** same chain step for step. The last two agree bit for bit but for what
 ** vdpbf16ps flushes: subnormal operands and partial sums (below 2^-126)
-** count as zero there.
+** count as zero there.  On Sapphire Rapids (a 2-vCPU virtual machine)
+** a vdpbf16ps issues once a nanosecond, half the float FMA's
+** products, so only the tiles make the bfloat16 GEMM faster than the
+** float one (32 against 60 ms at 169,343 x 128 x 128, one thread).
 **
 ** The weights are rounded to bfloat16 once, by the load-time kernel that
 ** writes B (passes/precision.c), and kept in float32 for the fused row
@@ -29,6 +38,7 @@
 ** of at most a few ten KiB (a call is one thread's whole row range),
 ** about one part in 10^4 of the product's work at the GNN widths.
 */
+#define _DEFAULT_SOURCE 1   /* syscall (the AMX permission) */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +48,13 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define BGEMM_X86 1
+#include <cpuid.h>
 #include <immintrin.h>
+#ifdef __linux__
+#include <stdatomic.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 #endif
 
 #define NR 16          /* columns of a panel */
@@ -175,12 +191,12 @@ bf_words(__m512 x)
 
 /* float rows to bfloat16 words, as rowsbf16, 16 lanes a step */
 static T_BF16 void
-bf_rows(uint16_t *d, const float *a, int64_t lda, int64_t r, int64_t K)
+bf_rows(uint16_t *d, int64_t ldd, const float *a, int64_t lda, int64_t r, int64_t K)
 {
 	for (int64_t i = 0; i < r; i++)
 		for (int64_t k = 0; k < K; k += 16) {
 			__mmask16 m = gnn_mask16(K - k);
-			_mm512_mask_cvtepi32_storeu_epi16(d + i * K + k, m, bf_words(_mm512_maskz_loadu_ps(m, a + i * lda + k)));
+			_mm512_mask_cvtepi32_storeu_epi16(d + i * ldd + k, m, bf_words(_mm512_maskz_loadu_ps(m, a + i * lda + k)));
 		}
 }
 
@@ -269,7 +285,7 @@ native(int64_t m0, int64_t m1, int64_t K, int64_t N, const void *A, int adt, int
 		int64_t la = lda;
 
 		if (h) {   /* the float input, rounded as it is read */
-			bf_rows(h, (const float *)A + i0 * lda, lda, i1 - i0, K);
+			bf_rows(h, K, (const float *)A + i0 * lda, lda, i1 - i0, K);
 			a = h;
 			la = K;
 		}
@@ -320,6 +336,171 @@ gemv_native(const float *a, int64_t K, const uint32_t *P, int64_t N, float *c)
 	}
 }
 
+
+/* AMX: the same sums on the tile unit.  tdpbf16ps adds, for every k pair
+** of its 16, the odd product then the even one, each addition rounded
+** to float32 (flushing subnormals, as vdpbf16ps does): so a C tile's
+** chain over k is the pair order above, step for step, and the results
+** are vdpbf16ps's bits (tests/unit/test_bgemm.c checks both against the
+** pair order).  A block of 32 rows is copied (float rounded, bfloat16
+** copied) into a scratch with K padded by zeros to a multiple of 32, and
+** B into pair panels with the pairs padded by zeros to a multiple of 16:
+** a zero pair adds +0 to a sum that is never -0, which changes no bit.
+** Each step multiplies 2 x 2 tiles (32 rows by 32 columns); the tiles
+** are stored to a float block and written out masked, so any M, N fit.
+** A thread asks the kernel for the tile state once (arch_prctl); where it
+** is refused, or the CPU has no AMX-BF16, the vdpbf16ps path runs. */
+
+#define AMX_ROWS 32
+#define T_AMX __attribute__((target("avx512f,avx512bw,avx512bf16,amx-tile,amx-bf16")))
+
+struct amxcfg {
+	uint8_t palette, start;
+	uint8_t reserved[14];
+	uint16_t colsb[16];
+	uint8_t rows[16];
+};
+
+/* the thread's tile configuration: 0 none, AMX_GEMM (eight 16 x 64-byte
+** tiles) or AMX_GEMV (tiles 0-3 one row, 4-6 sixteen), kept between
+** gnn_bgemv's calls (a row kernel's rows) and released by gnn_bgemm */
+enum { AMX_GEMM = 1, AMX_GEMV };
+static _Thread_local int amxmode;
+
+static T_AMX void
+amx_config(int mode)
+{
+	struct amxcfg c;
+
+	if (amxmode == mode)
+		return;
+	memset(&c, 0, sizeof c);
+	c.palette = 1;
+	for (int t = 0; t < 8; t++) {
+		c.colsb[t] = 64;
+		c.rows[t] = mode == AMX_GEMV && t < 4 ? 1 : 16;
+	}
+	__asm__ volatile("" : : "r"(&c) : "memory");   /* gcc 12 drops the stores ldtilecfg reads */
+	_tile_loadconfig(&c);
+	amxmode = mode;
+}
+
+/* the 32 x 32 block at C (rows r, columns n of it real) from the float
+** block t (32 x 32) */
+static T_AMX void
+amx_out(const float *t, void *C, int cdt, int64_t ldc, int64_t r, int64_t n)
+{
+	for (int64_t i = 0; i < r; i++)
+		for (int h = 0; h < 2 && h * 16 < n; h++) {
+			__mmask16 m = gnn_mask16(n - h * 16);
+			__m512 v = _mm512_loadu_ps(t + i * 32 + h * 16);
+
+			if (cdt == GNN_F32)
+				_mm512_mask_storeu_ps((float *)C + i * ldc + h * 16, m, v);
+			else
+				_mm512_mask_cvtepi32_storeu_epi16((uint16_t *)C + i * ldc + h * 16, m, bf_words(v));
+		}
+}
+
+static T_AMX void
+amx(int64_t m0, int64_t m1, int64_t K, int64_t N, const void *A, int adt, int64_t lda,
+	const float *B, int64_t ldb, void *C, int cdt, int64_t ldc)
+{
+	int64_t K32 = (K + 31) / 32 * 32, kc = K32 / 32, kp = K32 / 2, np = (N + NR - 1) / NR;
+	int64_t ps = kp * NR, np2 = np + (np & 1);
+	uint32_t *P = calloc((size_t)(np2 * ps), sizeof *P);
+	uint16_t *h = malloc((size_t)(AMX_ROWS * K32) * sizeof *h);
+	float t[AMX_ROWS * 32] __attribute__((aligned(64)));
+	size_t cw = cdt == GNN_F32 ? 4 : 2;
+
+	if (!P || !h)
+		abort();   /* generated code has no status path here */
+	for (int64_t p = 0; p < np; p++)   /* panels of K32 / 2 pairs; past N and K zeros */
+		gnn_bpack(P + p * ps, B + p * NR, K, N - p * NR < NR ? N - p * NR : NR, ldb);
+	amx_config(AMX_GEMM);
+	for (int64_t i0 = m0; i0 < m1; i0 += AMX_ROWS) {
+		int64_t r = m1 - i0 < AMX_ROWS ? m1 - i0 : AMX_ROWS;
+
+		memset(h, 0, (size_t)(AMX_ROWS * K32) * sizeof *h);
+		if (adt == GNN_F32)
+			bf_rows(h, K32, (const float *)A + i0 * lda, lda, r, K);
+		else
+			for (int64_t i = 0; i < r; i++)
+				memcpy(h + i * K32, (const uint16_t *)A + (i0 + i) * lda, (size_t)K * sizeof *h);
+		for (int64_t p = 0; p < np; p += 2) {
+			const uint32_t *b0 = P + p * ps, *b1 = b0 + ps;
+
+			_tile_zero(0);
+			_tile_zero(1);
+			_tile_zero(2);
+			_tile_zero(3);
+			for (int64_t c = 0; c < kc; c++) {
+				_tile_loadd(4, h + c * 32, K32 * 2);
+				_tile_loadd(5, h + 16 * K32 + c * 32, K32 * 2);
+				_tile_loadd(6, b0 + c * 16 * NR, 64);
+				_tile_loadd(7, b1 + c * 16 * NR, 64);
+				_tile_dpbf16ps(0, 4, 6);
+				_tile_dpbf16ps(1, 4, 7);
+				_tile_dpbf16ps(2, 5, 6);
+				_tile_dpbf16ps(3, 5, 7);
+			}
+			_tile_stored(0, t, 128);
+			_tile_stored(1, t + 16, 128);
+			_tile_stored(2, t + 16 * 32, 128);
+			_tile_stored(3, t + 16 * 32 + 16, 128);
+			amx_out(t, (char *)C + (size_t)(i0 * ldc + p * NR) * cw, cdt, ldc, r,
+			        N - p * NR < 32 ? N - p * NR : 32);
+		}
+	}
+	_tile_release();
+	amxmode = 0;
+	free(P);
+	free(h);
+}
+
+/* one row (K a multiple of 32) on the tile unit, three panels at a time:
+** the row's pairs are a one-row A tile, each panel's 16 pairs a B tile
+** (gnn_bpack's panels, read in place), the sums one-row C tiles; a C
+** row is the same chain as gnn_bgemm's (its rows are independent), so
+** the same bits */
+static T_AMX void
+gemv_amx(const float *a, int64_t K, const uint32_t *P, int64_t N, float *c)
+{
+	int64_t kp = K / 2, np = (N + NR - 1) / NR, ps = kp * NR;
+	uint16_t ah[2048] __attribute__((aligned(64)));
+	float t[3 * 16] __attribute__((aligned(64)));
+
+	bf_rows(ah, K, a, K, 1, K);
+	amx_config(AMX_GEMV);
+	for (int64_t p0 = 0; p0 < np; p0 += 3) {
+		int g = np - p0 < 3 ? (int)(np - p0) : 3;
+		const uint32_t *b = P + p0 * ps;
+
+		_tile_zero(0);
+		_tile_zero(1);
+		_tile_zero(2);
+		for (int64_t q = 0; q < kp; q += 16) {
+			_tile_loadd(3, ah + 2 * q, 64);
+			_tile_loadd(4, b + q * NR, 64);
+			_tile_dpbf16ps(0, 3, 4);
+			if (g > 1) {
+				_tile_loadd(5, b + ps + q * NR, 64);
+				_tile_dpbf16ps(1, 3, 5);
+			}
+			if (g > 2) {
+				_tile_loadd(6, b + 2 * ps + q * NR, 64);
+				_tile_dpbf16ps(2, 3, 6);
+			}
+		}
+		_tile_stored(0, t, 64);
+		_tile_stored(1, t + 16, 64);
+		_tile_stored(2, t + 32, 64);
+		for (int v = 0; v < g; v++)
+			_mm512_mask_storeu_ps(c + (p0 + v) * NR, gnn_mask16(N - (p0 + v) * NR),
+			                      _mm512_load_ps(t + 16 * v));
+	}
+}
+
 #endif /* BGEMM_X86 */
 
 /* vdpbf16ps is used when the CPU has it and the gemm's level is avx512
@@ -334,10 +515,40 @@ hasbf16(void)
 #endif
 }
 
+/* AMX-BF16 (cpuid leaf 7: EDX bits 22 and 24) with the tile state granted
+** by the kernel, the level at avx512 and GNN_CPU_AMX not 0 (the tests
+** select the vdpbf16ps path with it); asked once: racing threads compute
+** the same answer, stored through an atomic */
+static int
+hasamx(void)
+{
+#if defined(BGEMM_X86) && defined(__linux__)
+	static atomic_int ok = -1;
+	int v = atomic_load_explicit(&ok, memory_order_relaxed);
+
+	if (v < 0) {
+		unsigned a, b, c, d;
+		const char *env = getenv("GNN_CPU_AMX");
+
+		v = hasbf16() && !(env && strcmp(env, "0") == 0) && __get_cpuid_count(7, 0, &a, &b, &c, &d) &&
+		    (d >> 22 & 1) && (d >> 24 & 1) &&
+		    syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18 /* XTILEDATA */) == 0;
+		atomic_store_explicit(&ok, v, memory_order_relaxed);
+	}
+	return v;
+#else
+	return 0;
+#endif
+}
+
 void
 gnn_bgemv(const float *a, int64_t K, const uint32_t *P, int64_t N, float *c)
 {
 #ifdef BGEMM_X86
+	if (K % 32 == 0 && K <= 2048 && hasamx()) {
+		gemv_amx(a, K, P, N, c);
+		return;
+	}
 	if (hasbf16()) {
 		gemv_native(a, K, P, N, c);
 		return;
@@ -349,7 +560,7 @@ gnn_bgemv(const float *a, int64_t K, const uint32_t *P, int64_t N, float *c)
 const char *
 gnn_bgemm_isa(void)
 {
-	return hasbf16() ? "avx512bf16" : "float";
+	return hasamx() ? "amx" : hasbf16() ? "avx512bf16" : "float";
 }
 
 void
@@ -365,6 +576,10 @@ gnn_bgemm(int64_t m0, int64_t m1, int64_t K, int64_t N, const void *A, int adt, 
 		return;
 	}
 #ifdef BGEMM_X86
+	if (K % 32 == 0 && hasamx()) {
+		amx(m0, m1, K, N, A, adt, lda, B, ldb, C, cdt, ldc);
+		return;
+	}
 	if (hasbf16()) {
 		native(m0, m1, K, N, A, adt, lda, B, ldb, C, cdt, ldc);
 		return;
