@@ -219,9 +219,9 @@ bool
 isschedattr(const char *key)
 {
 	/* and passes/readfold.c's marks: a kernel reading through a
-	 * "folded" instruction ("via") */
+	 * "folded" instruction ("via"); passes/tilegemm.c's ("tile") */
 	return strcmp(key, "group") == 0 || strcmp(key, "slot") == 0 || strcmp(key, "once") == 0 ||
-	       strcmp(key, "via") == 0 || strcmp(key, "folded") == 0;
+	       strcmp(key, "via") == 0 || strcmp(key, "folded") == 0 || strcmp(key, "tile") == 0;
 }
 
 static bool

@@ -111,6 +111,7 @@ void memplan(Fn *fn);           /* memplan.c: arena slots by liveness */
 void readfold(Fn *fn);          /* readfold.c: cpu kernels read through a gather, a transpose, a product */
 void sinkreduce(Fn *fn);        /* sinkreduce.c: sums over rows move down to their first use */
 void sinkelem(Fn *fn);          /* sinkelem.c: lone elementwise row work moves down to its first use */
+void tilegemm(Fn *fn);          /* tilegemm.c: cpu bf16: deep dense transforms stay GEMMs (AMX) */
 void colscale(Fn *fn);          /* colscale.c: a column's scale leaves a sum over rows */
 int viafold(const Fn *fn, int j);         /* the instruction j reads through, or -1 */
 bool folded(const Fn *fn, int i);         /* instruction i is read through by its one use */

@@ -34,6 +34,7 @@ const Pass passtab[] = {
 	{"sinkreduce", sinkreduce, "cpu target: a sum over rows (and a product only it reads) moves down past the elementwise row work after it, to at most its first use"},
 	{"colscale", colscale, "cpu target: a sum over rows of a product with a column-scaled factor sums unscaled and scales once"},
 	{"sinkelem", sinkelem, "cpu target: elementwise row work that would run alone moves down to its first use, into that use's row kernel"},
+	{"tilegemm", tilegemm, "cpu target, --precision=bf16: a dense transform of depth a multiple of 32 stays its own GEMM (AMX tiles) instead of a row kernel's row-at-a-time product"},
 	{"store-bf16", storebf16, "--precision=bf16: values forward writes are stored in bfloat16 (rounded), arithmetic f32"},
 	{"store-f16", storef16, "--precision=fp16: values forward writes are stored in IEEE half (rounded), arithmetic f32"},
 	{"specialize", specialize, "--specialize's graph sizes become constants (run first when given)"},
@@ -199,6 +200,10 @@ passlist(const PassOpts *o, const Pass ***out)
 	    ((n = addbefore("colscale", fuse, out, n)) < 0 || (n = addbefore("sinkreduce", fuse, out, n)) < 0 ||
 	     (n = addbefore("sinkelem", fuse, out, n)) < 0 ||
 	     (n = addbefore("readfold", memplan, out, n)) < 0))
+		return n;
+	/* and under bf16, tilegemm before fuse, which reads its marks */
+	if (o->hostforward && o->olevel >= 1 && !o->pipeline && o->precision &&
+	    strcmp(o->precision, "store-bf16") == 0 && (n = addbefore("tilegemm", fuse, out, n)) < 0)
 		return n;
 	if (!o->specialize)
 		return n;

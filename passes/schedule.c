@@ -68,7 +68,8 @@ matmulweightbytes(const Fn *fn, const Ins *in)
 bool
 rowmatmul(const Fn *fn, const Ins *in)
 {
-	return matmulweightbytes(fn, in) <= RowWeightBytes;
+	/* tilegemm's mark: its own GEMM, on the tile unit */
+	return matmulweightbytes(fn, in) <= RowWeightBytes && !attrint(in, "tile", 0);
 }
 
 /* Does value v, as group grp computes it, read a node row that the group

@@ -1,0 +1,48 @@
+/*
+ * tilegemm: under --precision=bf16 on the cpu target, a forward dense
+ * transform whose depth K is a multiple of 32 stays its own GEMM instead
+ * of joining a row kernel (the mark tile = 1, which fuse's rowmatmul
+ * reads).
+ *
+ * A row kernel multiplies one row at a time (gnn_bgemv): the weights
+ * pass through the multiplier once per row, on the tile unit as one-row
+ * tiles or on vdpbf16ps, both about 40 ms for the 169,343 rows of the
+ * arxiv-shaped graph at 128 x 40.  As a GEMM (gnn_bgemm) the AMX tiles
+ * take 16 rows a step: about 10 ms, plus the row's 256 bytes written and
+ * read back, where a row kernel kept it in registers.  K a multiple of
+ * 32 is where gnn_bgemm uses the tiles (runtime/hgemm.c); elsewhere the
+ * row kernel stays the better form, and so do float32 models, whose row
+ * products are FMA chains as fast as the GEMM's.  The same bits either
+ * way: gnn_bgemv gives gnn_bgemm's (tests/unit/test_bgemm.c).
+ *
+ * Only a mark: what fuse then groups is fuse's decision, and memplan
+ * gives the product's result a slot as any kernel's.
+ */
+#include <stdlib.h>
+
+#include "passes.h"
+
+void
+tilegemm(Fn *fn)
+{
+	unsigned char *phase = emalloc(fn->nval + 1);
+
+	filluse(fn);
+	phases(fn, phase);
+	for (int i = 0; i < fn->nins; i++) {
+		Ins *in = &fn->ins[i];
+		const Type *b;
+		Ref w;
+
+		if (in->op != Omatmul || in->narg < 2 || !isdense(fn, in) || phase[in->to] != PhaseForward)
+			continue;
+		w = in->arg[1];
+		b = &fn->val[w].type;
+		/* the weights: loaded, constant depth a multiple of 32 */
+		if ((phase[w] != PhaseLoad && phase[w] != PhaseParam) || b->dtype != DF32 ||
+		    dimconstval(b->dim[0]) % 32 != 0)
+			continue;
+		putattr(fn, in, mkattrint(fn->mod->arena, "tile", 1));
+	}
+	free(phase);
+}
