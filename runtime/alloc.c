@@ -6,8 +6,14 @@
 ** (the tests plug in an allocator that fails after k calls). Sizes are
 ** passed back on free, so the hook needs no headers of its own.
 */
+#define _DEFAULT_SOURCE 1   /* madvise */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 #include "internal.h"
 
@@ -51,6 +57,30 @@ gnn_free(void *p, size_t n)
 {
 	if (p)
 		allocf(allocud, p, n, 0);
+}
+
+/* Transparent huge pages for the 2 MiB-aligned part of a large host block
+ * that kernels read at random (the cpu target's arena, whose slots are
+ * the tables a row kernel gathers from), where the system gives them on
+ * request (THP "madvise"): with 4 KiB pages a gather from a table of tens
+ * of MiB misses the TLB on most edges.  Advice only: a refusal, or a
+ * block of the embedder's allocator that is not fresh memory, changes
+ * nothing but speed, and the block stays the allocator's.  GNN_HUGEPAGES=0
+ * leaves every block alone */
+void
+gnn_hugepages_(void *p, size_t n)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + n) & ~(huge - 1);
+	const char *env = getenv("GNN_HUGEPAGES");
+
+	if (p && hi > lo && !(env && strcmp(env, "0") == 0))
+		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)n;
+#endif
 }
 
 static const struct {

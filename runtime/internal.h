@@ -71,6 +71,7 @@ gnn_status gnn_fail(gnn_status s, const char *fmt, ...) GNN_PRINTF(2, 3);
 
 /* Resizes through the hook; osize 0 with p NULL allocates. */
 void *gnn_realloc(void *p, size_t osize, size_t nsize);
+void gnn_hugepages_(void *p, size_t n);   /* alloc.c: huge pages asked for a large host block */
 /*
 ** Checks a caller's array before it is written to path: valid dtype,
 ** rank, non-negative dims, nbytes equal to the shape's size and data

@@ -919,6 +919,8 @@ layout(gnn_instance *m)
 			gnn_free(at, nat);
 			return gnn_error(GNN_ERR_MEM, "%s_bind: cannot allocate %zu bytes", p->name, off);
 		}
+		if (!dev->separate)
+			gnn_hugepages_(m->arena, off);
 		m->arenasize = off;
 		m->narenas++;
 	}
