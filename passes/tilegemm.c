@@ -10,10 +10,10 @@
  * arxiv-shaped graph at 128 x 40.  As a GEMM (gnn_bgemm) the AMX tiles
  * take 16 rows a step: about 10 ms, plus the row's 256 bytes written and
  * read back, where a row kernel kept it in registers.  K a multiple of
- * 32 is where gnn_bgemm uses the tiles (runtime/hgemm.c); elsewhere the
- * row kernel stays the better form, and so do float32 models, whose row
- * products are FMA chains as fast as the GEMM's.  The same bits either
- * way: gnn_bgemv gives gnn_bgemm's (tests/unit/test_bgemm.c).
+ * 32 is where gnn_bgemv uses the tiles too (it reads the packed weights
+ * in place and cannot pad them), so the same bits either way
+ * (tests/unit/test_bgemm.c); float32 models keep the row form, whose
+ * row products are FMA chains as fast as the GEMM's.
  *
  * Only a mark: what fuse then groups is fuse's decision, and memplan
  * gives the product's result a slot as any kernel's.

@@ -8,16 +8,19 @@
 ** stored).
 **
 ** Bits. Every product of two bfloat16 values is exact in float32, so a
-** sum's bits depend only on how it is added up.  Where K is a multiple of
-** 32 and the CPU has AMX-BF16 (granted by the kernel), the tile unit's
-** tdpbf16ps adds them: its own fixed way of summing 32 products into a
-** float32 (not the pair order below, and within the same error bound;
-** tests/unit/test_bgemm.c), the same for every row wherever it sits in a
-** tile.  Elsewhere the order is AVX-512 BF16's vdpbf16ps: k in pairs
-** (0, 1), (2, 3), ..., each pair's odd term added before its even one,
-** from +0, each addition rounded to float32 (an odd K ends with the pair
-** (K-1, a zero)).  On either, neither the row split nor the thread count
-** changes a bit, and gnn_bgemv gives gnn_bgemm's bits.
+** sum's bits depend only on how it is added up.  Where the CPU has
+** AMX-BF16 (granted by the kernel), the tile unit's tdpbf16ps adds them:
+** its own fixed way of summing 32 products into a float32 (not the pair
+** order below, and within the same error bound; tests/unit/test_bgemm.c),
+** the same for every row wherever it sits in a tile, K padded with zeros
+** to a multiple of 32 (a zero product changes no sum).  Elsewhere the
+** order is AVX-512 BF16's vdpbf16ps: k in pairs (0, 1), (2, 3), ...,
+** each pair's odd term added before its even one, from +0, each addition
+** rounded to float32 (an odd K ends with the pair (K-1, a zero)).  On
+** either, neither the row split nor the thread count changes a bit.
+** gnn_bgemv, which reads the weights' pair panels in place, uses the
+** tiles where K is a multiple of 32 and vdpbf16ps elsewhere: it gives
+** gnn_bgemm's bits where K is a multiple of 32 or the CPU has no AMX.
 **
 ** Paths, chosen at run time: AMX tiles (2 x 2 tiles of 16 x 16 sums a
 ** step; GNN_CPU_AMX=0 turns them off); with AVX-512 BF16 (cpuid, and the
@@ -337,15 +340,11 @@ gemv_native(const float *a, int64_t K, const uint32_t *P, int64_t N, float *c)
 }
 
 
-/* AMX: the same sums on the tile unit.  tdpbf16ps adds, for every k pair
-** of its 16, the odd product then the even one, each addition rounded
-** to float32 (flushing subnormals, as vdpbf16ps does): so a C tile's
-** chain over k is the pair order above, step for step, and the results
-** are vdpbf16ps's bits (tests/unit/test_bgemm.c checks both against the
-** pair order).  A block of 32 rows is copied (float rounded, bfloat16
+/* AMX: the products on the tile unit, its own way of summing them (the
+** header).  A block of 32 rows is copied (float rounded, bfloat16
 ** copied) into a scratch with K padded by zeros to a multiple of 32, and
 ** B into pair panels with the pairs padded by zeros to a multiple of 16:
-** a zero pair adds +0 to a sum that is never -0, which changes no bit.
+** a zero product adds nothing to a sum (but the sign of an all-zero one).
 ** Each step multiplies 2 x 2 tiles (32 rows by 32 columns); the tiles
 ** are stored to a float block and written out masked, so any M, N fit.
 ** A thread asks the kernel for the tile state once (arch_prctl); where it
@@ -576,7 +575,7 @@ gnn_bgemm(int64_t m0, int64_t m1, int64_t K, int64_t N, const void *A, int adt, 
 		return;
 	}
 #ifdef BGEMM_X86
-	if (K % 32 == 0 && hasamx()) {
+	if (hasamx()) {
 		amx(m0, m1, K, N, A, adt, lda, B, ldb, C, cdt, ldc);
 		return;
 	}
