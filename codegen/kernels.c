@@ -714,18 +714,23 @@ axpybody(E *e, const char *T, long long nrows, const char *a, const char *B, lon
 	for (long long g0 = 0; g0 < P; g0 += Run * Runs) {
 		long long g1 = P - g0 < Run * Runs ? P : g0 + Run * Runs;
 
+		int nrun = (int)((g1 - g0 + Run - 1) / Run);
+		long long len[Runs];
+
+		for (int q = 0; q < nrun; q++)
+			len[q] = g1 - (g0 + q * Run) < Run ? g1 - (g0 + q * Run) : Run;
 		blockopen(e->w);
-		for (long long c = g0; c < g1; c += Run)
-			out(e, "%s s%lld_[%lld] = {0};\n", T, (c - g0) / Run, g1 - c < Run ? g1 - c : (long long)Run);
+		for (int q = 0; q < nrun; q++)
+			out(e, "%s s%d_[%lld] = {0};\n", T, q, len[q]);
 		wopen(e->w, "for (int64_t k_ = 0; k_ < K_; k_++)");
 		out(e, "const %s a_ = %s;\n", T, a);
-		for (long long c = g0; c < g1; c += Run)
-			out(e, "for (int j_ = 0; j_ < %lld; j_++)\n\ts%lld_[j_] += a_ * %s[k_ * P_ + %lld + j_];\n",
-			    g1 - c < Run ? g1 - c : (long long)Run, (c - g0) / Run, B, c);
+		for (int q = 0; q < nrun; q++)
+			out(e, "for (int j_ = 0; j_ < %lld; j_++)\n\ts%d_[j_] += a_ * %s[k_ * P_ + %lld + j_];\n", len[q], q, B,
+			    g0 + q * Run);
 		wclose(e->w, "");
-		for (long long c = g0; c < g1; c += Run)
-			out(e, "for (int j_ = 0; j_ < %lld; j_++) {\n\tconst int64_t p_ = %lld + j_;\n\t%s = s%lld_[j_];\n}\n",
-			    g1 - c < Run ? g1 - c : (long long)Run, c, acc, (c - g0) / Run);
+		for (int q = 0; q < nrun; q++)
+			out(e, "for (int j_ = 0; j_ < %lld; j_++) {\n\tconst int64_t p_ = %lld + j_;\n\t%s = s%d_[j_];\n}\n",
+			    len[q], g0 + q * Run, acc, q);
 		wclose(e->w, "");
 	}
 	wclose(e->w, "");

@@ -523,18 +523,27 @@ resetedges(R *r)
  * unchanged). */
 enum { PrefetchEdges = 8, PrefetchRowBytes = 256 };
 
-/* the distance for walk i's gathers: the widest row's */
+/* whether in is a gather of the group by src(g), which a walk over g's
+ * plan prefetches */
+static bool
+srcgather(R *r, const Ins *in, Ref g)
+{
+	const Ins *ix;
+
+	return g != RNone && in->op == Ogather && r->ingroup[in->to] && (ix = defins(r, in->arg[1])) &&
+	       ix->op == Osrc && ix->arg[0] == g;
+}
+
+/* the distance for a walk's gathers by src(g): the widest row's */
 static int
 prefetchedges(R *r, Ref g)
 {
-	int64_t most = 0;
+	int64_t most = 0, n;
 
-	for (int j = r->a0; j < r->b && g != RNone; j++) {
-		const Ins *in = &r->fn->ins[j], *ix;
-		if (in->op == Ogather && r->ingroup[in->to] && (ix = defins(r, in->arg[1])) && ix->op == Osrc &&
-		    ix->arg[0] == g && width(r, in->arg[0]) * valelemsize(r->fn, base(r, in->arg[0])) > most)
-			most = width(r, in->arg[0]) * valelemsize(r->fn, base(r, in->arg[0]));
-	}
+	for (int j = r->a0; j < r->b; j++)
+		if (srcgather(r, &r->fn->ins[j], g) &&
+		    (n = width(r, r->fn->ins[j].arg[0]) * valelemsize(r->fn, base(r, r->fn->ins[j].arg[0]))) > most)
+			most = n;
 	return most <= PrefetchRowBytes ? 2 * PrefetchEdges : PrefetchEdges;
 }
 
@@ -567,10 +576,9 @@ segopen(R *r, int i)
 		Ref g = plangraph(r->fn, i);
 		bool any = false;
 		int pd = prefetchedges(r, g);
-		for (j = r->a0; j < r->b && g != RNone; j++) {
-			const Ins *in = &r->fn->ins[j], *ix;
-			if (in->op != Ogather || !r->ingroup[in->to] || !(ix = defins(r, in->arg[1])) || ix->op != Osrc ||
-			    ix->arg[0] != g)
+		for (j = r->a0; j < r->b; j++) {
+			const Ins *in = &r->fn->ins[j];
+			if (!srcgather(r, in, g))
 				continue;
 			if (permof(r, in->arg[1])) {
 				/* the index is read in order: only the row ahead */
@@ -1274,8 +1282,8 @@ emitelem(R *r, const Ins *in)
 	Ref v = in->to;
 	Type t = ty(r->e, v);
 	const char *offs[2] = {0};
-
-	int64_t w = t.rank == 2 ? dimconstval(t.dim[1]) : 0, w16 = w / 16 * 16;
+	int64_t w = t.rank == 2 ? dimconstval(t.dim[1]) : 0, cut[3] = {0, w / 16 * 16, w};
+	bool split = !r->lane && w > 16 && w % 16;
 
 	declrow(r, v);
 	phaseopen(r);
@@ -1284,9 +1292,9 @@ emitelem(R *r, const Ins *in)
 	 * leaves the rest scalar (40 columns: 32 in two vectors, 8 in eight
 	 * scalar steps, each a 16-bit load, shift and move where the row is
 	 * bfloat16); the rest's loop of constant length it vectorizes too */
-	for (int part = 0; part < (!r->lane && w > 16 && w % 16 ? 2 : 1); part++) {
-		if (!r->lane && w > 16 && w % 16)
-			loopsrange(r, &t, in->narg, in->arg, offs, part ? w16 : 0, part ? w : w16);
+	for (int part = 0; part < (split ? 2 : 1); part++) {
+		if (split)
+			loopsrange(r, &t, in->narg, in->arg, offs, cut[part], cut[part + 1]);
 		else
 			loopsopen(r, &t, in->narg, in->arg, offs);
 		elembody(r->e, in, access(r, in->arg[0], offs[0]), in->narg == 2 ? access(r, in->arg[1], offs[1]) : NULL,

@@ -187,23 +187,23 @@ passlist(const PassOpts *o, const Pass ***out)
 {
 	const Pass **v;
 	int n, i;
+	bool bf16;
 
 	if ((n = parsepipeline(pipelineof(o), out)) < 0)
 		return n;
 	if (o->precision && (n = addbefore(o->precision, memplan, out, n)) < 0)
 		return n;
 	/* the cpu target's: colscale, sinkreduce and sinkelem before fuse,
-	 * whose runs they lengthen; readfold (kernels read through a gather, a transpose
+	 * whose runs they lengthen; under bf16 tilegemm before fuse, which
+	 * reads its marks; readfold (kernels read through a gather, a transpose
 	 * or a product) before memplan, after the precision pass (which
 	 * decides what is stored in 16 bits) */
+	bf16 = o->precision && strcmp(o->precision, "store-bf16") == 0;
 	if (o->hostforward && o->olevel >= 1 && !o->pipeline &&
 	    ((n = addbefore("colscale", fuse, out, n)) < 0 || (n = addbefore("sinkreduce", fuse, out, n)) < 0 ||
 	     (n = addbefore("sinkelem", fuse, out, n)) < 0 ||
+	     (bf16 && (n = addbefore("tilegemm", fuse, out, n)) < 0) ||
 	     (n = addbefore("readfold", memplan, out, n)) < 0))
-		return n;
-	/* and under bf16, tilegemm before fuse, which reads its marks */
-	if (o->hostforward && o->olevel >= 1 && !o->pipeline && o->precision &&
-	    strcmp(o->precision, "store-bf16") == 0 && (n = addbefore("tilegemm", fuse, out, n)) < 0)
 		return n;
 	if (!o->specialize)
 		return n;

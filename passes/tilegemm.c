@@ -34,7 +34,7 @@ tilegemm(Fn *fn)
 		const Type *b;
 		Ref w;
 
-		if (in->op != Omatmul || in->narg < 2 || !isdense(fn, in) || phase[in->to] != PhaseForward)
+		if (!isdense(fn, in) || phase[in->to] != PhaseForward)
 			continue;
 		w = in->arg[1];
 		b = &fn->val[w].type;

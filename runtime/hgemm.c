@@ -339,7 +339,6 @@ gemv_native(const float *a, int64_t K, const uint32_t *P, int64_t N, float *c)
 	}
 }
 
-
 /* AMX: the products on the tile unit, its own way of summing them (the
 ** header).  A block of 32 rows is copied (float rounded, bfloat16
 ** copied) into a scratch with K padded by zeros to a multiple of 32, and
@@ -408,7 +407,7 @@ amx(int64_t m0, int64_t m1, int64_t K, int64_t N, const void *A, int adt, int64_
 	int64_t K32 = (K + 31) / 32 * 32, kc = K32 / 32, kp = K32 / 2, np = (N + NR - 1) / NR;
 	int64_t ps = kp * NR, np2 = np + (np & 1);
 	uint32_t *P = calloc((size_t)(np2 * ps), sizeof *P);
-	uint16_t *h = malloc((size_t)(AMX_ROWS * K32) * sizeof *h);
+	uint16_t *h = calloc((size_t)(AMX_ROWS * K32), sizeof *h);   /* K's padding stays zero */
 	float t[AMX_ROWS * 32] __attribute__((aligned(64)));
 	size_t cw = cdt == GNN_F32 ? 4 : 2;
 
@@ -420,7 +419,8 @@ amx(int64_t m0, int64_t m1, int64_t K, int64_t N, const void *A, int adt, int64_
 	for (int64_t i0 = m0; i0 < m1; i0 += AMX_ROWS) {
 		int64_t r = m1 - i0 < AMX_ROWS ? m1 - i0 : AMX_ROWS;
 
-		memset(h, 0, (size_t)(AMX_ROWS * K32) * sizeof *h);
+		if (r < AMX_ROWS)   /* a short last block: the rows past it zero */
+			memset(h + r * K32, 0, (size_t)((AMX_ROWS - r) * K32) * sizeof *h);
 		if (adt == GNN_F32)
 			bf_rows(h, K32, (const float *)A + i0 * lda, lda, r, K);
 		else

@@ -93,6 +93,8 @@ shapes(void)
 	static const int64_t Ms[] = {1, 5, 17, 33, 70}, Ks[] = {1, 2, 3, 17, 32, 128, 301}, Ns[] = {1, 7, 16, 40, 64, 65, 128};
 	static const int dts[] = {GNN_F32, GNN_BF16};
 	int bad = 0, badsum = 0, badsplit = 0;
+	/* the tile unit's own order where it runs */
+	const int paired = strcmp(gnn_bgemm_isa(), "amx") != 0;
 
 	for (size_t a = 0; a < sizeof Ms / sizeof *Ms; a++)
 		for (size_t b = 0; b < sizeof Ks / sizeof *Ks; b++)
@@ -101,8 +103,6 @@ shapes(void)
 					for (int cd = 0; cd < 2; cd++) {
 						int64_t M = Ms[a], K = Ks[b], N = Ns[c], lda = K + 3, ldb = N + 1, ldc = N + 2;
 						int adt = dts[ad], cdt = dts[cd];
-						/* the tile unit's own order where it runs */
-						int paired = strcmp(gnn_bgemm_isa(), "amx") != 0;
 						float *Af = malloc((size_t)(M * lda) * 4), *Ar = malloc((size_t)(M * K) * 4);
 						uint16_t *Ah = malloc((size_t)(M * lda) * 2);
 						float *B = malloc((size_t)(K * ldb) * 4), *Br = malloc((size_t)(K * ldb) * 4);
@@ -191,6 +191,7 @@ static void
 gemv(void)
 {
 	static const int64_t Ks[] = {1, 2, 7, 32, 128, 301}, Ns[] = {1, 7, 16, 40, 65, 128};
+	const int amx = strcmp(gnn_bgemm_isa(), "amx") == 0;
 	int bad = 0;
 
 	for (size_t b = 0; b < sizeof Ks / sizeof *Ks; b++)
@@ -211,7 +212,7 @@ gemv(void)
 				gnn_bgemv(A + i * K, K, P, N, C1 + i * N);
 			/* gnn_bgemv on tiles only where K is a multiple of 32:
 			 * elsewhere vdpbf16ps, whose pair order is checked above */
-			if (strcmp(gnn_bgemm_isa(), "amx") == 0 && K % 32 != 0) {
+			if (amx && K % 32 != 0) {
 				if (C1[M * N] != CANARYF && bad++ < 5)
 					printf("  gemv K %lld N %lld: wrote past the row\n", (long long)K, (long long)N);
 			} else if ((memcmp(C, C1, (size_t)(M * N) * 4) || C1[M * N] != CANARYF) && bad++ < 5)
@@ -279,8 +280,10 @@ main(int argc, char **argv)
 	if (!want) {
 #if defined(__x86_64__) && defined(__GNUC__)
 		if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16")) {
-			child(argv, NULL, amxgranted() ? "amx" : "avx512bf16");
-			if (amxgranted())
+			int amx = amxgranted();
+
+			child(argv, NULL, amx ? "amx" : "avx512bf16");
+			if (amx)
 				child(argv, NULL, "avx512bf16");   /* GNN_CPU_AMX=0 */
 		} else
 			printf("path avx512bf16: not on this CPU, skipped\n");
