@@ -1321,11 +1321,17 @@ densekernel(C *c, const Kernel *k, const Sched *s)
 	double N = elems(c, in->arg[0]) / (double)(rowof(c, in->arg[0]) ? rowof(c, in->arg[0]) : 1);
 	double K = (double)k->msgwidth, P = (double)k->width;
 	Line *ln = newline(c, "dense", k->name);
-	bool o16 = valstoredtype(c->fn, in->to) != DNone;
+	Ref to = k->epi ? c->fn->ins[k->last].to : in->to;   /* what it stores (an epilogue's last value) */
+	bool o16 = valstoredtype(c->fn, to) != DNone;
 
 	schedprint(ln->sched, sizeof ln->sched, s);
 	ln->flops = 2 * N * K * P;
-	ln->minb = ln->dram = valelemsize(c->fn, in->arg[0]) * N * K + 4 * K * P + valelemsize(c->fn, in->to) * N * P;
+	ln->minb = ln->dram = valelemsize(c->fn, in->arg[0]) * N * K + 4 * K * P + valelemsize(c->fn, to) * N * P;
+	/* an epilogue's operands: a bias, or a value of the output's shape */
+	for (int i = k->first + 1; k->epi && i <= k->last; i++)
+		for (int a = 0; a < c->fn->ins[i].narg; a++)
+			if (c->fn->ins[i].arg[a] != c->fn->ins[i - 1].to)
+				ln->minb = ln->dram += bytesof(c, c->fn->ins[i].arg[a]);
 	if (s->vendor) {
 		vendorgemm(c, ln);
 		return;

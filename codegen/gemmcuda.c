@@ -40,6 +40,8 @@
  * then keeps every part, part 0 too, in float32 in the scratch, and the
  * sum kernel rounds the total: a rounded part 0 would round twice.
  */
+#include <string.h>
+
 #include "../runtime/gnnrt.h"
 #include "emit.h"
 
@@ -51,6 +53,13 @@ typedef struct G {
 	int bm, bn, bk, tm, tn, nt, lda, ntn;
 	bool tf32, avec, bvec, ovec, split, o16;
 	const Ins *in;
+	/* the epilogue (passes/gemmepilogue.c): instructions in->to + 1 .. epi1
+	 * of the group, each step's other operand's parameter (NULL: none)
+	 * and whether it is a bias (a row vector of P) */
+	int epi0, epi1;
+	Ref to;                  /* the value stored: in->to, or the epilogue's last */
+	const char *opnd[EpilogueMax];
+	bool bias[EpilogueMax];
 } G;
 
 /* the scratch a split-K GEMM may need, in floats, and the most it gets:
@@ -209,6 +218,84 @@ slab(G *g, int depth)
 	out(g->e, "__syncthreads();\n");
 }
 
+/* the declaration and the host value of parameter name */
+static int
+argat(const Args *a, const char *name)
+{
+	for (int k = 0; k < a->n; k++)
+		if (a->pname[k] && !strcmp(a->pname[k], name))
+			return k;
+	die("codegen: no kernel parameter %s", name);
+}
+
+static const char *
+argdecl(const Args *a, const char *name)
+{
+	return a->decl[argat(a, name)];
+}
+
+/* v, output (m, n)'s sum, through the epilogue's steps in order, each
+ * the instruction's own elementwise arithmetic (elembody) */
+static void
+episteps(G *g, const char *v, const char *m, const char *n)
+{
+	E *e = g->e;
+
+	for (int j = g->epi0; j <= g->epi1; j++) {
+		const Ins *in = &e->fn->ins[j];
+		const char *x[2] = {v, v};
+		int k = j - g->epi0;
+
+		if (g->opnd[k]) {
+			const char *o = g->bias[k] ? pf(e, "%s[%s]", g->opnd[k], n) : pf(e, "%s[%s * %lld + %s]", g->opnd[k], m, g->P, n);
+			x[in->arg[0] == e->fn->ins[j - 1].to ? 1 : 0] = o;
+		}
+		elembody(e, in, x[0], in->narg == 2 ? x[1] : NULL, v);
+	}
+}
+
+/* the epilogue over the register tile, before it is stored: every
+ * output inside M and P */
+static void
+epitile(G *g)
+{
+	E *e = g->e;
+
+	if (g->epi0 < 0)
+		return;
+	out(e, "/* the epilogue, on each complete sum */\n");
+	if (g->split)
+		wopen(e->w, "if (s_ == 1)");
+	else
+		blockopen(e->w);
+	if (g->tf32) {
+		out(e, "for (int j_ = 0; j_ < %d; j_++) {\n", g->tm * g->tn / 4);
+		out(e, "\tconst int q_ = w_ + j_ * %d;\n", g->nt / 32);
+		out(e, "\tconst int64_t m_ = m0_ + q_ / %d * 16 + g_;\n\tconst int n_ = n0_ + q_ %% %d * 8 + 2 * t_;\n\n", g->bn / 8, g->bn / 8);
+		out(e, "\tfor (int h_ = 0; h_ < 4; h_++) {\n");
+		out(e, "\t\tconst int64_t mi_ = m_ + h_ / 2 * 8;\n\t\tconst int ni_ = n_ + h_ %% 2;\n\n");
+		out(e, "\t\tif (mi_ < M_ && ni_ < %lld) {\n", g->P);
+		e->w->ind += 3;
+		out(e, "float v_ = acc_[j_][h_];\n\n");
+		episteps(g, "v_", "mi_", "ni_");
+		out(e, "acc_[j_][h_] = v_;\n");
+		e->w->ind -= 3;
+		out(e, "\t\t}\n\t}\n}\n");
+	} else {
+		out(e, "for (int i_ = 0; i_ < %d; i_++) {\n", g->tm);
+		out(e, "\tconst int64_t mi_ = m0_ + ty_ * %d + i_;\n\n\tif (mi_ >= M_)\n\t\tbreak;\n", g->tm);
+		out(e, "\tfor (int j_ = 0; j_ < %d; j_++) {\n", g->tn);
+		out(e, "\t\tconst int ni_ = n0_ + tx_ * %d + j_;\n\n\t\tif (ni_ < %lld) {\n", g->tn, g->P);
+		e->w->ind += 3;
+		out(e, "float v_ = acc_[i_][j_];\n\n");
+		episteps(g, "v_", "mi_", "ni_");
+		out(e, "acc_[i_][j_] = v_;\n");
+		e->w->ind -= 3;
+		out(e, "\t\t}\n\t}\n}\n");
+	}
+	wclose(e->w, "");
+}
+
 /* the register tile to O, or to o_ (float32 in the scratch) */
 static void
 storeto(G *g, const char *O)
@@ -268,21 +355,32 @@ store(G *g)
 /* the split-K parts' sum: the output (part 0) plus parts 1 .. s_-1 of
  * the scratch, in that order */
 static void
-ksum(G *g)
+ksum(G *g, const Args *a)
 {
 	E *e = g->e;
-	int odt = valstoredtype(e->fn, g->in->to);
+	int odt = valstoredtype(e->fn, g->to);
 
-	out(e, "\n/* a split-K GEMM's parts, added in part order */\n");
-	out(e, "GNN_DKERNEL(" KNAME "_ksum)(GNN_DRANGE int64_t T_, %s *__restrict__ o_, const float *__restrict__ ws_, int s_)\n",
+	out(e, "\n/* a split-K GEMM's parts, added in part order%s */\n", g->epi0 >= 0 ? ", then the epilogue" : "");
+	out(e, "GNN_DKERNEL(" KNAME "_ksum)(GNN_DRANGE int64_t T_, %s *__restrict__ o_, const float *__restrict__ ws_, int s_",
 	    g->o16 ? "uint16_t" : "float");
+	for (int k = 0; g->epi0 >= 0 && k <= g->epi1 - g->epi0; k++)
+		if (g->opnd[k])
+			out(e, ", %s", argdecl(a, g->opnd[k]));
+	out(e, ")\n");
 	blockopen(e->w);
 	wopen(e->w, "GNN_DLOOP(t_, T_)");
 	if (g->o16)
-		out(e, "float v_ = ws_[t_];\n\nfor (int p_ = 1; p_ < s_; p_++)\n\tv_ += ws_[(int64_t)p_ * T_ + t_];\no_[t_] = gnn_st_%s(v_);\n",
-		    dtypename(odt));
+		out(e, "float v_ = ws_[t_];\n\nfor (int p_ = 1; p_ < s_; p_++)\n\tv_ += ws_[(int64_t)p_ * T_ + t_];\n");
 	else
-		out(e, "float v_ = o_[t_];\n\nfor (int p_ = 1; p_ < s_; p_++)\n\tv_ += ws_[(int64_t)(p_ - 1) * T_ + t_];\no_[t_] = v_;\n");
+		out(e, "float v_ = o_[t_];\n\nfor (int p_ = 1; p_ < s_; p_++)\n\tv_ += ws_[(int64_t)(p_ - 1) * T_ + t_];\n");
+	if (g->epi0 >= 0) {
+		out(e, "const int64_t mi_ = t_ / %lld;\nconst int64_t ni_ = t_ %% %lld;\n\n", g->P, g->P);
+		episteps(g, "v_", "mi_", "ni_");
+	}
+	if (g->o16)
+		out(e, "o_[t_] = gnn_st_%s(v_);\n", dtypename(odt));
+	else
+		out(e, "o_[t_] = v_;\n");
 	wclose(e->w, "");
 	wclose(e->w, "");
 }
@@ -295,17 +393,21 @@ emitgemmcuda(E *e, int i, Args *a, Str *call)
 	G g = {.e = e, .in = in, .bm = s->bm, .bn = s->bn, .bk = s->bk, .tm = s->tm, .tn = s->tn, .tf32 = e->o->gpumath == GpuMathTF32};
 	long long kfull, slabs;
 	const char *M, *Oval;
-	int k, ws = -1;
+	int k, ws = -1, end = epilogueend(e->fn, i);
 	int64_t floats = 0;
+	Ref to = end >= 0 ? e->fn->ins[end].to : in->to;   /* what the kernel stores */
 
 	if (!e->cuda || e->p->phase[in->to] != PhaseForward || ty(e, in->to).dtype != DF32)
 		die("codegen: a tiled GEMM outside cuda's forward");
+	g.epi0 = end >= 0 ? i + 1 : -1;
+	g.epi1 = end;
+	g.to = to;
 	g.K = dimconstval(ty(e, in->arg[1]).dim[0]);
 	g.P = dimconstval(ty(e, in->arg[1]).dim[1]);
 	g.nt = g.bm / g.tm * (g.bn / g.tn);
 	g.lda = g.bm + 4;
 	g.ntn = (int)((g.P + g.bn - 1) / g.bn);
-	g.o16 = valstoredtype(e->fn, in->to) != DNone;
+	g.o16 = valstoredtype(e->fn, to) != DNone;
 	/* 16-bit operands go element by element (halfaccess) */
 	g.avec = g.K % 4 == 0 && g.bk % 4 == 0 && valstoredtype(e->fn, in->arg[0]) == DNone;
 	g.bvec = g.P % 4 == 0 && valstoredtype(e->fn, in->arg[1]) == DNone;
@@ -315,10 +417,18 @@ emitgemmcuda(E *e, int i, Args *a, Str *call)
 	/* a K of one slab has nothing to split */
 	g.split = s->ksplit > 1 && slabs >= 2;
 	k = a->n;
-	g.O = ptrarg(e, a, NULL, in->to, true, true);
+	g.O = ptrarg(e, a, NULL, to, true, true);
 	Oval = a->val[k];
 	g.A = ptrarg(e, a, NULL, in->arg[0], false, true);
 	g.B = ptrarg(e, a, NULL, in->arg[1], false, true);
+	if (end >= 0) {
+		for (int j = i + 1; j <= end; j++) {
+			const Ins *st = &e->fn->ins[j];
+			Ref o = st->narg == 2 ? st->arg[st->arg[0] == e->fn->ins[j - 1].to ? 1 : 0] : RNone;
+			g.opnd[j - i - 1] = o != RNone ? ptrarg(e, a, NULL, o, false, true) : NULL;
+			g.bias[j - i - 1] = o != RNone && ty(e, o).rank == 1;
+		}
+	}
 	M = cdim(e, ty(e, in->arg[0]).dim[0]);
 	arg(a, "int64_t M_", "%s", M);
 	if (g.split) {
@@ -335,8 +445,11 @@ emitgemmcuda(E *e, int i, Args *a, Str *call)
 	out(e, "\n/* %%%s = matmul", irname(e, in->to));
 	if (in->loc.file)
 		out(e, " (%s:%d)", in->loc.file, in->loc.line);
-	out(e, ": [M, %lld] @ [%lld, %lld], a tiled GEMM%s%s */\n", g.K, g.K, g.P, g.tf32 ? " on tensor cores (TF32)" : "",
+	out(e, ": [M, %lld] @ [%lld, %lld], a tiled GEMM%s%s", g.K, g.K, g.P, g.tf32 ? " on tensor cores (TF32)" : "",
 	    g.split ? pf(e, ", K split in up to %d parts", s->ksplit) : "");
+	for (int j = i + 1; j <= end; j++)
+		out(e, "%s %s", j == i + 1 ? ", then" : ",", opinfo[e->fn->ins[j].op].name);
+	out(e, " */\n");
 	out(e, "GNN_DKERNEL_LB(" KNAME ", %d)(int64_t T_", g.nt);
 	for (k = 0; k < a->n; k++)
 		out(e, ", %s", a->decl[k]);
@@ -392,6 +505,7 @@ emitgemmcuda(E *e, int i, Args *a, Str *call)
 		slab(&g, (int)(g.K - kfull));
 		wclose(e->w, "");
 	}
+	epitile(&g);
 	store(&g);
 	wclose(e->w, "");
 	wclose(e->w, "");
@@ -403,7 +517,7 @@ emitgemmcuda(E *e, int i, Args *a, Str *call)
 		sput(call, ");");
 		return;
 	}
-	ksum(&g);
+	ksum(&g, a);
 	/* one block a tile and part, then the parts' sum */
 	sput(call, "{\n\t\tconst int64_t gt_ = (%s + %d) / %d * %d;\n", M, g.bm - 1, g.bm, g.ntn);
 	sput(call, "\t\tconst int gs_ = gnn_gemm_ksplit(gt_, %lld, %d, %s * %lld, %lld%s);\n\n", slabs, s->ksplit, M, g.P, (long long)floats,
@@ -411,6 +525,10 @@ emitgemmcuda(E *e, int i, Args *a, Str *call)
 	sput(call, "\t\tGNN_RLAUNCH(" KNAME ", %s, %d, 1, gt_ * gs_", launchlit(e, KNAME), g.nt);
 	for (k = 0; k < a->n; k++)
 		sput(call, ", %s", a->val[k]);
-	sput(call, ");\n\t\tif (gs_ > 1)\n\t\t\tGNN_DLAUNCH(" KNAME "_ksum, %s, %s * %lld, %s, (const float *)m->seg[%d], gs_);\n\t}", launchlit(e, KNAME "_ksum"), M, g.P,
+	sput(call, ");\n\t\tif (gs_ > 1)\n\t\t\tGNN_DLAUNCH(" KNAME "_ksum, %s, %s * %lld, %s, (const float *)m->seg[%d], gs_", launchlit(e, KNAME "_ksum"), M, g.P,
 	     Oval, ws);
+	for (k = 0; end >= 0 && k < end - i; k++)
+		if (g.opnd[k])
+			sput(call, ", %s", a->val[argat(a, g.opnd[k])]);
+	sput(call, ");\n\t}");
 }

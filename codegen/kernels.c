@@ -1230,6 +1230,14 @@ emitkernel(E *e, int i, Args *a, Str *call)
 	case Omatmul: {
 		int ti = viafold(e->fn, i);   /* a weight gradient reading dY through its transpose */
 
+		if (epilogueend(e->fn, i) >= 0) {
+			/* a GEMM's epilogue group runs only as the tiled GEMM
+			 * (IR text may give it no schedule: the reference's) */
+			if (!e->sched.bm)
+				gemmreference(dimconstval(src[1].dim[1]), &e->sched);
+			emitgemmcuda(e, i, a, call);
+			return;
+		}
 		if (ti < 0 && e->sched.vendor) {
 			emitvendorgemm(e, i, a, call);
 			return;
@@ -1679,7 +1687,7 @@ kernel(E *e, Kset *ks, int i, int grp, const char *name)
 	int k;
 
 	e->w = &kw;
-	if (grp >= 0)
+	if (grp >= 0 && epilogueend(e->fn, i) < 0)
 		emitrowkernel(e, grp, &a, &call);
 	else
 		emitkernel(e, i, &a, &call);

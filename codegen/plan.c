@@ -218,6 +218,12 @@ codegencheck(Mod *m, const CodegenOpts *o)
 			nerr++;
 		} else
 			nerr += checkscheds(fn, o->target, o->vendor);
+		/* a GEMM's epilogue group is cuda's tiled GEMM */
+		for (int i = 0; o->target == TargetCPU && i < fn->nins; i++)
+			if (epilogueend(fn, i) >= 0) {
+				errorat(fn->ins[i].loc, "'epilogue' (a GEMM's fusion group) is for --target=cuda: the cpu target's GEMMs take no epilogue group");
+				nerr++;
+			}
 		/* readfold's reads-through are the cpu target's kernels */
 		for (int i = 0; o->target == TargetCUDA && i < fn->nins; i++)
 			if (viafold(fn, i) >= 0) {

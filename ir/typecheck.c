@@ -219,9 +219,11 @@ bool
 isschedattr(const char *key)
 {
 	/* and passes/readfold.c's marks: a kernel reading through a
-	 * "folded" instruction ("via"); passes/tilegemm.c's ("tile") */
+	 * "folded" instruction ("via"); passes/tilegemm.c's ("tile");
+	 * passes/gemmepilogue.c's GEMM heading its group ("epilogue") */
 	return strcmp(key, "group") == 0 || strcmp(key, "slot") == 0 || strcmp(key, "once") == 0 ||
-	       strcmp(key, "via") == 0 || strcmp(key, "folded") == 0 || strcmp(key, "tile") == 0;
+	       strcmp(key, "via") == 0 || strcmp(key, "folded") == 0 || strcmp(key, "tile") == 0 ||
+	       strcmp(key, "epilogue") == 0;
 }
 
 static bool

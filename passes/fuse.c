@@ -31,7 +31,8 @@
  * only the first relation's target type was fused).
  *
  * checkgroups() applies the same rules to any "group" attributes, so code
- * generation can reject IR text that claims an impossible fusion.
+ * generation can reject IR text that claims an impossible fusion (a
+ * GEMM's epilogue group by gemmepilogue.c's rules).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -522,6 +523,15 @@ checkgroups(const Fn *fn, Loc *where, char *err, size_t errlen)
 			snprintf(err, errlen, "fusion group %lld is not contiguous", (long long)gi);
 			bad = i + 1;
 			break;
+		}
+		if (gi != prev && (j = epilogueend(fn, i)) >= 0) {
+			/* a GEMM and its epilogue (gemmepilogue.c), no row kernel */
+			for (int k = i; k <= j; k++)
+				insgroup[k] = (int)gi;
+			seen[gi] = true;
+			prev = (int)gi;
+			i = j;
+			continue;
 		}
 		if (!r.hasgraph || !joins(&r, &fn->ins[i], (int)gi, gi != prev, &kind, &eg)) {
 			snprintf(err, errlen, "%s cannot join fusion group %lld", opinfo[fn->ins[i].op].name, (long long)gi);

@@ -113,6 +113,11 @@ void sinkreduce(Fn *fn);        /* sinkreduce.c: sums over rows move down to the
 void sinkelem(Fn *fn);          /* sinkelem.c: lone elementwise row work moves down to its first use */
 void tilegemm(Fn *fn);          /* tilegemm.c: cpu bf16: deep dense transforms stay GEMMs (AMX) */
 void colscale(Fn *fn);          /* colscale.c: a column's scale leaves a sum over rows */
+void gemmepilogue(Fn *fn);      /* gemmepilogue.c: cuda: elementwise work after a GEMM joins it */
+/* the GEMM at instruction i heads an epilogue group (gemmepilogue.c) of at
+ * most EpilogueMax steps: the group's last instruction, or -1 */
+enum { EpilogueMax = 8 };
+int epilogueend(const Fn *fn, int i);
 int viafold(const Fn *fn, int j);         /* the instruction j reads through, or -1 */
 bool folded(const Fn *fn, int i);         /* instruction i is read through by its one use */
 bool wgradmatmul(const Fn *fn, const Ins *in);   /* a weight gradient's matmul (gnn_sgemm_wgrad) */
@@ -168,6 +173,7 @@ typedef struct Kernel {
 	int64_t smem;            /* row kernels: shared bytes per row with lanes */
 	int64_t weightbytes;     /* dense: B's bytes (matmulweightbytes) */
 	bool lanable, hasmatmul;
+	bool epi;                /* dense: its group's elementwise epilogue (gemmepilogue.c) */
 	/* row kernels: walks edges; and every walk's messages come from
 	 * memory, not from rows the kernel makes, so a chunk of a row's
 	 * edges can be walked without the row (the `split` schedule) */
@@ -213,6 +219,9 @@ int schedlegal(const Kernel *k, const SchedTarget *st, const Sched *s, char *err
  * kernel (cuda: lanes x rows whole warps, at most 1024 threads): 0, or
  * -1 and why.  schedlegal applies them; --schedule checks them first. */
 int schedtargetlegal(const SchedTarget *st, const Sched *s, char *err, size_t errlen);
+/* cuda's first tiled GEMM for a width P: the reference of a GEMM with an
+ * epilogue, which has no untiled form */
+void gemmreference(int64_t P, Sched *s);
 /* the candidates (out[0] the reference); their count */
 int schedspace(const Kernel *k, const SchedTarget *st, Sched *out, int max);
 double schedcost(const Kernel *k, const SchedTarget *st, const GraphStats *gs, const Sched *s);

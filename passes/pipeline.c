@@ -34,6 +34,7 @@ const Pass passtab[] = {
 	{"sinkreduce", sinkreduce, "cpu target: a sum over rows (and a product only it reads) moves down past the elementwise row work after it, to at most its first use"},
 	{"colscale", colscale, "cpu target: a sum over rows of a product with a column-scaled factor sums unscaled and scales once"},
 	{"sinkelem", sinkelem, "cpu target: elementwise row work that would run alone moves down to its first use, into that use's row kernel"},
+	{"gemmepilogue", gemmepilogue, "cuda target: the elementwise work after a tiled GEMM (bias, a sum, an activation) joins it as its epilogue"},
 	{"tilegemm", tilegemm, "cpu target, --precision=bf16: a dense transform of depth a multiple of 32 stays its own GEMM (AMX tiles) instead of a row kernel's row-at-a-time product"},
 	{"store-bf16", storebf16, "--precision=bf16: values forward writes are stored in bfloat16 (rounded), arithmetic f32"},
 	{"store-f16", storef16, "--precision=fp16: values forward writes are stored in IEEE half (rounded), arithmetic f32"},
@@ -204,6 +205,12 @@ passlist(const PassOpts *o, const Pass ***out)
 	     (n = addbefore("sinkelem", fuse, out, n)) < 0 ||
 	     (bf16 && (n = addbefore("tilegemm", fuse, out, n)) < 0) ||
 	     (n = addbefore("readfold", memplan, out, n)) < 0))
+		return n;
+	/* cuda's GEMM epilogues: after fuse, whose groups a step may leave,
+	 * and before the precision pass, which must not round what the
+	 * group keeps in registers */
+	if (!o->hostforward && o->olevel >= 1 && !o->pipeline &&
+	    (n = addbefore("gemmepilogue", o->precision ? findpass(o->precision)->run : memplan, out, n)) < 0)
 		return n;
 	if (!o->specialize)
 		return n;

@@ -184,10 +184,12 @@ listkernels(Fn *fn, Kernel **out)
 		if (k->first < 0) {
 			k->first = i;
 			k->group = (int)attrint(in, "group", -1);
-			k->kind = k->group >= 0 ? KernelRow : denseof(fn, i) ? KernelDense : KernelElem;
-			k->what = k->group >= 0 ? "epilogue" : k->kind == KernelDense ? "dense" : "elementwise";
+			/* a GEMM's epilogue group (gemmepilogue.c) is a dense kernel */
+			k->epi = k->group >= 0 && epilogueend(fn, i) >= 0;
+			k->kind = k->group >= 0 && !k->epi ? KernelRow : denseof(fn, i) ? KernelDense : KernelElem;
+			k->what = k->kind == KernelRow ? "epilogue" : k->kind == KernelDense ? "dense" : "elementwise";
 			snprintf(k->name, sizeof k->name, k->group >= 0 ? "g%d" : "k%d", k->group >= 0 ? k->group : i);
-			k->lanable = k->group >= 0;
+			k->lanable = k->group >= 0 && !k->epi;
 		}
 		k->last = i;
 		if (k->kind != KernelRow)
@@ -320,6 +322,10 @@ schedlegal(const Kernel *k, const SchedTarget *st, const Sched *s, char *err, si
 		snprintf(err, errlen, "kernel %s (%s): bm, bn, bk, tm and tn tile cuda's dense transforms", k->name, k->what);
 		return SchedNotFor;
 	}
+	if (k->epi && !s->bm) {
+		snprintf(err, errlen, "kernel %s (dense): its epilogue runs in the tiled GEMM, which bm, bn, bk, tm and tn set", k->name);
+		return SchedIllegal;
+	}
 	if (s->sparse && (st->target != TargetCUDA || k->kind != KernelDense)) {
 		snprintf(err, errlen, "kernel %s (%s): sparse applies to cuda's dense transforms", k->name, k->what);
 		return SchedNotFor;
@@ -396,28 +402,44 @@ add(Sched *out, int n, int max, const Kernel *k, const SchedTarget *st, Sched s)
  */
 enum { KSplit = 16 };
 
+static const int gemmtiles[][4] = {   /* bm, bk, tm, tn */
+	{64, 32, 4, 4}, {32, 32, 2, 4}, {128, 16, 8, 4}, {64, 16, 4, 2}, {128, 32, 8, 8}, {32, 16, 2, 2},
+};
+
+/* tile a of gemmtiles over columns bn */
+static Sched
+gemmtile(int a, int bn)
+{
+	Sched g;
+
+	scheddefault(&g);
+	g.bm = gemmtiles[a][0];
+	g.bn = bn;
+	g.bk = gemmtiles[a][1];
+	g.tm = gemmtiles[a][2];
+	g.tn = gemmtiles[a][3];
+	/* K split where the tiles are too few (the launch decides from M;
+	 * large M runs unsplit) */
+	g.ksplit = KSplit;
+	return g;
+}
+
+void
+gemmreference(int64_t P, Sched *s)
+{
+	*s = gemmtile(0, (int)((P < 128 ? P : 128) + 7) / 8 * 8);
+}
+
 static int
 gemmspace(const Kernel *k, const SchedTarget *st, Sched *out, int n, int max)
 {
-	static const int tiles[][4] = {   /* bm, bk, tm, tn */
-		{64, 32, 4, 4}, {32, 32, 2, 4}, {128, 16, 8, 4}, {64, 16, 4, 2}, {128, 32, 8, 8}, {32, 16, 2, 2},
-	};
 	int64_t P = k->width > 0 ? k->width : 1;
 	int bns[2] = {(int)((P < 128 ? P : 128) + 7) / 8 * 8, 64}, a, b;
 	char err[160];
 
 	for (b = 0; b < (P > 64 ? 2 : 1); b++)
-		for (a = 0; a < (int)(sizeof tiles / sizeof tiles[0]); a++) {
-			Sched g;
-			scheddefault(&g);
-			g.bm = tiles[a][0];
-			g.bn = bns[b];
-			g.bk = tiles[a][1];
-			g.tm = tiles[a][2];
-			g.tn = tiles[a][3];
-			/* K split where the tiles are too few (the launch decides
-			 * from M; large M runs unsplit) */
-			g.ksplit = KSplit;
+		for (a = 0; a < (int)(sizeof gemmtiles / sizeof gemmtiles[0]); a++) {
+			Sched g = gemmtile(a, bns[b]);
 			if (schedvalid(&g, err, sizeof err) == 0)
 				n = add(out, n, max, k, st, g);
 		}
