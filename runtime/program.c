@@ -1001,8 +1001,9 @@ layout(gnn_instance *m)
 ** tensors (those forward does not read until the steps end) and the
 ** segment plans; the segment plans forward reads where bind works on the
 ** host.  Returns the most held at once over the steps, and in *end what
-** is held after them, beside which layout places the arena.  Not
-** counted: split plans and their scratch, whose sizes come out of the
+** is held after them, beside which layout places the arena; a scratch
+** of known size (GNN_STEP_SCRATCH) is sized here for the arena's plan,
+** which may lay it over dead forward slots.  Not counted: split plans and their scratch, whose sizes come out of the
 ** work, and the device's scratch while a step runs; their failures are
 ** caught where they happen.  ge: 5 * ngraph scratch slots.
 */
@@ -1089,8 +1090,10 @@ bindneed(gnn_instance *m, int64_t *ge, size_t *end)
 		case GNN_STEP_SPLITPLAN:
 		case GNN_STEP_SPLITBUF:
 			break;
-		case GNN_STEP_SCRATCH:   /* its size is known: counted */
-			held += units(scratchbytes(m, st));
+		case GNN_STEP_SCRATCH:
+			/* its size is known: sized now, roomcheck's arenaplan
+			 * places it in the arena, over the slots it may share */
+			m->segnb[st->out] = scratchbytes(m, st);
 			break;
 		default:   /* a graph tensor */
 			if (m->dg) {
