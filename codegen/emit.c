@@ -601,6 +601,41 @@ kernelfirst(const Fn *fn, int i)
 	return i;
 }
 
+/* per segment: the forward slots (GNN_BUF_FWD with share -1, in buffer
+ * order) that a scratch's kernel may not overlap, the leading ones up to
+ * the last live while it runs (memplan's liveness); -1: all of them (not
+ * a forward kernel's scratch) */
+static void
+segfloors(E *e)
+{
+	Fn *fn = e->fn;
+	Host *h = e->host;
+	int k, kn, *buf, *order, *floor, *kern;
+	Ref *rep;
+
+	buf = emalloc((fn->nval + 1) * sizeof *buf);
+	rep = emalloc((fn->nval + 1) * sizeof *rep);
+	order = emalloc((fn->nval + 1) * sizeof *order);
+	floor = emalloc((fn->nins + 1) * sizeof *floor);
+	kern = emalloc((fn->nins + 1) * sizeof *kern);
+	arenabuffers(fn, e->p->phase, buf, rep);
+	scratchfloors(fn, e->p->phase, buf, rep, order, floor);
+	forwardkernels(fn, e->p->phase, kern);
+	out(e, "static const int %s_segfloor[] = {", e->nm);
+	for (k = 0; k < h->nseg - h->nextra; k++)
+		out(e, "-1, ");
+	for (k = 0; k < h->nextra; k++) {
+		kn = h->extra[k].kind == 2 ? kern[kernelfirst(fn, h->extra[k].ins)] : -1;
+		out(e, "%d, ", kn >= 0 ? floor[kn] : -1);
+	}
+	out(e, "-1};\n");
+	free(buf);
+	free(rep);
+	free(order);
+	free(floor);
+	free(kern);
+}
+
 static void
 emittables(E *e)
 {
@@ -750,6 +785,7 @@ emittables(E *e)
 	for (k = 0; k < h->nextra; k++)
 		out(e, "%d, ", h->extra[k].kind == 2 ? kernelfirst(fn, h->extra[k].ins) : -1);
 	out(e, "-1};\n");
+	segfloors(e);
 	sfree(&bind);
 	sfree(&load);
 	sfree(&bufs);
@@ -868,6 +904,7 @@ emitprogram(E *e)
 	out(e, "%d, %s_kernel, %s_run, %s,\n", e->tc ? e->tc->nkernels : 0, nm, nm, e->tc ? pf(e, "%s_launch", nm) : "NULL");
 	out(e, "%s,\n", e->vendorused ? pf(e, "%s_vendor", nm) : "NULL");
 	out(e, "%s_segkern,\n", nm);
+	out(e, "%s_segfloor,\n", nm);
 	e->w->ind--;
 	out(e, "};\n");
 }

@@ -41,6 +41,11 @@ typedef struct R {
 	MemItem *items;          /* cuda: the schedules' buffers on that graph (costmemory) */
 	int nitems;
 	char **name;             /* value names as printed */
+	/* the forward slots as the runtime's arena places them (scratchfloors):
+	 * slots[p] the p-th's buffer, floor[k] how many of them kernel k's
+	 * scratch lies past; rep[b] buffer b's value that gives its size */
+	int *slots, *floor, nslot;
+	Ref *rep;
 } R;
 
 /* alias ops (reshape, dropout) launch nothing and have no buffer */
@@ -315,13 +320,44 @@ itemkernel(const MemItem *it)
 	return it->kind == MemSplitPartials ? it->key[0] / 64 : it->key[0];
 }
 
+static bool valbytes(const R *r, Ref v, Dim *b);
+
+/* the p-th forward slot's bytes with the graph, as allocated; -1 unknown */
+static int64_t
+slotbytes(const R *r, int p)
+{
+	Dim b;
+	int64_t v = valbytes(r, r->rep[r->slots[p]], &b) && r->symval ? dimeval(r->m, b, r->symval) : -1;
+
+	return v < 0 ? -1 : allocbytes(v);
+}
+
+/* where item it's kernel's scratch starts among the forward slots (as
+ * program.c's scratchat): past those up to the last one live while the
+ * kernel runs, the rest it lies over; -1 unknown */
+static int64_t
+scratchstart(const R *r, const MemItem *it)
+{
+	int64_t first = itemkernel(it), at = 0, b;
+	int k = first >= 0 && first < r->fn->nins ? r->kern[first] : -1, n = k >= 0 ? r->floor[k] : r->nslot;
+
+	for (int p = 0; p < n; p++) {
+		if ((b = slotbytes(r, p)) < 0)
+			return -1;
+		at += b;
+	}
+	return at;
+}
+
 /* the split plans' bytes, or the scratch's as the runtime lays it out
  * (program.c's arenaplan): each kernel's together, the kernels' over one
- * another, so the most any one kernel takes */
+ * another, so the most any one kernel takes; placed: the most any
+ * kernel's reaches from the forward slots' start, its own start
+ * (scratchstart) included */
 static int64_t
-itembytes(const R *r, bool splitplans)
+itembytes(const R *r, bool splitplans, bool placed)
 {
-	int64_t n = 0, most = 0;
+	int64_t n = 0, most = 0, at;
 	int i, j;
 
 	for (i = 0; r->items && i < r->nitems; i++) {
@@ -338,6 +374,8 @@ itembytes(const R *r, bool splitplans)
 		if (!first)
 			continue;
 		n = 0;
+		if (placed && (at = scratchstart(r, it)) >= 0)
+			n = at;
 		for (j = i; j < r->nitems; j++)
 			if (r->items[j].kind != MemSplitPlan && itemkernel(&r->items[j]) == itemkernel(it))
 				n += allocbytes(r->items[j].bytes);
@@ -345,6 +383,47 @@ itembytes(const R *r, bool splitplans)
 			most = n;
 	}
 	return splitplans ? n : most;
+}
+
+/* the arena's bytes beyond the forward values: what the scratch that
+ * lies past the slots adds (fwd: the slots' bytes, -1 unknown) */
+static int64_t
+scratchover(const R *r, int64_t fwd)
+{
+	int64_t end = itembytes(r, false, true);
+
+	if (fwd < 0)
+		return itembytes(r, false, false);
+	return end > fwd ? end - fwd : 0;
+}
+
+/* item i's place: its offset from the forward slots' start, and the
+ * slots (report's numbers) it lies over */
+static void
+printplace(R *r, int i)
+{
+	const MemItem *it = &r->items[i];
+	int64_t at = scratchstart(r, it), end, s = 0, b;
+	int j, p, k = 0, over[2] = {0, 0};
+
+	if (at < 0)
+		return;
+	for (j = 0; j < i; j++)
+		if (r->items[j].kind != MemSplitPlan && itemkernel(&r->items[j]) == itemkernel(it))
+			at += allocbytes(r->items[j].bytes);
+	end = at + allocbytes(it->bytes);
+	fprintf(r->f, ", at byte %lld of the forward slots", (long long)at);
+	/* twice over the slots: count, then name them */
+	for (j = 0; j < 2; j++)
+		for (p = 0, s = 0; p < r->nslot && (b = slotbytes(r, p)) >= 0; s += b, p++)
+			if (s < end && at < s + b) {
+				if (j)
+					fprintf(r->f, "%s%d", k++ ? ", " : over[0] > 1 ? ", over dead slots " : ", over dead slot ",
+					        r->slots[p]);
+				over[j]++;
+			}
+	if (at + allocbytes(it->bytes) > s)
+		fprintf(r->f, "%s past them", over[0] ? " and" : ",");
 }
 
 static void
@@ -382,7 +461,7 @@ addsum(R *r, Sum *to, const Sum *s)
 }
 
 static bool
-valbytes(R *r, Ref v, Dim *b)
+valbytes(const R *r, Ref v, Dim *b)
 {
 	const Type *t = &r->fn->val[v].type;
 	bool ok = true;
@@ -586,7 +665,7 @@ printtotal(R *r, const char *what, const Sum *s, int64_t extra)
 	else
 		fprintdim(r->f, r->m, s->bytes);
 	if (extra > 0)
-		fprintf(r->f, " + the schedules' buffers");
+		fprintf(r->f, " + the schedules' buffers (beside the forward slots)");
 	fprintf(r->f, " bytes");
 	if (s->val >= 0 && r->symval)
 		fprintf(r->f, "; %lld with the graph", (long long)(s->val + extra));
@@ -620,7 +699,7 @@ devicememory(R *r, const Sum *fwd, const Sum *copies, const Sum *plans, const Su
 {
 	Fn *fn = r->fn;
 	Sum w = {0}, held = {0}, arena = {0}, io = {0};
-	int64_t ext, extarena;
+	int64_t ext, extarena, over;
 	Ref v;
 	int i;
 
@@ -644,18 +723,24 @@ devicememory(R *r, const Sum *fwd, const Sum *copies, const Sum *plans, const Su
 	for (i = 0; r->items && i < r->nitems; i++)
 		if (r->items[i].kind == MemSplitPlan)
 			fprintf(r->f, "      %s: %lld bytes\n", r->items[i].what, (long long)r->items[i].bytes);
-	ext = itembytes(r, true);
+	ext = itembytes(r, true, false);
 	addsum(r, &arena, fwd);
-	extarena = itembytes(r, false);
+	extarena = itembytes(r, false, false);
+	over = scratchover(r, fwd->val);
 	fprintf(r->f, "    arena: forward values");
 	if (r->items && extarena)
-		fprintf(r->f, " and the schedules' scratch (each kernel's over the others'), %lld bytes", (long long)extarena);
+		fprintf(r->f, " and the schedules' scratch (each kernel's over the others' and over the forward slots "
+		        "that hold nothing live while it runs), %lld bytes, %lld past the forward slots", (long long)extarena,
+		        (long long)over);
 	else if (!r->symval)
 		fprintf(r->f, ", and the schedules' scratch (split walks' partials, split-K parts), sized by the graph");
 	fputc('\n', r->f);
 	for (i = 0; r->items && i < r->nitems; i++)
-		if (r->items[i].kind != MemSplitPlan)
-			fprintf(r->f, "      %s: %lld bytes\n", r->items[i].what, (long long)r->items[i].bytes);
+		if (r->items[i].kind != MemSplitPlan) {
+			fprintf(r->f, "      %s: %lld bytes", r->items[i].what, (long long)r->items[i].bytes);
+			printplace(r, i);
+			fputc('\n', r->f);
+		}
 	if (!r->symval)
 		fprintf(r->f, "    split plans: sized by the graph's degrees (--report-graph)\n");
 	addsum(r, &held, &w);
@@ -663,14 +748,14 @@ devicememory(R *r, const Sum *fwd, const Sum *copies, const Sum *plans, const Su
 	addsum(r, &held, plans);
 	addsum(r, &held, &arena);
 	addsum(r, &io, stage);
-	printtotal(r, "held after bind", &held, ext + extarena);
+	printtotal(r, "held after bind", &held, ext + over);
 	printtotal(r, "forward_host's staging (made by its first call, freed at unbind)", stage, 0);
 	{
 		Sum peak = held;
 		addsum(r, &peak, &io);
-		printtotal(r, "peak of a forward on the caller's device inputs and outputs", &peak, ext + extarena);
+		printtotal(r, "peak of a forward on the caller's device inputs and outputs", &peak, ext + over);
 		addsum(r, &held, stage);
-		printtotal(r, "peak of forward_host", &held, ext + extarena);
+		printtotal(r, "peak of forward_host", &held, ext + over);
 	}
 	fprintf(r->f, "  not counted: bind's scratch while a step runs (its CSR sort: 32 bytes an edge), "
 	        "the graph values until their last step\n");
@@ -689,6 +774,10 @@ reportmemory(R *r)
 	buf = emalloc((fn->nval + 1) * sizeof *buf);
 	rep = emalloc((fn->nval + 1) * sizeof *rep);
 	nbuf = arenabuffers(fn, r->phase, buf, rep);
+	r->slots = emalloc((fn->nval + 1) * sizeof *r->slots);
+	r->floor = emalloc((fn->nins + 1) * sizeof *r->floor);
+	r->nslot = scratchfloors(fn, r->phase, buf, rep, r->slots, r->floor);
+	r->rep = rep;
 	for (b = 0; b < nbuf; b++)
 		addval(r, &fwd, rep[b]);
 	for (v = 0; v < fn->nval; v++)
@@ -786,12 +875,14 @@ reportmemory(R *r)
 			if (r->symval[i] >= 0)
 				fprintf(r->f, "%s%s = %lld", k++ ? ", " : "", r->m->sym[i].name, (long long)r->symval[i]);
 		if (arena.val >= 0)
-			fprintf(r->f, "): arena %lld bytes\n", (long long)(arena.val + itembytes(r, false)));
+			fprintf(r->f, "): arena %lld bytes\n", (long long)(arena.val + scratchover(r, fwd.val)));
 		else
 			fprintf(r->f, "): arena size unknown (a size the graph does not fix)\n");
 	}
 	free(buf);
 	free(rep);
+	free(r->slots);
+	free(r->floor);
 }
 
 /* ---- the graph ------------------------------------------------------------- */

@@ -229,6 +229,32 @@ arenabuffers(Fn *fn, const unsigned char *phase, int *buf, Ref *rep)
 	return nbuf;
 }
 
+int
+scratchfloors(Fn *fn, const unsigned char *phase, const int *buf, const Ref *rep, int *order, int *floor)
+{
+	Live l;
+	int *place, np = 0, i, k;
+	Ref v;
+
+	liveness(fn, phase, &l);
+	place = emalloc((fn->nval + 1) * sizeof *place);
+	for (i = 0; i < fn->nins; i++) {
+		v = fn->ins[i].to;
+		if (l.need[v] && buf[v] >= 0 && rep[buf[v]] == v)
+			order[place[buf[v]] = np++] = buf[v];
+	}
+	for (k = 0; k <= l.nkern; k++)
+		floor[k] = 0;
+	/* a buffer is live while any of its values is */
+	for (v = 0; v < fn->nval; v++)
+		for (k = l.from[v]; l.need[v] && buf[v] >= 0 && k >= 0 && k <= l.to[v]; k++)
+			if (floor[k] < place[buf[v]] + 1)
+				floor[k] = place[buf[v]] + 1;
+	free(place);
+	freelive(&l);
+	return np;
+}
+
 static void
 setslot(Fn *fn, int i, int slot)
 {

@@ -558,6 +558,12 @@ struct gnn_program {
 	 * else -1.  Forward's kernels run one after another, so the scratch
 	 * of different kernels shares the arena's memory.  NULL: none does. */
 	const int *segkern;
+	/* per segment: for a kernel's scratch, how many of the forward slots
+	 * (GNN_BUF_FWD with share -1, in buffer order) it may not overlap:
+	 * those up to the last one live while its kernel runs (memplan's
+	 * liveness); the slots after hold nothing live then.  -1, or NULL:
+	 * it lies past them all. */
+	const int *segfloor;
 };
 
 gnn_status gnn_prog_create(const gnn_program *p, size_t size, gnn_instance **out);

@@ -856,44 +856,75 @@ sharedscratch(const gnn_program *p, int i)
 	return p->segkern && p->segdev[i] == 2 && p->segkern[i] >= 0;
 }
 
+/* is buffer i a forward slot (it owns memory in the arena)? */
+static int
+fwdslot(const gnn_program *p, int i)
+{
+	return p->buf[i].kind == GNN_BUF_FWD && p->buf[i].share < 0;
+}
+
+/* where scratch segment i may start: past the always-live regions
+ * (base) and the forward slots up to the last one live while its kernel
+ * runs (gnn_program.segfloor; slots is the end of them all) */
+static size_t
+scratchat(const gnn_program *p, int i, const size_t *at, size_t base, size_t slots, size_t rz)
+{
+	const size_t *len = at + nplaces(p);
+	int f = p->segfloor ? p->segfloor[i] : -1, b, n = 0;
+	size_t o = base;
+
+	if (f < 0)
+		return slots;
+	for (b = 0; b < p->nbuf && n < f; b++)
+		if (fwdslot(p, b)) {
+			o = at[b] + units(len[b]) + rz;   /* its end, as place() left it */
+			n++;
+		}
+	return o;
+}
+
 /* the arena's size, and in at[] the offsets in it of the buffers and the
  * segment plans, then (from at[nplaces]) their lengths in bytes (0: not
- * placed) */
-
+ * placed).  The regions held all through forward come first (the device
+ * copies of bind-time values, the segment plans), then the forward slots
+ * (memplan's), then the schedules' scratch: each kernel's from one
+ * offset, the kernels' over one another (they run one after another),
+ * and over the slots that hold nothing live while that kernel runs. */
 static size_t
 arenaplan(gnn_instance *m, size_t *at)
 {
 	const gnn_program *p = m->prog;
 	const gnn_device *dev = p->dev;
-	size_t off = 0, end, *len = at + nplaces(p), rz = dev->redzone && dev->redzones && dev->redzones() ? 256 : 0;
+	size_t off = 0, base, end, *len = at + nplaces(p), rz = dev->redzone && dev->redzones && dev->redzones() ? 256 : 0;
 	int i;
 
 	for (i = 0; i < p->nbuf; i++)
-		if ((p->buf[i].kind == GNN_BUF_FWD && p->buf[i].share < 0) ||
-		    (dev->separate && !m->dg && p->buf[i].kind == GNN_BUF_BIND && devcopy(m, i)))
+		if (dev->separate && !m->dg && p->buf[i].kind == GNN_BUF_BIND && devcopy(m, i))
 			at[i] = place(&off, bufbytes(m, i), rz, &len[i]);
 	for (i = 0; i < p->nseg; i++)
 		if (dev->separate && p->segdev[i] && !(m->dg && segown(m)[i]) && !sharedscratch(p, i))
 			at[p->nbuf + i] = place(&off, m->segnb[i], rz, &len[p->nbuf + i]);
-	/* the schedules' scratch: each kernel's from one offset, the
-	 * kernels' over one another (they run one after another) */
+	base = off;
+	for (i = 0; i < p->nbuf; i++)
+		if (fwdslot(p, i))
+			at[i] = place(&off, bufbytes(m, i), rz, &len[i]);
 	end = off;
 	for (i = 0; i < p->nseg; i++)
 		if (dev->separate && sharedscratch(p, i) && !(m->dg && segown(m)[i])) {
 			int j, first = 1;
-			size_t o = off;
+			size_t o;
 			for (j = 0; j < i && first; j++)
 				first = !(sharedscratch(p, j) && p->segkern[j] == p->segkern[i]);
 			if (!first)
 				continue;   /* placed with its kernel's first */
+			o = scratchat(p, i, at, base, off, rz);
 			for (j = i; j < p->nseg; j++)
 				if (sharedscratch(p, j) && p->segkern[j] == p->segkern[i])
 					at[p->nbuf + j] = place(&o, m->segnb[j], rz, &len[p->nbuf + j]);
 			if (o > end)
 				end = o;
 		}
-	off = end;
-	return off ? off : 256;   /* never an empty arena: offsets become pointers into it */
+	return end ? end : 256;   /* never an empty arena: offsets become pointers into it */
 }
 
 static gnn_status
@@ -970,8 +1001,9 @@ layout(gnn_instance *m)
 ** tensors (those forward does not read until the steps end) and the
 ** segment plans; the segment plans forward reads where bind works on the
 ** host.  Returns the most held at once over the steps, and in *end what
-** is held after them, beside which layout places the arena.  Not
-** counted: split plans and their scratch, whose sizes come out of the
+** is held after them, beside which layout places the arena; a scratch
+** of known size (GNN_STEP_SCRATCH) is sized here for the arena's plan,
+** which may lay it over dead forward slots.  Not counted: split plans and their scratch, whose sizes come out of the
 ** work, and the device's scratch while a step runs; their failures are
 ** caught where they happen.  ge: 5 * ngraph scratch slots.
 */
@@ -1058,8 +1090,10 @@ bindneed(gnn_instance *m, int64_t *ge, size_t *end)
 		case GNN_STEP_SPLITPLAN:
 		case GNN_STEP_SPLITBUF:
 			break;
-		case GNN_STEP_SCRATCH:   /* its size is known: counted */
-			held += units(scratchbytes(m, st));
+		case GNN_STEP_SCRATCH:
+			/* its size is known: sized now, roomcheck's arenaplan
+			 * places it in the arena, over the slots it may share */
+			m->segnb[st->out] = scratchbytes(m, st);
 			break;
 		default:   /* a graph tensor */
 			if (m->dg) {
