@@ -1334,6 +1334,20 @@ densekernel(C *c, const Kernel *k, const Sched *s)
 				ln->minb = ln->dram += bytesof(c, c->fn->ins[i].arg[a]);
 	if (s->vendor) {
 		vendorgemm(c, ln);
+		if (k->epi) {
+			/* the epilogue's own launch after cuBLAS (vendor.c): the
+			 * output read and written, the operands read */
+			char nm[48];
+			Line *ep;
+			double b = 2 * 4 * N * P + ln->minb - (valelemsize(c->fn, in->arg[0]) * N * K + 4 * K * P + 4 * N * P);
+			snprintf(nm, sizeof nm, "%.40s_epi", k->name);
+			ep = newline(c, "elementwise", nm);
+			snprintf(ep->sched, sizeof ep->sched, "default");
+			ep->minb = ep->dram = ep->l2 = b;
+			ep->flops = N * P * (k->last - k->first);
+			launchwork(ep, (int64_t)(N * P), 1, 1, true, oneunit, NULL);
+			timeline(c, ep, 0, false);
+		}
 		return;
 	}
 	if (s->bm) {

@@ -150,6 +150,8 @@ void arg(Args *a, const char *decl, const char *fmt, ...) GNN_FMT(3, 4);
  * called name (NULL: v's valname), declared once however often v is an
  * operand; its name */
 const char *ptrarg(E *e, Args *a, const char *name, Ref v, bool isout, bool device);
+/* the index in a of the pointer parameter called name (a bug if none) */
+int argindex(const Args *a, const char *name);
 /* the C type of v's elements in memory: its type's, or uint16_t for a
  * value stored in 16 bits */
 const char *memctype(E *e, Ref v);
@@ -173,6 +175,14 @@ void argsfree(Args *a);
  */
 /* an elementwise op's value over operands a (and b for binary ops) */
 const char *elemexpr(E *e, const Ins *in, const char *a, const char *b);
+/* gemmcuda.c: a dense transform's epilogue (passes/gemmepilogue.c).  The
+ * value the kernel of matmul i stores (its epilogue's last, or its own) */
+Ref gemmstored(const E *e, int i);
+/* the epilogue's operands as parameters of a (opnd[k] NULL: step k has
+ * none; bias[k]: a row vector of P); the step count (0: no epilogue) */
+int epioperands(E *e, int i, Args *a, const char **opnd, bool *bias);
+/* statements taking v, output (m, n)'s complete sum, through the steps */
+void epiemit(E *e, int i, const char *const *opnd, const bool *bias, const char *v, const char *m, const char *n);
 /* dst = the op over operands a (b), each read once */
 void elembody(E *e, const Ins *in, const char *a, const char *b, const char *dst);
 /* sum/mean/max/softmax/log_softmax/l2_normalize over D elements x (of

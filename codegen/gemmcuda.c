@@ -218,40 +218,52 @@ slab(G *g, int depth)
 	out(g->e, "__syncthreads();\n");
 }
 
-/* the declaration and the host value of parameter name */
-static int
-argat(const Args *a, const char *name)
+Ref
+gemmstored(const E *e, int i)
 {
-	for (int k = 0; k < a->n; k++)
-		if (a->pname[k] && !strcmp(a->pname[k], name))
-			return k;
-	die("codegen: no kernel parameter %s", name);
+	int end = epilogueend(e->fn, i);
+
+	return end >= 0 ? e->fn->ins[end].to : e->fn->ins[i].to;
 }
 
-static const char *
-argdecl(const Args *a, const char *name)
+int
+epioperands(E *e, int i, Args *a, const char **opnd, bool *bias)
 {
-	return a->decl[argat(a, name)];
+	int end = epilogueend(e->fn, i);
+
+	for (int j = i + 1; j <= end; j++) {
+		const Ins *st = &e->fn->ins[j];
+		Ref o = st->narg == 2 ? st->arg[st->arg[0] == e->fn->ins[j - 1].to ? 1 : 0] : RNone;
+
+		opnd[j - i - 1] = o != RNone ? ptrarg(e, a, NULL, o, false, true) : NULL;
+		bias[j - i - 1] = o != RNone && ty(e, o).rank == 1;
+	}
+	return end < 0 ? 0 : end - i;
 }
 
-/* v, output (m, n)'s sum, through the epilogue's steps in order, each
- * the instruction's own elementwise arithmetic (elembody) */
-static void
-episteps(G *g, const char *v, const char *m, const char *n)
+void
+epiemit(E *e, int i, const char *const *opnd, const bool *bias, const char *v, const char *m, const char *n)
 {
-	E *e = g->e;
+	int end = epilogueend(e->fn, i);
+	long long P = dimconstval(ty(e, e->fn->ins[i].to).dim[1]);
 
-	for (int j = g->epi0; j <= g->epi1; j++) {
+	for (int j = i + 1; j <= end; j++) {
 		const Ins *in = &e->fn->ins[j];
 		const char *x[2] = {v, v};
-		int k = j - g->epi0;
+		int k = j - i - 1;
 
-		if (g->opnd[k]) {
-			const char *o = g->bias[k] ? pf(e, "%s[%s]", g->opnd[k], n) : pf(e, "%s[%s * %lld + %s]", g->opnd[k], m, g->P, n);
+		if (opnd[k]) {
+			const char *o = bias[k] ? pf(e, "%s[%s]", opnd[k], n) : pf(e, "%s[%s * %lld + %s]", opnd[k], m, P, n);
 			x[in->arg[0] == e->fn->ins[j - 1].to ? 1 : 0] = o;
 		}
 		elembody(e, in, x[0], in->narg == 2 ? x[1] : NULL, v);
 	}
+}
+
+static void
+episteps(G *g, const char *v, const char *m, const char *n)
+{
+	epiemit(g->e, g->epi0 - 1, g->opnd, g->bias, v, m, n);
 }
 
 /* the epilogue over the register tile, before it is stored: every
@@ -365,7 +377,7 @@ ksum(G *g, const Args *a)
 	    g->o16 ? "uint16_t" : "float");
 	for (int k = 0; g->epi0 >= 0 && k <= g->epi1 - g->epi0; k++)
 		if (g->opnd[k])
-			out(e, ", %s", argdecl(a, g->opnd[k]));
+			out(e, ", %s", a->decl[argindex(a, g->opnd[k])]);
 	out(e, ")\n");
 	blockopen(e->w);
 	wopen(e->w, "GNN_DLOOP(t_, T_)");
@@ -395,7 +407,7 @@ emitgemmcuda(E *e, int i, Args *a, Str *call)
 	const char *M, *Oval;
 	int k, ws = -1, end = epilogueend(e->fn, i);
 	int64_t floats = 0;
-	Ref to = end >= 0 ? e->fn->ins[end].to : in->to;   /* what the kernel stores */
+	Ref to = gemmstored(e, i);
 
 	if (!e->cuda || e->p->phase[in->to] != PhaseForward || ty(e, in->to).dtype != DF32)
 		die("codegen: a tiled GEMM outside cuda's forward");
@@ -421,14 +433,7 @@ emitgemmcuda(E *e, int i, Args *a, Str *call)
 	Oval = a->val[k];
 	g.A = ptrarg(e, a, NULL, in->arg[0], false, true);
 	g.B = ptrarg(e, a, NULL, in->arg[1], false, true);
-	if (end >= 0) {
-		for (int j = i + 1; j <= end; j++) {
-			const Ins *st = &e->fn->ins[j];
-			Ref o = st->narg == 2 ? st->arg[st->arg[0] == e->fn->ins[j - 1].to ? 1 : 0] : RNone;
-			g.opnd[j - i - 1] = o != RNone ? ptrarg(e, a, NULL, o, false, true) : NULL;
-			g.bias[j - i - 1] = o != RNone && ty(e, o).rank == 1;
-		}
-	}
+	epioperands(e, i, a, g.opnd, g.bias);
 	M = cdim(e, ty(e, in->arg[0]).dim[0]);
 	arg(a, "int64_t M_", "%s", M);
 	if (g.split) {
@@ -529,6 +534,6 @@ emitgemmcuda(E *e, int i, Args *a, Str *call)
 	     Oval, ws);
 	for (k = 0; end >= 0 && k < end - i; k++)
 		if (g.opnd[k])
-			sput(call, ", %s", a->val[argat(a, g.opnd[k])]);
+			sput(call, ", %s", a->val[argindex(a, g.opnd[k])]);
 	sput(call, ");\n\t}");
 }

@@ -136,6 +136,15 @@ ptrarg(E *e, Args *a, const char *name, Ref v, bool isout, bool device)
 	return name;
 }
 
+int
+argindex(const Args *a, const char *name)
+{
+	for (int k = 0; k < a->n; k++)
+		if (a->pname[k] && !strcmp(a->pname[k], name))
+			return k;
+	die("codegen: no kernel parameter %s", name);
+}
+
 /* ---- 16-bit storage: the conversions at every access */
 
 static bool
@@ -1230,9 +1239,9 @@ emitkernel(E *e, int i, Args *a, Str *call)
 	case Omatmul: {
 		int ti = viafold(e->fn, i);   /* a weight gradient reading dY through its transpose */
 
-		if (epilogueend(e->fn, i) >= 0) {
-			/* a GEMM's epilogue group runs only as the tiled GEMM
-			 * (IR text may give it no schedule: the reference's) */
+		if (epilogueend(e->fn, i) >= 0 && !e->sched.vendor && !e->sched.sparse) {
+			/* a GEMM's epilogue group has no untiled form (IR text may
+			 * give it no schedule: the reference's) */
 			if (!e->sched.bm)
 				gemmreference(dimconstval(src[1].dim[1]), &e->sched);
 			emitgemmcuda(e, i, a, call);

@@ -33,8 +33,9 @@ emitspgemmcuda(E *e, int i, Args *a, Str *call)
 	const Ins *in = &e->fn->ins[i];
 	const Sched *s = &e->sched;
 	long long K, P;
-	int C, k, W = s->sparse;
-	const char *O, *A, *B, *M;
+	int C, k, W = s->sparse, nepi;
+	const char *O, *A, *B, *M, *opnd[EpilogueMax];
+	bool bias[EpilogueMax];
 
 	if (!e->cuda || e->p->phase[in->to] != PhaseForward || ty(e, in->to).dtype != DF32)
 		die("codegen: a sparse-input GEMM outside cuda's forward");
@@ -43,9 +44,10 @@ emitspgemmcuda(E *e, int i, Args *a, Str *call)
 	if (P > SparseMaxP || W < 1)
 		die("codegen: a sparse-input GEMM of %lld columns under sparse=%d", P, W);
 	C = (int)((P + 31) / 32);
-	O = ptrarg(e, a, NULL, in->to, true, true);
+	O = ptrarg(e, a, NULL, gemmstored(e, i), true, true);
 	A = ptrarg(e, a, NULL, in->arg[0], false, true);
 	B = ptrarg(e, a, NULL, in->arg[1], false, true);
+	nepi = epioperands(e, i, a, opnd, bias);
 	M = cdim(e, ty(e, in->arg[0]).dim[0]);
 
 	out(e, "\n/* %%%s = matmul", irname(e, in->to));
@@ -88,7 +90,16 @@ emitspgemmcuda(E *e, int i, Args *a, Str *call)
 	for (k = 0; k < C; k++) {
 		if ((k + 1) * 32 > P)
 			out(e, "if (l_ + %d < %lld)\n\t", 32 * k, P);
-		out(e, "%s[r_ * %lld + l_ + %d] = acc_[%d];\n", O, P, 32 * k, k);
+		if (!nepi) {
+			out(e, "%s[r_ * %lld + l_ + %d] = acc_[%d];\n", O, P, 32 * k, k);
+			continue;
+		}
+		/* the epilogue on the lane's complete sum */
+		blockopen(e->w);
+		out(e, "const int ni_ = l_ + %d;\nfloat v_ = acc_[%d];\n\n", 32 * k, k);
+		epiemit(e, i, opnd, bias, "v_", "r_", "ni_");
+		out(e, "%s[r_ * %lld + ni_] = v_;\n", O, P);
+		wclose(e->w, "");
 	}
 	wclose(e->w, "");
 	wclose(e->w, "");

@@ -45,15 +45,16 @@ emitvendorgemm(E *e, int i, Args *a, Str *call)
 {
 	const Ins *in = &e->fn->ins[i];
 	long long K, P;
-	const char *O, *A, *B, *M;
-	int k0 = a->n;
+	const char *O, *A, *B, *M, *Oname, *opnd[EpilogueMax];
+	bool bias[EpilogueMax];
+	int k0 = a->n, nepi, k;
 
 	if (!e->cuda || !(e->o->vendor & VendorCublas) || e->p->phase[in->to] != PhaseForward || ty(e, in->to).dtype != DF32)
 		die("codegen: a cuBLAS GEMM outside cuda's forward or without --vendor=cublas");
 	K = dimconstval(ty(e, in->arg[1]).dim[0]);
 	P = dimconstval(ty(e, in->arg[1]).dim[1]);
 	/* the operands as the launch would pass them: no kernel, a call */
-	ptrarg(e, a, NULL, in->to, true, true);
+	Oname = ptrarg(e, a, NULL, gemmstored(e, i), true, true);
 	ptrarg(e, a, NULL, in->arg[0], false, true);
 	ptrarg(e, a, NULL, in->arg[1], false, true);
 	if (a->n != k0 + 3)
@@ -61,6 +62,7 @@ emitvendorgemm(E *e, int i, Args *a, Str *call)
 	O = a->val[k0];
 	A = a->val[k0 + 1];
 	B = a->val[k0 + 2];
+	nepi = epioperands(e, i, a, opnd, bias);
 	M = cdim(e, ty(e, in->arg[0]).dim[0]);
 	e->vendorused |= VendorCublas;
 
@@ -75,6 +77,29 @@ emitvendorgemm(E *e, int i, Args *a, Str *call)
 	sput(call, "\t\t%s_vcheck(m, M_ > 2147483647 ? (int)CUBLAS_STATUS_NOT_SUPPORTED : (int)cublasSgemm(%s_blas(m), "
 	           "CUBLAS_OP_N, CUBLAS_OP_N, %lld, (int)M_, %lld, &one_, %s, %lld, %s, %lld, &zero_, %s, %lld), \"cublasSgemm\", \"%%%s\");\n\t}",
 	     e->nm, e->nm, P, K, B, P, A, K, O, P, irname(e, in->to));
+	if (!nepi)
+		return;
+	/* the epilogue (passes/gemmepilogue.c): a kernel of its own over
+	 * the float32 output cuBLAS wrote, each element read and rewritten
+	 * by one thread */
+	out(e, "\n/* the epilogue of %%%s's cuBLAS GEMM, in place */\n", irname(e, in->to));
+	out(e, "GNN_DKERNEL(" KNAME "_epi)(GNN_DRANGE int64_t T_, %s", a->decl[k0]);
+	for (k = 0; k < nepi; k++)
+		if (opnd[k])
+			out(e, ", %s", a->decl[argindex(a, opnd[k])]);
+	out(e, ")\n");
+	blockopen(e->w);
+	wopen(e->w, "GNN_DLOOP(t_, T_)");
+	out(e, "const int64_t mi_ = t_ / %lld, ni_ = t_ %% %lld;\nfloat v_ = %s[t_];\n\n", P, P, Oname);
+	epiemit(e, i, opnd, bias, "v_", "mi_", "ni_");
+	out(e, "%s[t_] = v_;\n", Oname);
+	wclose(e->w, "");
+	wclose(e->w, "");
+	sput(call, "\n\tGNN_DLAUNCH(" KNAME "_epi, %s, %s * %lld, %s", launchlit(e, KNAME "_epi"), M, P, O);
+	for (k = 0; k < nepi; k++)
+		if (opnd[k])
+			sput(call, ", %s", a->val[argindex(a, opnd[k])]);
+	sput(call, ");");
 }
 
 void

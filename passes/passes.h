@@ -174,6 +174,7 @@ typedef struct Kernel {
 	int64_t weightbytes;     /* dense: B's bytes (matmulweightbytes) */
 	bool lanable, hasmatmul;
 	bool epi;                /* dense: its group's elementwise epilogue (gemmepilogue.c) */
+	bool ahalf, o16;         /* dense: A, the value it stores, in 16 bits (passes/precision.c) */
 	/* row kernels: walks edges; and every walk's messages come from
 	 * memory, not from rows the kernel makes, so a chunk of a row's
 	 * edges can be walked without the row (the `split` schedule) */

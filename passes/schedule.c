@@ -237,6 +237,8 @@ listkernels(Fn *fn, Kernel **out)
 			ks[i].msgwidth = dimconstval(fn->val[in->arg[1]].type.dim[0]);
 			ks[i].width = dimconstval(fn->val[in->arg[1]].type.dim[1]);
 			ks[i].weightbytes = matmulweightbytes(fn, in);
+			ks[i].ahalf = valstoredtype(fn, in->arg[0]) != DNone;
+			ks[i].o16 = valstoredtype(fn, ks[i].epi ? fn->ins[ks[i].last].to : in->to) != DNone;
 		}
 	}
 	free(phase);
@@ -322,8 +324,15 @@ schedlegal(const Kernel *k, const SchedTarget *st, const Sched *s, char *err, si
 		snprintf(err, errlen, "kernel %s (%s): bm, bn, bk, tm and tn tile cuda's dense transforms", k->name, k->what);
 		return SchedNotFor;
 	}
-	if (k->epi && !s->bm) {
-		snprintf(err, errlen, "kernel %s (dense): its epilogue runs in the tiled GEMM, which bm, bn, bk, tm and tn set", k->name);
+	if (k->epi && !s->bm && !s->vendor && !s->sparse) {
+		snprintf(err, errlen, "kernel %s (dense): its epilogue runs in the tiled GEMM (bm, bn, bk, tm, tn), the sparse-input GEMM or after cuBLAS's",
+		         k->name);
+		return SchedIllegal;
+	}
+	if ((s->vendor && (k->ahalf || k->o16)) || (s->sparse && k->ahalf)) {
+		snprintf(err, errlen, "kernel %s (dense): %s reads float32%s, and this transform's %s stored in 16 bits", k->name,
+		         s->vendor ? "cuBLAS's SGEMM" : "the sparse-input GEMM", s->vendor ? " and writes float32" : "",
+		         k->ahalf ? "input is" : "output is");
 		return SchedIllegal;
 	}
 	if (s->sparse && (st->target != TargetCUDA || k->kind != KernelDense)) {
