@@ -427,6 +427,7 @@ hostlayout(E *e, Host *h)
 	Fn *fn = e->fn;
 	int i, *slot;
 	Ref v, *rep;
+	unsigned char *numbered;
 
 	memset(h, 0, sizeof *h);
 	e->host = h;
@@ -439,6 +440,8 @@ hostlayout(E *e, Host *h)
 	slot = emalloc((fn->nval + 1) * sizeof *slot);
 	rep = emalloc((fn->nval + 1) * sizeof *rep);
 	arenabuffers(fn, e->p->phase, slot, rep);
+	numbered = emalloc(fn->nval + 1);
+	memset(numbered, 0, fn->nval + 1);
 	for (i = 0; i < fn->narg; i++)   /* the bound graphs: g[0..nbound), in order */
 		if (ty(e, fn->arg[i]).kind == TGraph)
 			h->graph[fn->arg[i]] = h->ngraph++;
@@ -466,8 +469,18 @@ hostlayout(E *e, Host *h)
 		}
 		if ((phaseof(e, v) == PhaseForward && slot[v] < 0) || (phaseof(e, v) == PhaseOnce && groupinternal(fn, v)))
 			continue;   /* internal to its fusion group */
+		/* a slot's buffer (its largest value's, rep) is numbered where
+		 * the slot's first value is made: the arena places the slots
+		 * in that order (memplan's scratchfloors) */
+		if (phaseof(e, v) == PhaseForward && rep[slot[v]] != v && !numbered[slot[v]])
+			h->bufval[h->buf[rep[slot[v]]] = h->nbuf++] = rep[slot[v]];
+		if (phaseof(e, v) == PhaseForward)
+			numbered[slot[v]] = 1;
+		if (phaseof(e, v) == PhaseForward && rep[slot[v]] == v && h->buf[v] >= 0)
+			continue;   /* numbered with the slot's first value */
 		h->bufval[h->buf[v] = h->nbuf++] = v;
 	}
+	free(numbered);
 	/* a slot's first value (rep) owns its memory; the others reuse it */
 	h->share = emalloc((h->nbuf + 1) * sizeof *h->share);
 	h->devread = emalloc(h->nbuf + 1);
@@ -619,7 +632,7 @@ segfloors(E *e)
 	floor = emalloc((fn->nins + 1) * sizeof *floor);
 	kern = emalloc((fn->nins + 1) * sizeof *kern);
 	arenabuffers(fn, e->p->phase, buf, rep);
-	scratchfloors(fn, e->p->phase, buf, rep, order, floor);
+	scratchfloors(fn, e->p->phase, buf, order, floor);
 	forwardkernels(fn, e->p->phase, kern);
 	out(e, "static const int %s_segfloor[] = {", e->nm);
 	for (k = 0; k < h->nseg - h->nextra; k++)

@@ -776,7 +776,7 @@ reportmemory(R *r)
 	nbuf = arenabuffers(fn, r->phase, buf, rep);
 	r->slots = emalloc((fn->nval + 1) * sizeof *r->slots);
 	r->floor = emalloc((fn->nins + 1) * sizeof *r->floor);
-	r->nslot = scratchfloors(fn, r->phase, buf, rep, r->slots, r->floor);
+	r->nslot = scratchfloors(fn, r->phase, buf, r->slots, r->floor);
 	r->rep = rep;
 	for (b = 0; b < nbuf; b++)
 		addval(r, &fwd, rep[b]);

@@ -230,7 +230,7 @@ arenabuffers(Fn *fn, const unsigned char *phase, int *buf, Ref *rep)
 }
 
 int
-scratchfloors(Fn *fn, const unsigned char *phase, const int *buf, const Ref *rep, int *order, int *floor)
+scratchfloors(Fn *fn, const unsigned char *phase, const int *buf, int *order, int *floor)
 {
 	Live l;
 	int *place, np = 0, i, k;
@@ -238,9 +238,14 @@ scratchfloors(Fn *fn, const unsigned char *phase, const int *buf, const Ref *rep
 
 	liveness(fn, phase, &l);
 	place = emalloc((fn->nval + 1) * sizeof *place);
+	/* a slot is placed where its first value is made (codegen numbers
+	 * its buffer there), so a kernel early in forward has the slots of
+	 * later values to lay its scratch over */
+	for (i = 0; i < fn->nval; i++)
+		place[i] = -1;
 	for (i = 0; i < fn->nins; i++) {
 		v = fn->ins[i].to;
-		if (l.need[v] && buf[v] >= 0 && rep[buf[v]] == v)
+		if (l.need[v] && buf[v] >= 0 && place[buf[v]] < 0)
 			order[place[buf[v]] = np++] = buf[v];
 	}
 	for (k = 0; k <= l.nkern; k++)

@@ -265,13 +265,13 @@ bool needsstorage(const Fn *fn, const unsigned char *phase, Ref v);
 int arenabuffers(Fn *fn, const unsigned char *phase, int *buf, Ref *rep);
 /*
  * What a kernel's scratch may overlap: the arena places the buffers that
- * own memory (rep[b] == v: codegen's GNN_BUF_FWD with share -1) in the
- * order of their values' definitions, order[p] (sized fn->nval) the p-th;
+ * own memory (codegen's GNN_BUF_FWD with share -1) in the order of their
+ * first values' definitions, order[p] (sized fn->nval) the p-th;
  * floor[k] (sized fn->nins + 1) is 1 + the place of the last of them live
  * during forward kernel k, 0 if none is.  The rest hold nothing k reads
  * or writes.  Returns the number of buffers placed.
  */
-int scratchfloors(Fn *fn, const unsigned char *phase, const int *buf, const Ref *rep, int *order, int *floor);
+int scratchfloors(Fn *fn, const unsigned char *phase, const int *buf, int *order, int *floor);
 
 /* breaks.c: graph breaks and host syncs ------------------------------------- */
 
