@@ -98,6 +98,7 @@ typedef struct Host {
 	int *buf;          /* per value: its buffer, or -1 */
 	Ref *bufval;       /* per buffer: its value */
 	int *share;        /* per buffer: the buffer whose memory it reuses (memplan's slots), or -1 */
+	bool *lazy;        /* per buffer: an output alone in its slot (GNN_BUF_LAZY, cuda) */
 	int nbuf;
 	int *graph;        /* per value: its graph slot, or -1 */
 	int ngraph, nbound;   /* graph slots; the graph inputs among them (the first) */
@@ -485,9 +486,11 @@ hostlayout(E *e, Host *h)
 	h->share = emalloc((h->nbuf + 1) * sizeof *h->share);
 	h->devread = emalloc(h->nbuf + 1);
 	memset(h->devread, 0, h->nbuf + 1);
+	h->lazy = emalloc(h->nbuf + 1);
 	for (i = 0; i < h->nbuf; i++) {
 		v = h->bufval[i];
 		h->share[i] = phaseof(e, v) == PhaseForward && slot[v] >= 0 && rep[slot[v]] != v ? h->buf[rep[slot[v]]] : -1;
+		h->lazy[i] = e->cuda && phaseof(e, v) == PhaseForward && slot[v] >= 0 && rep[slot[v]] == v && lazybuffer(fn, slot, rep, slot[v]);
 	}
 	free(slot);
 	free(rep);
@@ -499,6 +502,7 @@ hostfree(Host *h)
 	free(h->buf);
 	free(h->bufval);
 	free(h->share);
+	free(h->lazy);
 	free(h->devread);
 	free(h->graph);
 	free(h->seg);
@@ -696,8 +700,8 @@ emittables(E *e)
 			 * read copies of it) is not kept on the device */
 			bool dev = usedinforward(e, v) && !(phaseof(e, v) == PhaseBind && !h->devread[b] &&
 			                                    copiedonly(fn, e->p->phase, e->p->target, v));
-			const char *fl = pf(e, "%s%s%s", dev ? " | GNN_BUF_DEVICE" : "",
-			                    init ? " | GNN_BUF_FILL" : "", uni ? " | GNN_BUF_UNIFORM" : "");
+			const char *fl = pf(e, "%s%s%s%s", dev ? " | GNN_BUF_DEVICE" : "", init ? " | GNN_BUF_FILL" : "",
+			                    uni ? " | GNN_BUF_UNIFORM" : "", h->lazy[b] ? " | GNN_BUF_LAZY" : "");
 			sput(&bufs, "\t{\"%s\", %s, %s, %s, %d, %d, %.17g},   /* %d */\n", irname(e, v),
 			     bufkinds[bufkind(e, v)],
 			     gnndtype(valstoredtype(fn, v) != DNone ? valstoredtype(fn, v) : ty(e, v).dtype), *fl ? fl + 3 : "0",

@@ -46,6 +46,7 @@ typedef struct R {
 	 * scratch lies past; rep[b] buffer b's value that gives its size */
 	int *slots, *floor, nslot;
 	Ref *rep;
+	bool *lazy;              /* per memplan buffer: an output with no arena memory (cuda: GNN_BUF_LAZY) */
 } R;
 
 /* alias ops (reshape, dropout) launch nothing and have no buffer */
@@ -329,6 +330,8 @@ slotbytes(const R *r, int p)
 	Dim b;
 	int64_t v = valbytes(r, r->rep[r->slots[p]], &b) && r->symval ? dimeval(r->m, b, r->symval) : -1;
 
+	if (r->lazy[r->slots[p]])
+		return 0;   /* not in the arena (program.c's lazyout) */
 	return v < 0 ? -1 : allocbytes(v);
 }
 
@@ -765,7 +768,7 @@ static void
 reportmemory(R *r)
 {
 	Fn *fn = r->fn;
-	Sum fwd = {0}, noreuse = {0}, copies = {0}, plans = {0}, stage = {0}, arena = {0}, once = {0};
+	Sum fwd = {0}, noreuse = {0}, copies = {0}, plans = {0}, stage = {0}, arena = {0}, once = {0}, lazy = {0};
 	int *buf, nbuf, b, i, k;
 	Ref *rep, v;
 	Dim bytes;
@@ -778,8 +781,11 @@ reportmemory(R *r)
 	r->floor = emalloc((fn->nins + 1) * sizeof *r->floor);
 	r->nslot = scratchfloors(fn, r->phase, buf, r->slots, r->floor);
 	r->rep = rep;
-	for (b = 0; b < nbuf; b++)
-		addval(r, &fwd, rep[b]);
+	r->lazy = emalloc(nbuf + 1);
+	for (b = 0; b < nbuf; b++) {
+		r->lazy[b] = r->cuda && lazybuffer(fn, buf, rep, b);
+		addval(r, r->lazy[b] ? &lazy : &fwd, rep[b]);
+	}
 	for (v = 0; v < fn->nval; v++)
 		if (buf[v] >= 0)
 			addval(r, &noreuse, v);
@@ -852,8 +858,12 @@ reportmemory(R *r)
 		for (v = 0, k = 0; v < fn->nval; v++)
 			if (buf[v] == b)
 				fprintf(r->f, "%s %%%s", k++ ? "," : "", r->name[v]);
+		if (r->lazy[b])
+			fprintf(r->f, " (returned: not in the arena)");
 		fputc('\n', r->f);
 	}
+	printsum(r, "returned values not in the arena (forward writes them into the caller's device buffers, or into a "
+	         "buffer of their own made by the first forward that cannot)", &lazy, "buffer");
 	printsum(r, "kept by the step (computed once per bind and inputs)", &once, "buffer");
 	if (r->cuda)
 		devicememory(r, &fwd, &copies, &plans, &stage);
@@ -883,6 +893,7 @@ reportmemory(R *r)
 	free(rep);
 	free(r->slots);
 	free(r->floor);
+	free(r->lazy);
 }
 
 /* ---- the graph ------------------------------------------------------------- */

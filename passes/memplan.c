@@ -229,6 +229,22 @@ arenabuffers(Fn *fn, const unsigned char *phase, int *buf, Ref *rep)
 	return nbuf;
 }
 
+bool
+lazybuffer(const Fn *fn, const int *buf, const Ref *rep, int b)
+{
+	Ref v = rep[b];
+	bool ret = false;
+
+	if (fn->train)
+		return false;
+	for (int k = 0; k < fn->nret; k++)
+		ret |= storageroot(fn, fn->ret[k]) == v;
+	for (Ref w = 0; ret && w < fn->nval; w++)
+		if (w != v && buf[w] == b)
+			return false;
+	return ret;
+}
+
 int
 scratchfloors(Fn *fn, const unsigned char *phase, const int *buf, int *order, int *floor)
 {

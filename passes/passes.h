@@ -264,6 +264,13 @@ bool needsstorage(const Fn *fn, const unsigned char *phase, Ref v);
  */
 int arenabuffers(Fn *fn, const unsigned char *phase, int *buf, Ref *rep);
 /*
+ * Buffer b holds one value, which forward returns (a model's, not a
+ * training step's): on a device with separate memory it takes no arena
+ * memory (GNN_BUF_LAZY): forward writes it into the caller's buffer, or
+ * into one made by the first forward that cannot (runtime/program.c).
+ */
+bool lazybuffer(const Fn *fn, const int *buf, const Ref *rep, int b);
+/*
  * What a kernel's scratch may overlap: the arena places the buffers that
  * own memory (codegen's GNN_BUF_FWD with share -1) in the order of their
  * first values' definitions, order[p] (sized fn->nval) the p-th;

@@ -426,6 +426,10 @@ enum {
 	GNN_BUF_DEVICE = 1,  /* forward reads it: a device copy where memory is separate */
 	GNN_BUF_FILL = 2,    /* a parameter starting at init (else zero) */
 	GNN_BUF_UNIFORM = 4, /* init_weights draws it from U(-init, init) */
+	/* GNN_BUF_FWD, an output alone in its slot: where memory is separate
+	 * it takes none of the arena; forward writes it into the caller's
+	 * buffer, or into one made by the first forward that cannot */
+	GNN_BUF_LAZY = 8,
 };
 typedef struct gnn_buffer {
 	const char *name;    /* the IR value it holds */

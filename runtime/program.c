@@ -863,6 +863,15 @@ fwdslot(const gnn_program *p, int i)
 	return p->buf[i].kind == GNN_BUF_FWD && p->buf[i].share < 0;
 }
 
+/* is buffer i an output that takes no arena memory (GNN_BUF_LAZY, where
+ * memory is separate)?  A tuning build launches kernels alone, with no
+ * caller's buffer to write into: there it keeps its slot. */
+static int
+lazyout(const gnn_program *p, int i)
+{
+	return fwdslot(p, i) && (p->buf[i].flags & GNN_BUF_LAZY) && p->dev->separate && !p->launch;
+}
+
 /* where scratch segment i may start: past the always-live regions
  * (base) and the forward slots up to the last one live while its kernel
  * runs (gnn_program.segfloor; slots is the end of them all) */
@@ -877,7 +886,8 @@ scratchat(const gnn_program *p, int i, const size_t *at, size_t base, size_t slo
 		return slots;
 	for (b = 0; b < p->nbuf && n < f; b++)
 		if (fwdslot(p, b)) {
-			o = at[b] + units(len[b]) + rz;   /* its end, as place() left it */
+			if (!lazyout(p, b))
+				o = at[b] + units(len[b]) + rz;   /* its end, as place() left it */
 			n++;
 		}
 	return o;
@@ -906,7 +916,7 @@ arenaplan(gnn_instance *m, size_t *at)
 			at[p->nbuf + i] = place(&off, m->segnb[i], rz, &len[p->nbuf + i]);
 	base = off;
 	for (i = 0; i < p->nbuf; i++)
-		if (fwdslot(p, i))
+		if (fwdslot(p, i) && !lazyout(p, i))
 			at[i] = place(&off, bufbytes(m, i), rz, &len[i]);
 	end = off;
 	for (i = 0; i < p->nseg; i++)
@@ -964,7 +974,7 @@ layout(gnn_instance *m)
 	}
 	for (i = 0; i < p->nbuf; i++) {
 		if (p->buf[i].kind == GNN_BUF_FWD && p->buf[i].share < 0)
-			m->b[i] = m->arena + at[i];
+			m->b[i] = lazyout(p, i) ? NULL : m->arena + at[i];   /* forward gives a lazy one its memory */
 		else if (dev->separate && !m->dg && p->buf[i].kind == GNN_BUF_BIND && devcopy(m, i)) {
 			m->b[i] = m->arena + at[i];
 			if ((err = dev->copy(m->b[i], m->h[i], m->nb[i], GNN_H2D, m->stream, 0))) {
@@ -1363,6 +1373,8 @@ struct gnn_fwd {
 	void *stagemem;          /* forward_host's device staging (m->stage[] point into it), or NULL */
 	size_t stagebytes;
 	void **arena;            /* per output: its memory in the arena */
+	void **spare;            /* per lazy output (GNN_BUF_LAZY): its memory for a forward that
+	                          * cannot write into the caller's buffer, made by the first, or NULL */
 	const void **seen;       /* per output: the caller's last pointer ... */
 	int *type;               /* ... and its memory (GNN_MEM_*) */
 };
@@ -1377,7 +1389,7 @@ fwdget(gnn_instance *m)
 
 	if (m->fwd)
 		return GNN_OK;
-	n = sizeof *f + (3 * nio + 2 * (size_t)p->noutput) * sizeof(void *) + ((size_t)p->noutput + 1) * sizeof(int);
+	n = sizeof *f + (3 * nio + 3 * (size_t)p->noutput) * sizeof(void *) + ((size_t)p->noutput + 1) * sizeof(int);
 	if (!(f = (struct gnn_fwd *)zalloc(n)))
 		return gnn_error(GNN_ERR_MEM, "%s_forward: out of memory", p->name);
 	f->bytes = n;
@@ -1385,7 +1397,8 @@ fwdget(gnn_instance *m)
 	f->last = f->key + nio;
 	f->pin = (void **)(f->last + nio);
 	f->arena = f->pin + nio;
-	f->seen = (const void **)(f->arena + p->noutput);
+	f->spare = f->arena + p->noutput;
+	f->seen = (const void **)(f->spare + p->noutput);
 	f->type = (int *)(f->seen + p->noutput);
 	env = getenv("GNN_CUDA_GRAPHS");
 	f->off = !p->dev->fwd || (env && strcmp(env, "0") == 0);
@@ -1439,6 +1452,11 @@ fwdreset(gnn_instance *m)
 		p->dev->free(f->stagemem);
 	f->stagemem = NULL;
 	f->stagebytes = 0;
+	for (i = 0; i < p->noutput; i++) {   /* sized for the graph that goes */
+		if (f->spare[i])
+			p->dev->free(f->spare[i]);
+		f->spare[i] = NULL;
+	}
 	f->pinned = f->saved = 0;
 }
 
@@ -1491,7 +1509,7 @@ gnn_prog_begin(gnn_instance *m, const void *const *in, void *const *out)
 	const gnn_program *p = m ? m->prog : NULL;
 	struct gnn_fwd *f;
 	gnn_status s;
-	int i, b;
+	int i, b, k;
 
 	if (!m || !in || !out)
 		return gnn_error(GNN_ERR_ARG, "%s_forward: NULL argument", p ? p->name : "model");
@@ -1514,6 +1532,25 @@ gnn_prog_begin(gnn_instance *m, const void *const *in, void *const *out)
 		b = p->output[i];
 		if (p->buf[b].kind != GNN_BUF_FWD)
 			continue;
+		if (lazyout(p, b)) {
+			/* no arena memory: the caller's buffer, else a spare made
+			 * now and kept until unbind */
+			if (inplace(m, in, out, i)) {
+				f->arena[i] = f->spare[i];
+				m->b[b] = out[i];
+				continue;
+			}
+			for (k = 0; k < i && p->output[k] != b; k++)
+				;
+			if (k < i) {   /* returned twice: the first's memory */
+				f->arena[i] = f->arena[k];
+				continue;
+			}
+			if (!f->spare[i] && (s = devmem(m, "forward: an output's own memory", &f->spare[i], bufbytes(m, b))) != GNN_OK)
+				return s;
+			m->b[b] = f->arena[i] = f->spare[i];
+			continue;
+		}
 		if (!f->saved)
 			f->arena[i] = m->b[b];
 		m->b[b] = inplace(m, in, out, i) ? out[i] : f->arena[i];

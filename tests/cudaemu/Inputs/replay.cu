@@ -89,7 +89,7 @@ main(int argc, char **argv)
 	gnn_graph *ga, *gb;
 	gnn_array xa, xb;
 	int64_t na, nb;
-	float *o0, *o1, *r0, *r1, *dx, *d0, *d1;
+	float *o0, *o1, *r0, *r1, *dx, *d0, *d1, *d1u;
 
 	if (argc != 2)
 		return 2;
@@ -107,6 +107,7 @@ main(int argc, char **argv)
 	CU(cudaMalloc(&dx, (size_t)na * 16 * sizeof(float)));
 	CU(cudaMalloc(&d0, ((size_t)na * 7 + 64) * sizeof(float)));
 	CU(cudaMalloc(&d1, (size_t)na * 8 * sizeof(float)));
+	CU(cudaMalloc(&d1u, ((size_t)na * 8 + 64) * sizeof(float)));
 	CU(cudaMemcpy(dx, xa.data, xa.nbytes, cudaMemcpyHostToDevice));
 
 	CK(Replay_create(&m));
@@ -142,6 +143,24 @@ main(int argc, char **argv)
 	CK(Replay_synchronize(m));
 	step("forward, out0 on the host");
 	same("  out0", o0, r0, na * 7);
+	/* out1 (h) alone in its slot takes no arena memory (GNN_BUF_LAZY):
+	 * unaligned or on the host it goes through a buffer of its own, made
+	 * by the first forward that needs one and kept until unbind */
+	CK(Replay_forward(m, dx, d0, d1u + 1));
+	CK(Replay_synchronize(m));
+	step("forward, out1 unaligned");
+	CU(cudaMemcpy(r1, d1u + 1, (size_t)na * 8 * sizeof(float), cudaMemcpyDeviceToHost));
+	same("  out1", o1, r1, na * 8);
+	memset(r1, 0, (size_t)na * 8 * sizeof(float));
+	CK(Replay_forward(m, dx, d0, r1));
+	CK(Replay_synchronize(m));
+	step("forward, out1 on the host");
+	same("  out1", o1, r1, na * 8);
+	CK(Replay_forward(m, dx, d0, d1));
+	CK(Replay_synchronize(m));
+	step("forward, out1 in place again");
+	CU(cudaMemcpy(r1, d1, (size_t)na * 8 * sizeof(float), cudaMemcpyDeviceToHost));
+	same("  out1", o1, r1, na * 8);
 
 	/* another graph of another size, then new weights */
 	CK(Replay_bind(m, gb));
@@ -156,6 +175,7 @@ main(int argc, char **argv)
 	CU(cudaFree(dx));
 	CU(cudaFree(d0));
 	CU(cudaFree(d1));
+	CU(cudaFree(d1u));
 	gnn_graph_destroy(ga);
 	gnn_graph_destroy(gb);
 	gnn_array_free(&xa);
