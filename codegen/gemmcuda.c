@@ -266,6 +266,21 @@ episteps(G *g, const char *v, const char *m, const char *n)
 	epiemit(g->e, g->epi0 - 1, g->opnd, g->bias, v, m, n);
 }
 
+/* the body of epitile's two loops over the tile, at output (mi_, ni_):
+ * its sum acc through the steps, and the loops' ends */
+static void
+epiacc(G *g, const char *acc)
+{
+	E *e = g->e;
+
+	e->w->ind += 3;
+	out(e, "float v_ = %s;\n\n", acc);
+	episteps(g, "v_", "mi_", "ni_");
+	out(e, "%s = v_;\n", acc);
+	e->w->ind -= 3;
+	out(e, "\t\t}\n\t}\n}\n");
+}
+
 /* the epilogue over the register tile, before it is stored: every
  * output inside M and P */
 static void
@@ -287,23 +302,13 @@ epitile(G *g)
 		out(e, "\tfor (int h_ = 0; h_ < 4; h_++) {\n");
 		out(e, "\t\tconst int64_t mi_ = m_ + h_ / 2 * 8;\n\t\tconst int ni_ = n_ + h_ %% 2;\n\n");
 		out(e, "\t\tif (mi_ < M_ && ni_ < %lld) {\n", g->P);
-		e->w->ind += 3;
-		out(e, "float v_ = acc_[j_][h_];\n\n");
-		episteps(g, "v_", "mi_", "ni_");
-		out(e, "acc_[j_][h_] = v_;\n");
-		e->w->ind -= 3;
-		out(e, "\t\t}\n\t}\n}\n");
+		epiacc(g, "acc_[j_][h_]");
 	} else {
 		out(e, "for (int i_ = 0; i_ < %d; i_++) {\n", g->tm);
 		out(e, "\tconst int64_t mi_ = m0_ + ty_ * %d + i_;\n\n\tif (mi_ >= M_)\n\t\tbreak;\n", g->tm);
 		out(e, "\tfor (int j_ = 0; j_ < %d; j_++) {\n", g->tn);
 		out(e, "\t\tconst int ni_ = n0_ + tx_ * %d + j_;\n\n\t\tif (ni_ < %lld) {\n", g->tn, g->P);
-		e->w->ind += 3;
-		out(e, "float v_ = acc_[i_][j_];\n\n");
-		episteps(g, "v_", "mi_", "ni_");
-		out(e, "acc_[i_][j_] = v_;\n");
-		e->w->ind -= 3;
-		out(e, "\t\t}\n\t}\n}\n");
+		epiacc(g, "acc_[i_][j_]");
 	}
 	wclose(e->w, "");
 }

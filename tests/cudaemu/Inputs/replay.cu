@@ -82,6 +82,21 @@ fagain(Replay *m, const gnn_array *x, const float *o0, const float *o1, float *r
 	same("  out1", o1, r1, (size_t)x->shape[0] * 8);
 }
 
+/* forward on the device's dx into a0, a1 (step what); output k, n floats
+ * in device memory (dev) or the host's, read into back and checked
+ * against want */
+static void
+fone(Replay *m, const float *dx, float *a0, float *a1, const char *what, int k, int dev, const float *want, float *back,
+     size_t n)
+{
+	CK(Replay_forward(m, dx, a0, a1));
+	CK(Replay_synchronize(m));
+	step(what);
+	if (dev)
+		CU(cudaMemcpy(back, k ? a1 : a0, n * sizeof(float), cudaMemcpyDeviceToHost));
+	same(k ? "  out1" : "  out0", want, back, n);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -131,36 +146,18 @@ main(int argc, char **argv)
 		same("  out1", o1, r1, na * 8);
 	}
 	/* an output not aligned as the arena's buffers: through the arena */
-	CK(Replay_forward(m, dx, d0 + 1, d1));
-	CK(Replay_synchronize(m));
-	step("forward, out0 unaligned");
-	CU(cudaMemcpy(r0, d0 + 1, (size_t)na * 7 * sizeof(float), cudaMemcpyDeviceToHost));
-	same("  out0", o0, r0, na * 7);
+	fone(m, dx, d0 + 1, d1, "forward, out0 unaligned", 0, 1, o0, r0, (size_t)na * 7);
 	/* an output in host memory: through the arena too; the kernels take
 	 * the same pointers as just before, so the graph is captured again */
 	memset(r0, 0, (size_t)na * 7 * sizeof(float));
-	CK(Replay_forward(m, dx, r0, d1));
-	CK(Replay_synchronize(m));
-	step("forward, out0 on the host");
-	same("  out0", o0, r0, na * 7);
+	fone(m, dx, r0, d1, "forward, out0 on the host", 0, 0, o0, r0, (size_t)na * 7);
 	/* out1 (h) alone in its slot takes no arena memory (GNN_BUF_LAZY):
 	 * unaligned or on the host it goes through a buffer of its own, made
 	 * by the first forward that needs one and kept until unbind */
-	CK(Replay_forward(m, dx, d0, d1u + 1));
-	CK(Replay_synchronize(m));
-	step("forward, out1 unaligned");
-	CU(cudaMemcpy(r1, d1u + 1, (size_t)na * 8 * sizeof(float), cudaMemcpyDeviceToHost));
-	same("  out1", o1, r1, na * 8);
+	fone(m, dx, d0, d1u + 1, "forward, out1 unaligned", 1, 1, o1, r1, (size_t)na * 8);
 	memset(r1, 0, (size_t)na * 8 * sizeof(float));
-	CK(Replay_forward(m, dx, d0, r1));
-	CK(Replay_synchronize(m));
-	step("forward, out1 on the host");
-	same("  out1", o1, r1, na * 8);
-	CK(Replay_forward(m, dx, d0, d1));
-	CK(Replay_synchronize(m));
-	step("forward, out1 in place again");
-	CU(cudaMemcpy(r1, d1, (size_t)na * 8 * sizeof(float), cudaMemcpyDeviceToHost));
-	same("  out1", o1, r1, na * 8);
+	fone(m, dx, d0, r1, "forward, out1 on the host", 1, 0, o1, r1, (size_t)na * 8);
+	fone(m, dx, d0, d1, "forward, out1 in place again", 1, 1, o1, r1, (size_t)na * 8);
 
 	/* another graph of another size, then new weights */
 	CK(Replay_bind(m, gb));
