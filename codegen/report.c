@@ -419,7 +419,7 @@ printplace(R *r, int i)
 	/* twice over the slots: count, then name them */
 	for (j = 0; j < 2; j++)
 		for (p = 0, s = 0; p < r->nslot && (b = slotbytes(r, p)) >= 0; s += b, p++)
-			if (s < end && at < s + b) {
+			if (b > 0 && s < end && at < s + b) {
 				if (j)
 					fprintf(r->f, "%s%d", k++ ? ", " : over[0] > 1 ? ", over dead slots " : ", over dead slot ",
 					        r->slots[p]);

@@ -324,17 +324,6 @@ schedlegal(const Kernel *k, const SchedTarget *st, const Sched *s, char *err, si
 		snprintf(err, errlen, "kernel %s (%s): bm, bn, bk, tm and tn tile cuda's dense transforms", k->name, k->what);
 		return SchedNotFor;
 	}
-	if (k->epi && !s->bm && !s->vendor && !s->sparse) {
-		snprintf(err, errlen, "kernel %s (dense): its epilogue runs in the tiled GEMM (bm, bn, bk, tm, tn), the sparse-input GEMM or after cuBLAS's",
-		         k->name);
-		return SchedIllegal;
-	}
-	if ((s->vendor && (k->ahalf || k->o16)) || (s->sparse && k->ahalf)) {
-		snprintf(err, errlen, "kernel %s (dense): %s reads float32%s, and this transform's %s stored in 16 bits", k->name,
-		         s->vendor ? "cuBLAS's SGEMM" : "the sparse-input GEMM", s->vendor ? " and writes float32" : "",
-		         k->ahalf ? "input is" : "output is");
-		return SchedIllegal;
-	}
 	if (s->sparse && (st->target != TargetCUDA || k->kind != KernelDense)) {
 		snprintf(err, errlen, "kernel %s (%s): sparse applies to cuda's dense transforms", k->name, k->what);
 		return SchedNotFor;
@@ -376,6 +365,17 @@ schedlegal(const Kernel *k, const SchedTarget *st, const Sched *s, char *err, si
 	if (k->kind == KernelRow && st->target == TargetCUDA && s->lanes > 1 && k->smem * s->rows > SharedMax) {
 		snprintf(err, errlen, "kernel %s: %d rows of %lld bytes exceed %d bytes of shared memory", k->name, s->rows,
 		         (long long)k->smem, SharedMax);
+		return SchedIllegal;
+	}
+	if (k->epi && !s->bm && !s->vendor && !s->sparse) {
+		snprintf(err, errlen, "kernel %s (dense): its epilogue runs in the tiled GEMM (bm, bn, bk, tm, tn), the sparse-input GEMM or after cuBLAS's",
+		         k->name);
+		return SchedIllegal;
+	}
+	if ((s->vendor && (k->ahalf || k->o16)) || (s->sparse && k->ahalf)) {
+		snprintf(err, errlen, "kernel %s (dense): %s reads float32%s, and this transform's %s stored in 16 bits", k->name,
+		         s->vendor ? "cuBLAS's SGEMM" : "the sparse-input GEMM", s->vendor ? " and writes float32" : "",
+		         k->ahalf ? "input is" : "output is");
 		return SchedIllegal;
 	}
 	if (k->kind == KernelDense && s->axpy && (int64_t)s->tile * k->width > 4096) {
