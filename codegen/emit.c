@@ -440,7 +440,7 @@ hostlayout(E *e, Host *h)
 		h->buf[v] = h->graph[v] = -1;
 	slot = emalloc((fn->nval + 1) * sizeof *slot);
 	rep = emalloc((fn->nval + 1) * sizeof *rep);
-	arenabuffers(fn, e->p->phase, slot, rep);
+	arenabuffers(fn, e->p->phase, slot, rep, e->cuda);
 	numbered = emalloc(fn->nval + 1);
 	memset(numbered, 0, fn->nval + 1);
 	for (i = 0; i < fn->narg; i++)   /* the bound graphs: g[0..nbound), in order */
@@ -635,8 +635,8 @@ segfloors(E *e)
 	order = emalloc((fn->nval + 1) * sizeof *order);
 	floor = emalloc((fn->nins + 1) * sizeof *floor);
 	kern = emalloc((fn->nins + 1) * sizeof *kern);
-	arenabuffers(fn, e->p->phase, buf, rep);
-	scratchfloors(fn, e->p->phase, buf, order, floor);
+	arenabuffers(fn, e->p->phase, buf, rep, e->cuda);
+	scratchfloors(fn, e->p->phase, buf, order, floor, e->cuda);
 	forwardkernels(fn, e->p->phase, kern);
 	out(e, "static const int %s_segfloor[] = {", e->nm);
 	for (k = 0; k < h->nseg - h->nextra; k++)

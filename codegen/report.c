@@ -776,10 +776,10 @@ reportmemory(R *r)
 
 	buf = emalloc((fn->nval + 1) * sizeof *buf);
 	rep = emalloc((fn->nval + 1) * sizeof *rep);
-	nbuf = arenabuffers(fn, r->phase, buf, rep);
+	nbuf = arenabuffers(fn, r->phase, buf, rep, r->cuda);
 	r->slots = emalloc((fn->nval + 1) * sizeof *r->slots);
 	r->floor = emalloc((fn->nins + 1) * sizeof *r->floor);
-	r->nslot = scratchfloors(fn, r->phase, buf, r->slots, r->floor);
+	r->nslot = scratchfloors(fn, r->phase, buf, r->slots, r->floor, r->cuda);
 	r->rep = rep;
 	r->lazy = emalloc(nbuf + 1);
 	for (b = 0; b < nbuf; b++) {

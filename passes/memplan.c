@@ -173,8 +173,18 @@ bytesof(Fn *fn, Ref v, Dim *out)
 	return ok;
 }
 
+/* is v what forward returns (a model's, not a training step's)? */
+static bool
+returned(const Fn *fn, Ref v)
+{
+	for (int k = 0; !fn->train && k < fn->nret; k++)
+		if (storageroot(fn, fn->ret[k]) == v)
+			return true;
+	return false;
+}
+
 int
-arenabuffers(Fn *fn, const unsigned char *phase, int *buf, Ref *rep)
+arenabuffers(Fn *fn, const unsigned char *phase, int *buf, Ref *rep, bool outalone)
 {
 	Live l;
 	Dim *bytes, b;
@@ -197,7 +207,8 @@ arenabuffers(Fn *fn, const unsigned char *phase, int *buf, Ref *rep)
 		v = fn->ins[i].to;
 		if (!l.need[v])
 			continue;
-		s = attrint(&fn->ins[i], "slot", -1);
+		/* outalone: a returned value shares no memory (lazybuffer) */
+		s = outalone && returned(fn, v) ? -1 : attrint(&fn->ins[i], "slot", -1);
 		okb = bytesof(fn, v, &b);
 		fits = s >= 0 && s < nslot && slotbuf[s] >= 0 && okb && dimlike(fn->mod, b, bytes[slotbuf[s]]) &&
 		       (dimle(fn->mod, b, bytes[slotbuf[s]]) || dimle(fn->mod, bytes[slotbuf[s]], b));
@@ -233,20 +244,17 @@ bool
 lazybuffer(const Fn *fn, const int *buf, const Ref *rep, int b)
 {
 	Ref v = rep[b];
-	bool ret = false;
 
-	if (fn->train)
+	if (!returned(fn, v))
 		return false;
-	for (int k = 0; k < fn->nret; k++)
-		ret |= storageroot(fn, fn->ret[k]) == v;
-	for (Ref w = 0; ret && w < fn->nval; w++)
+	for (Ref w = 0; w < fn->nval; w++)
 		if (w != v && buf[w] == b)
 			return false;
-	return ret;
+	return true;
 }
 
 int
-scratchfloors(Fn *fn, const unsigned char *phase, const int *buf, int *order, int *floor)
+scratchfloors(Fn *fn, const unsigned char *phase, const int *buf, int *order, int *floor, bool outalone)
 {
 	Live l;
 	int *place, np = 0, i, k;
@@ -266,9 +274,10 @@ scratchfloors(Fn *fn, const unsigned char *phase, const int *buf, int *order, in
 	}
 	for (k = 0; k <= l.nkern; k++)
 		floor[k] = 0;
-	/* a buffer is live while any of its values is */
+	/* a buffer is live while any of its values is; a returned value
+	 * alone in its buffer (outalone: lazybuffer) is not in the arena */
 	for (v = 0; v < fn->nval; v++)
-		for (k = l.from[v]; l.need[v] && buf[v] >= 0 && k >= 0 && k <= l.to[v]; k++)
+		for (k = l.from[v]; l.need[v] && buf[v] >= 0 && !(outalone && returned(fn, v)) && k >= 0 && k <= l.to[v]; k++)
 			if (floor[k] < place[buf[v]] + 1)
 				floor[k] = place[buf[v]] + 1;
 	free(place);

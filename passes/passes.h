@@ -262,7 +262,7 @@ bool needsstorage(const Fn *fn, const unsigned char *phase, Ref v);
  * (sized fn->nval) is buffer b's first value, which gives its size.
  * Buffers are numbered in order of definition; returns their count.
  */
-int arenabuffers(Fn *fn, const unsigned char *phase, int *buf, Ref *rep);
+int arenabuffers(Fn *fn, const unsigned char *phase, int *buf, Ref *rep, bool outalone);
 /*
  * Buffer b holds one value, which forward returns (a model's, not a
  * training step's): on a device with separate memory it takes no arena
@@ -275,10 +275,11 @@ bool lazybuffer(const Fn *fn, const int *buf, const Ref *rep, int b);
  * own memory (codegen's GNN_BUF_FWD with share -1) in the order of their
  * first values' definitions, order[p] (sized fn->nval) the p-th;
  * floor[k] (sized fn->nins + 1) is 1 + the place of the last of them live
- * during forward kernel k, 0 if none is.  The rest hold nothing k reads
- * or writes.  Returns the number of buffers placed.
+ * during forward kernel k, 0 if none is (outalone: a returned value's own
+ * buffer, which is not in the arena, does not count).  The rest hold
+ * nothing k reads or writes.  Returns the number of buffers placed.
  */
-int scratchfloors(Fn *fn, const unsigned char *phase, const int *buf, int *order, int *floor);
+int scratchfloors(Fn *fn, const unsigned char *phase, const int *buf, int *order, int *floor, bool outalone);
 
 /* breaks.c: graph breaks and host syncs ------------------------------------- */
 

@@ -882,7 +882,9 @@ scratchat(const gnn_program *p, int i, const size_t *at, size_t base, size_t slo
 	int f = p->segfloor ? p->segfloor[i] : -1, b, n = 0;
 	size_t o = base;
 
-	if (f < 0)
+	/* (a tuning build places the returned values' slots, which the
+	 * floors leave out: its scratch goes past them all) */
+	if (f < 0 || p->launch)
 		return slots;
 	for (b = 0; b < p->nbuf && n < f; b++)
 		if (fwdslot(p, b)) {
