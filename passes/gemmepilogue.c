@@ -139,8 +139,10 @@ leavegroup(Fn *fn, int j)
 	dropattr(fn, &fn->ins[j], "group");
 	for (int k = j + 1; k < fn->nins && attrint(&fn->ins[k], "group", -1) == g; k++)
 		n++;
-	if (n == 1)
+	if (n == 1) {   /* its schedule was the row kernel's */
 		dropattr(fn, &fn->ins[j + 1], "group");
+		dropattr(fn, &fn->ins[j + 1], "sched");
+	}
 }
 
 void

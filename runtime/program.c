@@ -1015,9 +1015,10 @@ layout(gnn_instance *m)
 ** host.  Returns the most held at once over the steps, and in *end what
 ** is held after them, beside which layout places the arena; a scratch
 ** of known size (GNN_STEP_SCRATCH) is sized here for the arena's plan,
-** which may lay it over dead forward slots.  Not counted: split plans and their scratch, whose sizes come out of the
-** work, and the device's scratch while a step runs; their failures are
-** caught where they happen.  ge: 5 * ngraph scratch slots.
+** which may lay it over dead forward slots.  Not counted: split plans
+** and their scratch, whose sizes come out of the work, and the device's
+** scratch while a step runs; their failures are caught where they
+** happen.  ge: 5 * ngraph scratch slots.
 */
 /* a graph value of e edges bind makes on the device: its edge index and
  * weights (w) */
