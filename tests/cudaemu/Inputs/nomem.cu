@@ -106,7 +106,7 @@ dfree(Data *d)
 
 /* what a life gives: the outputs of its forwards and its losses */
 struct Result {
-	float *out[3];
+	float *out[4];
 	float loss[2];
 	size_t outbytes;
 	int nout;
@@ -156,6 +156,17 @@ life(Data *d, Result *r)
 		const void *in[1] = {d->x};
 		void *out[1] = {r->out[r->nout++] = (float *)malloc(r->outbytes)};
 		call("forward_host", true, [&] { return D->forward_host(m, in, out); });
+	}
+	{
+		/* forward on the device's x into host memory: the output, not
+		 * in the arena (GNN_BUF_LAZY), goes through a buffer of its own
+		 * that this first such forward makes */
+		void *hx = NULL;
+		call("to_device x for forward", true, [&] { return gnn_prog_to_device(m, d->x, d->xbytes, &hx); });
+		const void *in[1] = {hx};
+		void *out[1] = {r->out[r->nout++] = (float *)malloc(r->outbytes)};
+		call("forward into host memory", true, [&] { return D->forward(m, in, out); });
+		gnn_prog_free_device(m, hx);
 	}
 	if (D->train) {
 		call("to_device x", true, [&] { return gnn_prog_to_device(m, d->x, d->xbytes, &dx); });
