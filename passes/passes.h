@@ -259,8 +259,10 @@ bool needsstorage(const Fn *fn, const unsigned char *phase, Ref v);
 /*
  * The arena's forward buffers: buf[v] (sized fn->nval) is the buffer of
  * value v or -1; values with the same valid "slot" share one.  rep[b]
- * (sized fn->nval) is buffer b's first value, which gives its size.
- * Buffers are numbered in order of definition; returns their count.
+ * (sized fn->nval) is buffer b's largest value, which gives its size.
+ * Buffers are numbered in order of their first values' definitions;
+ * outalone (the cuda target): a returned value has a buffer of its own
+ * (lazybuffer).  Returns their count.
  */
 int arenabuffers(Fn *fn, const unsigned char *phase, int *buf, Ref *rep, bool outalone);
 /*
