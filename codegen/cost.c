@@ -1323,27 +1323,26 @@ densekernel(C *c, const Kernel *k, const Sched *s)
 	Line *ln = newline(c, "dense", k->name);
 	Ref to = k->epi ? c->fn->ins[k->last].to : in->to;   /* what it stores (an epilogue's last value) */
 	bool o16 = valstoredtype(c->fn, to) != DNone;
+	double epib = 0;   /* an epilogue's operands: a bias, or a value of the output's shape */
 
 	schedprint(ln->sched, sizeof ln->sched, s);
 	ln->flops = 2 * N * K * P;
-	ln->minb = ln->dram = valelemsize(c->fn, in->arg[0]) * N * K + 4 * K * P + valelemsize(c->fn, to) * N * P;
-	/* an epilogue's operands: a bias, or a value of the output's shape */
 	for (int i = k->first + 1; k->epi && i <= k->last; i++)
 		for (int a = 0; a < c->fn->ins[i].narg; a++)
 			if (c->fn->ins[i].arg[a] != c->fn->ins[i - 1].to)
-				ln->minb = ln->dram += bytesof(c, c->fn->ins[i].arg[a]);
+				epib += bytesof(c, c->fn->ins[i].arg[a]);
+	ln->minb = ln->dram = valelemsize(c->fn, in->arg[0]) * N * K + 4 * K * P + valelemsize(c->fn, to) * N * P + epib;
 	if (s->vendor) {
 		vendorgemm(c, ln);
 		if (k->epi) {
 			/* the epilogue's own launch after cuBLAS (vendor.c): the
-			 * output read and written, the operands read */
+			 * float32 output read and written, the operands read */
 			char nm[48];
 			Line *ep;
-			double b = 2 * 4 * N * P + ln->minb - (valelemsize(c->fn, in->arg[0]) * N * K + 4 * K * P + 4 * N * P);
 			snprintf(nm, sizeof nm, "%.40s_epi", k->name);
 			ep = newline(c, "elementwise", nm);
 			snprintf(ep->sched, sizeof ep->sched, "default");
-			ep->minb = ep->dram = ep->l2 = b;
+			ep->minb = ep->dram = ep->l2 = 2 * 4 * N * P + epib;
 			ep->flops = N * P * (k->last - k->first);
 			launchwork(ep, (int64_t)(N * P), 1, 1, true, oneunit, NULL);
 			timeline(c, ep, 0, false);

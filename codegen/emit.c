@@ -99,6 +99,7 @@ typedef struct Host {
 	Ref *bufval;       /* per buffer: its value */
 	int *share;        /* per buffer: the buffer whose memory it reuses (memplan's slots), or -1 */
 	bool *lazy;        /* per buffer: an output alone in its slot (GNN_BUF_LAZY, cuda) */
+	int *mbuf;         /* per value: memplan's buffer (arenabuffers), or -1 */
 	int nbuf;
 	int *graph;        /* per value: its graph slot, or -1 */
 	int ngraph, nbound;   /* graph slots; the graph inputs among them (the first) */
@@ -428,7 +429,6 @@ hostlayout(E *e, Host *h)
 	Fn *fn = e->fn;
 	int i, *slot;
 	Ref v, *rep;
-	unsigned char *numbered;
 
 	memset(h, 0, sizeof *h);
 	e->host = h;
@@ -438,11 +438,9 @@ hostlayout(E *e, Host *h)
 	h->seg = emalloc((fn->nins + 1) * sizeof *h->seg);
 	for (v = 0; v < fn->nval; v++)
 		h->buf[v] = h->graph[v] = -1;
-	slot = emalloc((fn->nval + 1) * sizeof *slot);
+	slot = h->mbuf = emalloc((fn->nval + 1) * sizeof *slot);
 	rep = emalloc((fn->nval + 1) * sizeof *rep);
 	arenabuffers(fn, e->p->phase, slot, rep, e->cuda);
-	numbered = emalloc(fn->nval + 1);
-	memset(numbered, 0, fn->nval + 1);
 	for (i = 0; i < fn->narg; i++)   /* the bound graphs: g[0..nbound), in order */
 		if (ty(e, fn->arg[i]).kind == TGraph)
 			h->graph[fn->arg[i]] = h->ngraph++;
@@ -470,19 +468,19 @@ hostlayout(E *e, Host *h)
 		}
 		if ((phaseof(e, v) == PhaseForward && slot[v] < 0) || (phaseof(e, v) == PhaseOnce && groupinternal(fn, v)))
 			continue;   /* internal to its fusion group */
-		/* a slot's buffer (its largest value's, rep) is numbered where
-		 * the slot's first value is made: the arena places the slots
-		 * in that order (memplan's scratchfloors) */
-		if (phaseof(e, v) == PhaseForward && rep[slot[v]] != v && !numbered[slot[v]])
-			h->bufval[h->buf[rep[slot[v]]] = h->nbuf++] = rep[slot[v]];
-		if (phaseof(e, v) == PhaseForward)
-			numbered[slot[v]] = 1;
-		if (phaseof(e, v) == PhaseForward && rep[slot[v]] == v && h->buf[v] >= 0)
-			continue;   /* numbered with the slot's first value */
+		if (phaseof(e, v) == PhaseForward) {
+			/* a slot's buffer (its largest value's, rep) is numbered
+			 * where the slot's first value is made: the arena places
+			 * the slots in that order (memplan's scratchfloors) */
+			Ref r0 = rep[slot[v]];
+			if (h->buf[r0] < 0)
+				h->bufval[h->buf[r0] = h->nbuf++] = r0;
+			if (r0 == v)
+				continue;
+		}
 		h->bufval[h->buf[v] = h->nbuf++] = v;
 	}
-	free(numbered);
-	/* a slot's first value (rep) owns its memory; the others reuse it */
+	/* a slot's largest value (rep) owns its memory; the others reuse it */
 	h->share = emalloc((h->nbuf + 1) * sizeof *h->share);
 	h->devread = emalloc(h->nbuf + 1);
 	memset(h->devread, 0, h->nbuf + 1);
@@ -492,7 +490,6 @@ hostlayout(E *e, Host *h)
 		h->share[i] = phaseof(e, v) == PhaseForward && slot[v] >= 0 && rep[slot[v]] != v ? h->buf[rep[slot[v]]] : -1;
 		h->lazy[i] = e->cuda && phaseof(e, v) == PhaseForward && slot[v] >= 0 && rep[slot[v]] == v && lazybuffer(fn, slot, rep, slot[v]);
 	}
-	free(slot);
 	free(rep);
 }
 
@@ -503,6 +500,7 @@ hostfree(Host *h)
 	free(h->bufval);
 	free(h->share);
 	free(h->lazy);
+	free(h->mbuf);
 	free(h->devread);
 	free(h->graph);
 	free(h->seg);
@@ -627,16 +625,12 @@ segfloors(E *e)
 {
 	Fn *fn = e->fn;
 	Host *h = e->host;
-	int k, kn, *buf, *order, *floor, *kern;
-	Ref *rep;
+	int k, kn, *order, *floor, *kern;
 
-	buf = emalloc((fn->nval + 1) * sizeof *buf);
-	rep = emalloc((fn->nval + 1) * sizeof *rep);
 	order = emalloc((fn->nval + 1) * sizeof *order);
 	floor = emalloc((fn->nins + 1) * sizeof *floor);
 	kern = emalloc((fn->nins + 1) * sizeof *kern);
-	arenabuffers(fn, e->p->phase, buf, rep, e->cuda);
-	scratchfloors(fn, e->p->phase, buf, order, floor, e->cuda);
+	scratchfloors(fn, e->p->phase, h->mbuf, order, floor, e->cuda);
 	forwardkernels(fn, e->p->phase, kern);
 	out(e, "static const int %s_segfloor[] = {", e->nm);
 	for (k = 0; k < h->nseg - h->nextra; k++)
@@ -646,8 +640,6 @@ segfloors(E *e)
 		out(e, "%d, ", kn >= 0 ? floor[kn] : -1);
 	}
 	out(e, "-1};\n");
-	free(buf);
-	free(rep);
 	free(order);
 	free(floor);
 	free(kern);

@@ -181,6 +181,9 @@ Ref gemmstored(const E *e, int i);
 /* the epilogue's operands as parameters of a (opnd[k] NULL: step k has
  * none; bias[k]: a row vector of P); the step count (0: no epilogue) */
 int epioperands(E *e, int i, Args *a, const char **opnd, bool *bias);
+/* ", P1, P2 ..." of the operands' declarations (val: the host values
+ * passed for them), to follow a kernel's other parameters */
+const char *epiargs(E *e, const Args *a, const char *const *opnd, int nepi, bool val);
 /* statements taking v, output (m, n)'s complete sum, through the steps */
 void epiemit(E *e, int i, const char *const *opnd, const bool *bias, const char *v, const char *m, const char *n);
 /* dst = the op over operands a (b), each read once */

@@ -53,10 +53,10 @@ typedef struct G {
 	int bm, bn, bk, tm, tn, nt, lda, ntn;
 	bool tf32, avec, bvec, ovec, split, o16;
 	const Ins *in;
-	/* the epilogue (passes/gemmepilogue.c): instructions in->to + 1 .. epi1
-	 * of the group, each step's other operand's parameter (NULL: none)
+	/* the epilogue (passes/gemmepilogue.c): nepi steps after instruction
+	 * at (the matmul), each step's other operand's parameter (NULL: none)
 	 * and whether it is a bias (a row vector of P) */
-	int epi0, epi1;
+	int at, nepi;
 	Ref to;                  /* the value stored: in->to, or the epilogue's last */
 	const char *opnd[EpilogueMax];
 	bool bias[EpilogueMax];
@@ -260,10 +260,21 @@ epiemit(E *e, int i, const char *const *opnd, const bool *bias, const char *v, c
 	}
 }
 
+const char *
+epiargs(E *e, const Args *a, const char *const *opnd, int nepi, bool val)
+{
+	const char *s = "";
+
+	for (int k = 0; k < nepi; k++)
+		if (opnd[k])
+			s = pf(e, "%s, %s", s, val ? a->val[argindex(a, opnd[k])] : a->decl[argindex(a, opnd[k])]);
+	return s;
+}
+
 static void
 episteps(G *g, const char *v, const char *m, const char *n)
 {
-	epiemit(g->e, g->epi0 - 1, g->opnd, g->bias, v, m, n);
+	epiemit(g->e, g->at, g->opnd, g->bias, v, m, n);
 }
 
 /* the body of epitile's two loops over the tile, at output (mi_, ni_):
@@ -288,7 +299,7 @@ epitile(G *g)
 {
 	E *e = g->e;
 
-	if (g->epi0 < 0)
+	if (!g->nepi)
 		return;
 	out(e, "/* the epilogue, on each complete sum */\n");
 	if (g->split)
@@ -377,20 +388,16 @@ ksum(G *g, const Args *a)
 	E *e = g->e;
 	int odt = valstoredtype(e->fn, g->to);
 
-	out(e, "\n/* a split-K GEMM's parts, added in part order%s */\n", g->epi0 >= 0 ? ", then the epilogue" : "");
-	out(e, "GNN_DKERNEL(" KNAME "_ksum)(GNN_DRANGE int64_t T_, %s *__restrict__ o_, const float *__restrict__ ws_, int s_",
-	    g->o16 ? "uint16_t" : "float");
-	for (int k = 0; g->epi0 >= 0 && k <= g->epi1 - g->epi0; k++)
-		if (g->opnd[k])
-			out(e, ", %s", a->decl[argindex(a, g->opnd[k])]);
-	out(e, ")\n");
+	out(e, "\n/* a split-K GEMM's parts, added in part order%s */\n", g->nepi ? ", then the epilogue" : "");
+	out(e, "GNN_DKERNEL(" KNAME "_ksum)(GNN_DRANGE int64_t T_, %s *__restrict__ o_, const float *__restrict__ ws_, int s_%s)\n",
+	    g->o16 ? "uint16_t" : "float", epiargs(e, a, g->opnd, g->nepi, false));
 	blockopen(e->w);
 	wopen(e->w, "GNN_DLOOP(t_, T_)");
 	if (g->o16)
 		out(e, "float v_ = ws_[t_];\n\nfor (int p_ = 1; p_ < s_; p_++)\n\tv_ += ws_[(int64_t)p_ * T_ + t_];\n");
 	else
 		out(e, "float v_ = o_[t_];\n\nfor (int p_ = 1; p_ < s_; p_++)\n\tv_ += ws_[(int64_t)(p_ - 1) * T_ + t_];\n");
-	if (g->epi0 >= 0) {
+	if (g->nepi) {
 		out(e, "const int64_t mi_ = t_ / %lld;\nconst int64_t ni_ = t_ %% %lld;\n\n", g->P, g->P);
 		episteps(g, "v_", "mi_", "ni_");
 	}
@@ -410,14 +417,13 @@ emitgemmcuda(E *e, int i, Args *a, Str *call)
 	G g = {.e = e, .in = in, .bm = s->bm, .bn = s->bn, .bk = s->bk, .tm = s->tm, .tn = s->tn, .tf32 = e->o->gpumath == GpuMathTF32};
 	long long kfull, slabs;
 	const char *M, *Oval;
-	int k, ws = -1, end = epilogueend(e->fn, i);
+	int k, ws = -1;
 	int64_t floats = 0;
 	Ref to = gemmstored(e, i);
 
 	if (!e->cuda || e->p->phase[in->to] != PhaseForward || ty(e, in->to).dtype != DF32)
 		die("codegen: a tiled GEMM outside cuda's forward");
-	g.epi0 = end >= 0 ? i + 1 : -1;
-	g.epi1 = end;
+	g.at = i;
 	g.to = to;
 	g.K = dimconstval(ty(e, in->arg[1]).dim[0]);
 	g.P = dimconstval(ty(e, in->arg[1]).dim[1]);
@@ -438,7 +444,7 @@ emitgemmcuda(E *e, int i, Args *a, Str *call)
 	Oval = a->val[k];
 	g.A = ptrarg(e, a, NULL, in->arg[0], false, true);
 	g.B = ptrarg(e, a, NULL, in->arg[1], false, true);
-	epioperands(e, i, a, g.opnd, g.bias);
+	g.nepi = epioperands(e, i, a, g.opnd, g.bias);
 	M = cdim(e, ty(e, in->arg[0]).dim[0]);
 	arg(a, "int64_t M_", "%s", M);
 	if (g.split) {
@@ -457,7 +463,7 @@ emitgemmcuda(E *e, int i, Args *a, Str *call)
 		out(e, " (%s:%d)", in->loc.file, in->loc.line);
 	out(e, ": [M, %lld] @ [%lld, %lld], a tiled GEMM%s%s", g.K, g.K, g.P, g.tf32 ? " on tensor cores (TF32)" : "",
 	    g.split ? pf(e, ", K split in up to %d parts", s->ksplit) : "");
-	for (int j = i + 1; j <= end; j++)
+	for (int j = i + 1; j <= i + g.nepi; j++)
 		out(e, "%s %s", j == i + 1 ? ", then" : ",", opinfo[e->fn->ins[j].op].name);
 	out(e, " */\n");
 	out(e, "GNN_DKERNEL_LB(" KNAME ", %d)(int64_t T_", g.nt);
@@ -535,10 +541,6 @@ emitgemmcuda(E *e, int i, Args *a, Str *call)
 	sput(call, "\t\tGNN_RLAUNCH(" KNAME ", %s, %d, 1, gt_ * gs_", launchlit(e, KNAME), g.nt);
 	for (k = 0; k < a->n; k++)
 		sput(call, ", %s", a->val[k]);
-	sput(call, ");\n\t\tif (gs_ > 1)\n\t\t\tGNN_DLAUNCH(" KNAME "_ksum, %s, %s * %lld, %s, (const float *)m->seg[%d], gs_", launchlit(e, KNAME "_ksum"), M, g.P,
-	     Oval, ws);
-	for (k = 0; end >= 0 && k < end - i; k++)
-		if (g.opnd[k])
-			sput(call, ", %s", a->val[argindex(a, g.opnd[k])]);
-	sput(call, ");\n\t}");
+	sput(call, ");\n\t\tif (gs_ > 1)\n\t\t\tGNN_DLAUNCH(" KNAME "_ksum, %s, %s * %lld, %s, (const float *)m->seg[%d], gs_%s);\n\t}",
+	     launchlit(e, KNAME "_ksum"), M, g.P, Oval, ws, epiargs(e, a, g.opnd, g.nepi, true));
 }

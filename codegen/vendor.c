@@ -47,7 +47,7 @@ emitvendorgemm(E *e, int i, Args *a, Str *call)
 	long long K, P;
 	const char *O, *A, *B, *M, *Oname, *opnd[EpilogueMax];
 	bool bias[EpilogueMax];
-	int k0 = a->n, nepi, k;
+	int k0 = a->n, nepi;
 
 	if (!e->cuda || !(e->o->vendor & VendorCublas) || e->p->phase[in->to] != PhaseForward || ty(e, in->to).dtype != DF32)
 		die("codegen: a cuBLAS GEMM outside cuda's forward or without --vendor=cublas");
@@ -83,11 +83,7 @@ emitvendorgemm(E *e, int i, Args *a, Str *call)
 	 * the float32 output cuBLAS wrote, each element read and rewritten
 	 * by one thread */
 	out(e, "\n/* the epilogue of %%%s's cuBLAS GEMM, in place */\n", irname(e, in->to));
-	out(e, "GNN_DKERNEL(" KNAME "_epi)(GNN_DRANGE int64_t T_, %s", a->decl[k0]);
-	for (k = 0; k < nepi; k++)
-		if (opnd[k])
-			out(e, ", %s", a->decl[argindex(a, opnd[k])]);
-	out(e, ")\n");
+	out(e, "GNN_DKERNEL(" KNAME "_epi)(GNN_DRANGE int64_t T_, %s%s)\n", a->decl[k0], epiargs(e, a, opnd, nepi, false));
 	blockopen(e->w);
 	wopen(e->w, "GNN_DLOOP(t_, T_)");
 	out(e, "const int64_t mi_ = t_ / %lld, ni_ = t_ %% %lld;\nfloat v_ = %s[t_];\n\n", P, P, Oname);
@@ -95,11 +91,8 @@ emitvendorgemm(E *e, int i, Args *a, Str *call)
 	out(e, "%s[t_] = v_;\n", Oname);
 	wclose(e->w, "");
 	wclose(e->w, "");
-	sput(call, "\n\tGNN_DLAUNCH(" KNAME "_epi, %s, %s * %lld, %s", launchlit(e, KNAME "_epi"), M, P, O);
-	for (k = 0; k < nepi; k++)
-		if (opnd[k])
-			sput(call, ", %s", a->val[argindex(a, opnd[k])]);
-	sput(call, ");");
+	sput(call, "\n\tGNN_DLAUNCH(" KNAME "_epi, %s, %s * %lld, %s%s);", launchlit(e, KNAME "_epi"), M, P, O,
+	     epiargs(e, a, opnd, nepi, true));
 }
 
 void

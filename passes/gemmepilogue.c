@@ -166,8 +166,7 @@ gemmepilogue(Fn *fn)
 			if (g >= 0 && j > 0 && attrint(&fn->ins[j - 1], "group", -1) == g)
 				break;
 			leavegroup(fn, j);
-			moveins(fn, j, at + 1);
-			filluse(fn);
+			moveins(fn, j, at + 1);   /* (keeps val[].def) */
 			v = fn->ins[++at].to;
 		}
 		if (at == i)

@@ -1536,25 +1536,16 @@ gnn_prog_begin(gnn_instance *m, const void *const *in, void *const *out)
 		if (p->buf[b].kind != GNN_BUF_FWD)
 			continue;
 		if (lazyout(p, b)) {
-			/* no arena memory: the caller's buffer, else a spare made
-			 * now and kept until unbind */
-			if (inplace(m, in, out, i)) {
-				f->arena[i] = f->spare[i];
-				m->b[b] = out[i];
-				continue;
-			}
+			/* no arena memory: its own, made by the first forward that
+			 * cannot write into the caller's buffer, kept until unbind
+			 * (returned twice, never in place: the first's) */
 			for (k = 0; k < i && p->output[k] != b; k++)
 				;
-			if (k < i) {   /* returned twice: the first's memory */
-				f->arena[i] = f->arena[k];
-				continue;
-			}
-			if (!f->spare[i] && (s = devmem(m, "forward: an output's own memory", &f->spare[i], bufbytes(m, b))) != GNN_OK)
+			if (k == i && !f->spare[i] && !inplace(m, in, out, i) &&
+			    (s = devmem(m, "forward: an output's own memory", &f->spare[i], bufbytes(m, b))) != GNN_OK)
 				return s;
-			m->b[b] = f->arena[i] = f->spare[i];
-			continue;
-		}
-		if (!f->saved)
+			f->arena[i] = k < i ? f->arena[k] : f->spare[i];
+		} else if (!f->saved)
 			f->arena[i] = m->b[b];
 		m->b[b] = inplace(m, in, out, i) ? out[i] : f->arena[i];
 	}
