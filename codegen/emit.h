@@ -184,8 +184,9 @@ int epioperands(E *e, int i, Args *a, const char **opnd, bool *bias);
 /* ", P1, P2 ..." of the operands' declarations (val: the host values
  * passed for them), to follow a kernel's other parameters */
 const char *epiargs(E *e, const Args *a, const char *const *opnd, int nepi, bool val);
-/* statements taking v, output (m, n)'s complete sum, through the steps */
-void epiemit(E *e, int i, const char *const *opnd, const bool *bias, const char *v, const char *m, const char *n);
+/* statements taking v, an output's complete sum, through the steps: elem
+ * indexes an operand of the output's shape at that output, col a bias */
+void epiemit(E *e, int i, const char *const *opnd, const bool *bias, const char *v, const char *elem, const char *col);
 /* dst = the op over operands a (b), each read once */
 void elembody(E *e, const Ins *in, const char *a, const char *b, const char *dst);
 /* sum/mean/max/softmax/log_softmax/l2_normalize over D elements x (of

@@ -242,10 +242,9 @@ epioperands(E *e, int i, Args *a, const char **opnd, bool *bias)
 }
 
 void
-epiemit(E *e, int i, const char *const *opnd, const bool *bias, const char *v, const char *m, const char *n)
+epiemit(E *e, int i, const char *const *opnd, const bool *bias, const char *v, const char *elem, const char *col)
 {
 	int end = epilogueend(e->fn, i);
-	long long P = dimconstval(ty(e, e->fn->ins[i].to).dim[1]);
 
 	for (int j = i + 1; j <= end; j++) {
 		const Ins *in = &e->fn->ins[j];
@@ -253,7 +252,7 @@ epiemit(E *e, int i, const char *const *opnd, const bool *bias, const char *v, c
 		int k = j - i - 1;
 
 		if (opnd[k]) {
-			const char *o = bias[k] ? pf(e, "%s[%s]", opnd[k], n) : pf(e, "%s[%s * %lld + %s]", opnd[k], m, P, n);
+			const char *o = pf(e, "%s[%s]", opnd[k], bias[k] ? col : elem);
 			x[in->arg[0] == e->fn->ins[j - 1].to ? 1 : 0] = o;
 		}
 		elembody(e, in, x[0], in->narg == 2 ? x[1] : NULL, v);
@@ -272,9 +271,9 @@ epiargs(E *e, const Args *a, const char *const *opnd, int nepi, bool val)
 }
 
 static void
-episteps(G *g, const char *v, const char *m, const char *n)
+episteps(G *g, const char *v, const char *elem, const char *col)
 {
-	epiemit(g->e, g->at, g->opnd, g->bias, v, m, n);
+	epiemit(g->e, g->at, g->opnd, g->bias, v, elem, col);
 }
 
 /* the body of epitile's two loops over the tile, at output (mi_, ni_):
@@ -286,7 +285,7 @@ epiacc(G *g, const char *acc)
 
 	e->w->ind += 3;
 	out(e, "float v_ = %s;\n\n", acc);
-	episteps(g, "v_", "mi_", "ni_");
+	episteps(g, "v_", pf(e, "mi_ * %lld + ni_", g->P), "ni_");
 	out(e, "%s = v_;\n", acc);
 	e->w->ind -= 3;
 	out(e, "\t\t}\n\t}\n}\n");
@@ -398,8 +397,7 @@ ksum(G *g, const Args *a)
 	else
 		out(e, "float v_ = o_[t_];\n\nfor (int p_ = 1; p_ < s_; p_++)\n\tv_ += ws_[(int64_t)(p_ - 1) * T_ + t_];\n");
 	if (g->nepi) {
-		out(e, "const int64_t mi_ = t_ / %lld;\nconst int64_t ni_ = t_ %% %lld;\n\n", g->P, g->P);
-		episteps(g, "v_", "mi_", "ni_");
+		episteps(g, "v_", "t_", pf(e, "t_ %% %lld", g->P));
 	}
 	if (g->o16)
 		out(e, "o_[t_] = gnn_st_%s(v_);\n", dtypename(odt));

@@ -97,7 +97,7 @@ emitspgemmcuda(E *e, int i, Args *a, Str *call)
 		/* the epilogue on the lane's complete sum */
 		blockopen(e->w);
 		out(e, "const int ni_ = l_ + %d;\nfloat v_ = acc_[%d];\n\n", 32 * k, k);
-		epiemit(e, i, opnd, bias, "v_", "r_", "ni_");
+		epiemit(e, i, opnd, bias, "v_", pf(e, "r_ * %lld + ni_", P), "ni_");
 		out(e, "%s[r_ * %lld + ni_] = v_;\n", O, P);
 		wclose(e->w, "");
 	}

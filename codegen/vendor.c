@@ -86,8 +86,8 @@ emitvendorgemm(E *e, int i, Args *a, Str *call)
 	out(e, "GNN_DKERNEL(" KNAME "_epi)(GNN_DRANGE int64_t T_, %s%s)\n", a->decl[k0], epiargs(e, a, opnd, nepi, false));
 	blockopen(e->w);
 	wopen(e->w, "GNN_DLOOP(t_, T_)");
-	out(e, "const int64_t mi_ = t_ / %lld, ni_ = t_ %% %lld;\nfloat v_ = %s[t_];\n\n", P, P, Oname);
-	epiemit(e, i, opnd, bias, "v_", "mi_", "ni_");
+	out(e, "float v_ = %s[t_];\n\n", Oname);
+	epiemit(e, i, opnd, bias, "v_", "t_", pf(e, "t_ %% %lld", P));
 	out(e, "%s[t_] = v_;\n", Oname);
 	wclose(e->w, "");
 	wclose(e->w, "");
