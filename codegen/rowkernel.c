@@ -963,6 +963,61 @@ emitsliced(R *r, const Ins *in)
 	phaseclose(r);
 }
 
+/*
+ * One thread's scatter adds an elementwise message as it computes it,
+ * column by column, when that message is a gathered row (or an edge
+ * array, or a uniform) times, plus, ... a per-edge scalar or a uniform:
+ * GCN's x[src] * norm.  Made into a row first, the message's last
+ * columns past a multiple of 16 went through the stack as two 4-wide
+ * halves, read back as one 8-wide vector, which the store could not
+ * forward: a stall on every edge (bf16 GCN's 40-wide second layer ran
+ * slower than float32's).  The same float arithmetic in the same order,
+ * so the same bits.  Not for wider operands made in the group (an
+ * attention weight per head, per edge): those are computed once an edge
+ * into a row, where inlining would compute them once a column.  The
+ * message's instruction, or NULL.
+ */
+static const Ins *
+inlinemessage(R *r, Ref m)
+{
+	const Ins *d;
+	int n = 0;
+
+	m = base(r, m);
+	d = defins(r, m);
+	if (r->lane || !r->ingroup[m] || r->kind[m] != RowEdge || !d || !(opinfo[d->op].flags & Felem) ||
+	    storedtype(d) != DNone || ty(r->e, m).rank != 2)
+		return NULL;
+	for (int i = 0; i < r->fn->nins; i++)
+		for (int k = 0; k < r->fn->ins[i].narg; k++)
+			n += r->fn->ins[i].arg[k] == m;
+	if (n != 1)
+		return NULL;
+	for (int k = 0; k < d->narg; k++) {
+		Ref o = base(r, d->arg[k]);
+		const Ins *od = defins(r, o);
+
+		if (r->ingroup[o] && !(od && od->op == Ogather) && width(r, o) != 1)
+			return NULL;
+	}
+	return d;
+}
+
+/* the element j_ of message m, computed from its operands (d: its
+ * instruction, inlinemessage's) */
+static const char *
+messageexpr(R *r, Ref m, const Ins *d)
+{
+	Type t = ty(r->e, m);
+	const char *coord[MaxRank], *x, *y = NULL;
+
+	coordsof(r, &t, "j_", coord);
+	x = access(r, d->arg[0], sameoffset(r, &t, d->arg[0], "j_", coord));
+	if (d->narg == 2)
+		y = access(r, d->arg[1], sameoffset(r, &t, d->arg[1], "j_", coord));
+	return elemexpr(r->e, d, x, y);
+}
+
 static void
 emitscatter(R *r, const Ins *in)
 {
@@ -1030,17 +1085,25 @@ emitscatter(R *r, const Ins *in)
 		out(r->e, "const int64_t j_ = lane_ + (int64_t)jj_ * %d;\n\nif (j_ < %lld)\n\t%s[j_] = acc_[jj_];\n", r->L, (long long)w, V);
 		wclose(r->e->w, "");
 	} else {
-		const char *s;
+		const Ins *md = inlinemessage(r, m);
+		int64_t cut[3] = {0, md && w > 16 && w % 16 ? w / 16 * 16 : w, w};
 		declrow(r, v);
 		out(r->e, "for (int64_t j_ = 0; j_ < %lld; j_++)\n\t%s[j_] = 0;\n", (long long)w, V);
 		if (walkopen(r, i, WalkScatter, pf(r->e, "%s[j_]", V), NULL, AccRow)) {
 			segopen(r, i);
-			neededge(r, m);
-			s = access(r, m, "j_");
-			wopen(r->e->w, "for (int64_t j_ = 0; j_ < %lld; j_++)", (long long)w);
-			out(r->e, "const %s x_ = %s;\n", T, s);
-			scatterstep(r->e, in, first, "x_", pf(r->e, "%s[j_]", V));
-			wclose(r->e->w, "");
+			if (md)
+				for (int k = 0; k < md->narg; k++)
+					neededge(r, md->arg[k]);
+			else
+				neededge(r, m);
+			/* an inline message's columns as emitelem's: the 16s, then
+			 * the rest */
+			for (int part = 0; part < 2 && cut[part] < cut[part + 1]; part++) {
+				wopen(r->e->w, "for (int64_t j_ = %lld; j_ < %lld; j_++)", (long long)cut[part], (long long)cut[part + 1]);
+				out(r->e, "const %s x_ = %s;\n", T, md ? messageexpr(r, m, md) : access(r, m, "j_"));
+				scatterstep(r->e, in, first, "x_", pf(r->e, "%s[j_]", V));
+				wclose(r->e->w, "");
+			}
 			segclose(r);
 		}
 		walkclose(r, pf(r->e, "%s[j_]", V), NULL, AccRow);
