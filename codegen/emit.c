@@ -46,6 +46,9 @@ ctype(int dt)
 	case DI32: return "int32_t";
 	case DI64: return "int64_t";
 	case DBool: return "uint8_t";
+	/* a 16-bit float's arithmetic: memory holds its words (memctype) */
+	case DF16:
+	case DBF16: return "float";
 	}
 	die("codegen: no C type for %s", dtypename(dt));
 }
@@ -811,9 +814,9 @@ forwardparams(E *e)
 	out(e, "%s *m", e->nm);
 	for (i = 0; i < fn->narg; i++)
 		if (ty(e, fn->arg[i]).kind == TTensor)
-			out(e, ", const %s *%s", ctype(ty(e, fn->arg[i]).dtype), fn->val[fn->arg[i]].name);
+			out(e, ", const %s *%s", memctype(e, fn->arg[i]), fn->val[fn->arg[i]].name);
 	for (i = 0; i < fn->nret; i++)
-		out(e, ", %s *out%d", ctype(ty(e, fn->ret[i]).dtype), i);
+		out(e, ", %s *out%d", memctype(e, fn->ret[i]), i);
 }
 
 /* a switch over the calls of the instructions (or tuning kernels) that sel picks */
@@ -1129,18 +1132,23 @@ usesphilox(const Mod *m)
 	return false;
 }
 
-/* whether a value of m is stored in 16 bits: then the file includes
- * gnnhalf.h, whose conversions every access to it goes through */
+/* whether a value of m is stored in 16 bits (an input's own words
+ * included): then the file includes gnnhalf.h, whose conversions every
+ * access to it goes through */
 static bool
 usesstore(const Mod *m)
 {
 	const Fn *fn;
 	int i;
 
-	for (fn = m->fn; fn; fn = fn->link)
+	for (fn = m->fn; fn; fn = fn->link) {
 		for (i = 0; i < fn->nins; i++)
 			if (storedtype(&fn->ins[i]) != DNone || rounddtype(&fn->ins[i]) != DNone)
 				return true;
+		for (i = 0; i < fn->narg; i++)
+			if (valstoredtype(fn, fn->arg[i]) != DNone)
+				return true;
+	}
 	return false;
 }
 

@@ -26,12 +26,44 @@ checkdtype(Fn *fn, Ref v, Loc loc)
 {
 	Type t = fn->val[v].type;
 
-	if (t.kind == TTensor && (t.dtype == DF16 || t.dtype == DBF16)) {
-		errorat(loc, "code generation does not support %s tensors yet (f32 values with --precision=%s "
-		        "store them in 16 bits)", dtypename(t.dtype), t.dtype == DBF16 ? "bf16" : "fp16");
+	if (t.kind != TTensor || (t.dtype != DF16 && t.dtype != DBF16))
+		return true;
+	/* a 16-bit input is read as its f32 view (cast(x, "f32"), a
+	 * widen): kernels load its words (valstoredtype) */
+	if (fn->val[v].def < 0) {
+		bool ok = true;
+
+		for (int i = 0; i < fn->nins; i++)
+			for (int k = 0; k < fn->ins[i].narg; k++)
+				if (fn->ins[i].arg[k] == v && fn->ins[i].op != Owiden)
+					ok = false;
+		for (int i = 0; i < fn->nret; i++)
+			ok &= fn->ret[i] != v;
+		if (ok)
+			return true;
+		errorat(loc, "model %s: input '%s' is %s, which code generation reads only as f32: "
+		        "write cast(%s, \"f32\") where the model uses it", fn->name, fn->val[v].name,
+		        dtypename(t.dtype), fn->val[v].name);
 		return false;
 	}
-	return true;
+	/* a 16-bit output: a cast of an f32 value that only the caller
+	 * reads, whose kernel writes the words (memctype) */
+	{
+		const Ins *d = &fn->ins[fn->val[v].def];
+		bool ok = d->op == Ocast && fn->val[d->arg[0]].type.dtype == DF32, ret = false;
+
+		for (int i = 0; i < fn->nins && ok; i++)
+			for (int k = 0; k < fn->ins[i].narg; k++)
+				ok &= fn->ins[i].arg[k] != v;
+		for (int i = 0; i < fn->nret; i++)
+			ret |= fn->ret[i] == v;
+		if (ok && ret)
+			return true;
+	}
+	errorat(loc, "code generation does not support %s tensors yet, except a model's inputs and its outputs "
+	        "cast from f32 (f32 values with --precision=%s store them in 16 bits)", dtypename(t.dtype),
+	        t.dtype == DBF16 ? "bf16" : "fp16");
+	return false;
 }
 
 /* A 16-bit store (passes/precision.c) is one the target makes: the cpu

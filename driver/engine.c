@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "../codegen/codegen.h"
+#include "../runtime/gnnhalf.h"
 #include "engine.h"
 #include "toolchain.h"
 
@@ -286,6 +287,8 @@ arraydoubles(const gnn_array *a, double *out)
 		case GNN_I64: out[i] = (double)((const int64_t *)a->data)[i]; break;
 		case GNN_BOOL: out[i] = ((const uint8_t *)a->data)[i] != 0; break;
 		case GNN_U8: out[i] = ((const uint8_t *)a->data)[i]; break;
+		case GNN_BF16: out[i] = gnn_ld_bf16(((const uint16_t *)a->data)[i]); break;
+		case GNN_F16: out[i] = gnn_ld_f16(((const uint16_t *)a->data)[i]); break;
 		default: return false;
 		}
 	return true;
@@ -309,6 +312,9 @@ itensorbytes(const ITensor *t, gnn_dtype dt, size_t *nbytes)
 		case GNN_F64: ((double *)p)[i] = t->data[i]; break;
 		case GNN_I32: ((int32_t *)p)[i] = (int32_t)t->data[i]; break;
 		case GNN_I64: ((int64_t *)p)[i] = (int64_t)t->data[i]; break;
+		/* a 16-bit input's words (totensor rounded its values) */
+		case GNN_BF16: ((uint16_t *)p)[i] = gnn_st_bf16((float)t->data[i]); break;
+		case GNN_F16: ((uint16_t *)p)[i] = gnn_st_f16((float)t->data[i]); break;
 		default: ((uint8_t *)p)[i] = t->data[i] != 0; break;
 		}
 	return p;

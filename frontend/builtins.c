@@ -678,6 +678,11 @@ callbuiltin(Ctx *c, Node *call, const char *name)
 			return none;
 		}
 		t = vtype(v[0]);
+		/* every f16 or bf16 value is a float: its f32 is a view */
+		if ((t.dtype == DF16 || t.dtype == DBF16) && dt == DF32) {
+			t.dtype = dt;
+			return emitop(c, Owiden, &v[0].ref, 1, NULL, 0, NULL, call->loc);
+		}
 		t.dtype = dt;
 		return emitop(c, b->op, &v[0].ref, 1, NULL, 0, &t, call->loc);
 	case KRange:

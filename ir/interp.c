@@ -1215,6 +1215,7 @@ unary(R *r, IValue *o)
 		case Osqrt: v = sqrt(v); break;
 		case Orsqrt: v = 1 / sqrt(v); break;
 		case Odropout: break;
+		case Owiden: break;   /* a 16-bit value is a float already */
 		default: return fail(r, "malformed IR: %s is not unary", opinfo[op].name);
 		}
 		out[i] = dtypeisint(r->rty.dtype) ? v + 0.0 : v;

@@ -381,8 +381,13 @@ storageroot(const Fn *fn, Ref v)
 int
 valstoredtype(const Fn *fn, Ref v)
 {
-	int d = fn->val[storageroot(fn, v)].def;
+	Ref r = storageroot(fn, v);
+	int d = fn->val[r].def, dt = fn->val[r].type.dtype;
 
+	/* a value of a 16-bit type (a model's input, a 16-bit output's
+	 * cast) is its type's words */
+	if (dt == DF16 || dt == DBF16)
+		return dt;
 	return d >= 0 ? storedtype(&fn->ins[d]) : DNone;
 }
 

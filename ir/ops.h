@@ -42,6 +42,9 @@ O(reshape,        1, 1, Fpure|Fshape|Falias) /* {shape=[...]} */
 O(concat,         1, -1, Fpure|Fshape)      /* {dim=I} */
 O(slice,          1, 1, Fpure|Fshape)       /* {dim=I, start=D, len=D}: concat's adjoint */
 O(cast,           1, 1, Fpure|Felem)        /* result dtype is the declared one */
+/* a 16-bit float value read as f32 (cast's exact case, which the front
+ * end emits for it): a view of the 16-bit words, no code, no buffer */
+O(widen,          1, 1, Fpure|Felem|Falias)
 
 /* elementwise binary, NumPy broadcasting, equal dtypes */
 O(add,            2, 2, Fpure|Felem|Fbin)

@@ -687,6 +687,14 @@ check(Ctx *c)
 			return false;
 		*c->out = c->at[0];
 		return true;
+	case Owiden:
+		if (!checkkeys(c, "") || !istensor(c, 0))
+			return false;
+		if (c->at[0].dtype != DF16 && c->at[0].dtype != DBF16)
+			return fail(c, "widen: %s is not f16 or bf16", ty(c, c->at[0]));
+		*c->out = c->at[0];
+		c->out->dtype = DF32;
+		return true;
 	case Oneg:
 	case Oabs:
 	case Orelu:

@@ -258,6 +258,9 @@ vjp(AD *d, int i)
 	case Odropout:
 		accum(d, x, g);
 		return;
+	case Owiden:
+		accum(d, x, mk(d, Ocast, &g, 1, NULL, 0, &xt));
+		return;
 	case Odropout_train: {
 		/* the same mask: same key, stream and element indices */
 		Ref a2[2] = {g, b};
