@@ -159,6 +159,27 @@ def load(path, model=None):
     return Model(path, name)
 
 
+GNN_F16, GNN_BF16 = 3, 4
+
+
+def _bf16words(a):
+    """bfloat16 words (uint16, host memory) of a: a torch.bfloat16 tensor
+    or an ml_dtypes bfloat16 array as they are, any other float array
+    rounded to nearest, ties to even (the runtime's gnn_st_bf16), NaN kept
+    quiet"""
+    if type(a).__module__.startswith("torch") and str(a.dtype) == "torch.bfloat16":
+        import torch
+        return a.detach().contiguous().view(torch.int16).numpy().view(np.uint16)
+    a = np.asarray(a)
+    if a.dtype.name == "bfloat16":
+        return np.ascontiguousarray(a).view(np.uint16)
+    u = np.ascontiguousarray(a, dtype=np.float32).view(np.uint32)
+    w = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    nan = np.isnan(u.view(np.float32))
+    w[nan] = ((u[nan] >> 16) | 0x40).astype(np.uint16)
+    return w
+
+
 def _tensor(a):
     """(NumPy array sharing a's memory, "torch" or None) for host memory;
     (a, "device") for device memory (__cuda_array_interface__: a torch
@@ -256,8 +277,10 @@ class Model:
                 raise GnnccError(str(e).replace(f, "state dict"), e.status) from None
         return self
 
-    def _array(self, a, what):
-        code = _rt.CODES.get(a.dtype.name)
+    def _array(self, a, what, code=None):
+        """a gnn_array for host array a (code: its gnn_dtype, where a holds
+        another type's words: bfloat16 as uint16)"""
+        code = code or _rt.CODES.get(a.dtype.name)
         if code is None:
             raise GnnccError("%s: dtype %s has no gnncc dtype" % (what, a.dtype), "GNN_ERR_DTYPE")
         if a.ndim > _rt.MAX_RANK:
@@ -330,7 +353,19 @@ class Model:
                 raise GnnccError("%s: missing input '%s' (inputs: %s)"
                                  % (self.name, nm, ", ".join(infos[j].name.decode() for j in range(n))),
                                  "GNN_ERR_ARG")
-            a, where = _tensor(given[nm])
+            v, dt16 = given[nm], infos[i].dtype if infos[i].dtype in (GNN_F16, GNN_BF16) else 0
+            if dt16 and hasattr(v, "__cuda_array_interface__"):
+                raise GnnccError("%s: input '%s' is %s: from Python it is given in host memory"
+                                 % (self.name, nm, _rt.DTYPES[dt16]), "GNN_ERR_ARG")
+            if dt16 == GNN_BF16:   # the words; other floats rounded to them
+                v = _bf16words(v)
+            elif dt16 == GNN_F16 and type(v).__module__.startswith("torch"):
+                v = v.detach().to(dtype=__import__("torch").float16)
+            elif dt16 == GNN_F16:
+                v = np.asarray(v, dtype=np.float16)
+            a, where = _tensor(v)
+            if dt16 and where is None and type(given[nm]).__module__.startswith("torch"):
+                where = "torch"
             if i and (where == "device") != (kind == "device"):
                 raise GnnccError("%s: input '%s': the inputs are all in host memory or all in device "
                                  "memory" % (self.name, nm), "GNN_ERR_ARG")
@@ -339,7 +374,7 @@ class Model:
                 arr = self._devarray(a, "%s: input '%s'" % (self.name, nm))
             else:
                 a = np.asarray(a, order="C")
-                arr = self._array(a, "%s: input '%s'" % (self.name, nm))
+                arr = self._array(a, "%s: input '%s'" % (self.name, nm), GNN_BF16 if dt16 == GNN_BF16 else None)
             keep.append(a)
             if first is not None:
                 self._check(self._rt.gnn_prog_check_input(self._m, first + i, C.byref(arr)))
@@ -385,6 +420,8 @@ class Model:
         for i in range(d.noutputs):
             self._check(d.output_shape(self._m, i, shape))
             sh, dt = [shape[k] for k in range(d.outputs[i].rank)], _rt.DTYPES[d.outputs[i].dtype]
+            if dt == "bfloat16" and not ondev:   # NumPy's memory holds the words
+                dt = "uint16"
             if ondev:        # torch's memory on the inputs' device
                 import torch
                 o = torch.empty(sh, dtype=getattr(torch, dt), device=first.device)
@@ -406,9 +443,15 @@ class Model:
             self._check(self._rt.gnn_prog_sync(self._m))
         else:
             self._check(d.forward_host(self._m, ptrs, optrs))
+        # bfloat16 outputs in host memory: torch's bfloat16, else their
+        # values as float32 (exact: NumPy has no bfloat16)
+        bf = [d.outputs[i].dtype == GNN_BF16 and kind != "device" for i in range(d.noutputs)]
         if kind == "torch":
             import torch
-            outs = [torch.from_numpy(o) for o in outs]
+            outs = [torch.from_numpy(o.view(np.int16)).view(torch.bfloat16) if b else torch.from_numpy(o)
+                    for o, b in zip(outs, bf)]
+        else:
+            outs = [(o.astype(np.uint32) << 16).view(np.float32) if b else o for o, b in zip(outs, bf)]
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def init_weights(self, seed=None):

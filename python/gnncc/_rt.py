@@ -14,8 +14,9 @@ STATUS = ["GNN_OK", "GNN_ERR_ARG", "GNN_ERR_MEM", "GNN_ERR_IO", "GNN_ERR_FORMAT"
           "GNN_ERR_DTYPE", "GNN_ERR_SHAPE", "GNN_ERR_RANGE", "GNN_ERR_CUDA", "GNN_ERR_STATE"]
 TARGET_CPU, TARGET_CUDA = 1, 2
 
-# gnn_dtype's values and NumPy's names for them
-DTYPES = {1: "float32", 2: "float64", 3: "float16", 5: "int32", 6: "int64", 7: "bool",
+# gnn_dtype's values and NumPy's names for them (bfloat16: torch's and
+# ml_dtypes' name; NumPy itself has none, so its words travel as uint16)
+DTYPES = {1: "float32", 2: "float64", 3: "float16", 4: "bfloat16", 5: "int32", 6: "int64", 7: "bool",
           8: "uint8", 9: "int8", 10: "int16", 11: "uint16", 12: "uint32", 13: "uint64"}
 CODES = {v: k for k, v in DTYPES.items()}
 
