@@ -95,13 +95,16 @@ WIDTHS = {
 }
 AGG_WIDTH = 128
 # gnncc's configurations: the flags each compiles with (VN: cuBLAS as a
-# candidate, --vendor=cublas; a model's name ends in its configuration)
-OPTS = ["O2", "O0", "VN"]
-OPT_FLAGS = {"O2": ["-O2"], "O0": ["-O0"], "VN": ["-O2", "--vendor=cublas"]}
+# candidate, --vendor=cublas; BF: bfloat16 storage, --precision=bf16; BI:
+# the same with the model's features and outputs in bfloat16, bf16_io; a
+# model's name ends in its configuration)
+OPTS = ["O2", "O0", "VN", "BF", "BI"]
+OPT_FLAGS = {"O2": ["-O2"], "O0": ["-O0"], "VN": ["-O2", "--vendor=cublas"],
+             "BF": ["-O2", "--precision=bf16"], "BI": ["-O2", "--precision=bf16"]}
 PYG_MODES = ["eager", "compile-static", "compile-dynamic", "max-autotune"]
 SYSTEMS = ["gnncc-O2", "gnncc-O0"] + ["pyg-" + m for m in PYG_MODES] + ["agg"]
 # what --systems also takes: opt-in configurations
-MORE_SYSTEMS = ["gnncc-VN"]
+MORE_SYSTEMS = ["gnncc-VN", "gnncc-BF", "gnncc-BI"]
 # per-model caps (seconds); the budget may cut them shorter
 TIMEOUT = {"gnncc": 90, "pyg-eager": 60, "pyg-compile-static": 120, "pyg-compile-dynamic": 120,
            "pyg-max-autotune": 150}
@@ -131,6 +134,18 @@ def instantiate(kind, fin, classes, name, hidden=None, heads=None):
     left = re.findall(r"@[A-Z_]+@", text)
     if left:
         raise ValueError(f"{kind}.gnn.in: no value for {', '.join(sorted(set(left)))}")
+    return text
+
+
+def bf16_io(text):
+    """a template's model taking its features as bfloat16 words and
+    returning bfloat16 (docs/precision.md): x is read through its f32
+    view, the returned value cast where it is made"""
+    text, n = re.subn(r"\bx: f32\[", "x16: bf16[", text, count=1)
+    text, m = re.subn(r"\) -> f32\[(.*)\] \{\n", r') -> bf16[\1] {\n  x = cast(x16, "f32")\n', text, count=1)
+    text, k = re.subn(r"(\n\s*)return (.*)\n", r'\1return cast(\2, "bf16")\n', text, count=1)
+    if (n, m, k) != (1, 1, 1):
+        raise ValueError("bf16_io: not a template's one-input, one-output model")
     return text
 
 
@@ -493,6 +508,8 @@ class Bench:
                     text = instantiate(kind, fin, g["classes"], name, **w)
                     if opt == "O2T":   # a training object: the model and its train item
                         text += train_item(name)
+                    if opt == "BI":
+                        text = bf16_io(text)
                 src = os.path.join(d, name.lower() + ".gnn")
                 with open(src, "w") as f:
                     f.write(text)
@@ -824,6 +841,8 @@ def main(argv=None):
     m.add_argument("--name", required=True)
     m.add_argument("--train", action="store_true",
                    help="with the benchmark's train item (bench/training.py)")
+    m.add_argument("--bf16-io", action="store_true",
+                   help="features and outputs in bfloat16 (the gnncc-BI configuration)")
     m.add_argument("-o", dest="out")
 
     h = sub.add_parser("build-harness", help="link gnnbench.cu with model objects")
@@ -850,6 +869,8 @@ def main(argv=None):
             ap.error(str(e))
         if a.train:
             text += train_item(a.name)
+        if a.bf16_io:
+            text = bf16_io(text)
         if a.out:
             with open(a.out, "w") as f:
                 f.write(text)

@@ -58,6 +58,7 @@
 #include <unistd.h>
 
 #include "gnnrt.h"
+#include "gnnhalf.h"
 #include "benchutil.h"
 #include "benchtrain.h"
 
@@ -803,15 +804,29 @@ checkit(const Opts *o, const gnn_model_desc *d, Run *r, cudaStream_t st)
 		if (d->outputs[k].dtype == GNN_F32)
 			for (size_t i = 0; i < r->outbytes[k] / 4; i++)
 				nonfinite += !isfinite(((const float *)a[k])[i]);
+		if (d->outputs[k].dtype == GNN_BF16) {
+			/* bfloat16 words: their values as float32, exactly (.npy
+			** has no bfloat16), in b's buffer, no longer needed */
+			float *v = (float *)realloc(b[k], r->outbytes[k] * 2 + 4);
+			if (!v) {
+				jerror(o, d, "check", "out of memory");
+				goto out;
+			}
+			b[k] = (unsigned char *)v;
+			for (size_t i = 0; i < r->outbytes[k] / 2; i++) {
+				v[i] = gnn_ld_bf16(((const uint16_t *)a[k])[i]);
+				nonfinite += !isfinite(v[i]);
+			}
+		}
 		if (o->out) {
 			char path[4096];
 			gnn_array arr;
 			memset(&arr, 0, sizeof arr);
-			arr.dtype = d->outputs[k].dtype;
+			arr.dtype = d->outputs[k].dtype == GNN_BF16 ? GNN_F32 : d->outputs[k].dtype;
 			arr.rank = d->outputs[k].rank;
 			memcpy(arr.shape, r->outshape[k], sizeof arr.shape);
-			arr.data = a[k];
-			arr.nbytes = r->outbytes[k];
+			arr.data = d->outputs[k].dtype == GNN_BF16 ? (void *)b[k] : a[k];
+			arr.nbytes = d->outputs[k].dtype == GNN_BF16 ? r->outbytes[k] * 2 : r->outbytes[k];
 			outname(path, sizeof path, o->out, k, d->noutputs);
 			if (gnn_npy_write(path, &arr) != GNN_OK) {
 				jerror(o, d, "write", gnn_errmsg());
@@ -850,8 +865,8 @@ runmodel(const Opts *o, const gnn_model_desc *d, const Feat *x, gnn_graph *g)
 	printf("}\n");
 	fflush(stdout);
 	if (d->target != GNN_TARGET_CUDA || d->ninputs != 1 || d->inputs[0].rank != 2 ||
-	    d->inputs[0].dtype != GNN_F32 || d->noutputs > 8) {
-		jerror(o, d, "model", "gnnbench runs cuda models with one f32 input [N, F] "
+	    (d->inputs[0].dtype != GNN_F32 && d->inputs[0].dtype != GNN_BF16) || d->noutputs > 8) {
+		jerror(o, d, "model", "gnnbench runs cuda models with one f32 or bf16 input [N, F] "
 			"and at most 8 outputs");
 		return -1;
 	}
@@ -870,7 +885,22 @@ runmodel(const Opts *o, const gnn_model_desc *d, const Feat *x, gnn_graph *g)
 	/* the peak counts from here: this model's inputs, weights, arena, outputs */
 	peak_restart();
 	free0 = minfree = freemem();
-	xbytes = (size_t)(x->n * f) * sizeof(float);
+	xbytes = (size_t)(x->n * f) * gnn_dtype_size(d->inputs[0].dtype);
+	if (d->inputs[0].dtype == GNN_BF16) {
+		/* a model that takes bfloat16 features: the words, rounded
+		** to nearest even as gnnrun rounds a .npy, made before the
+		** peak's count starts over below (the caller's conversion) */
+		uint16_t *w = (uint16_t *)malloc(xbytes ? xbytes : 2);
+		if (!w) {
+			jerror(o, d, "input", "out of memory");
+			goto out;
+		}
+		for (int64_t i = 0; i < x->n * f; i++)
+			w[i] = gnn_st_bf16(xh[i]);
+		free(r.xrand);
+		r.xrand = (float *)w;
+		xh = (const float *)w;
+	}
 	/* the copy must be complete before the model's (non-blocking) stream reads x */
 	if (cudaMalloc(&r.xdev, xbytes ? xbytes : 4) != cudaSuccess ||
 	    cudaMemcpy(r.xdev, xh, xbytes, cudaMemcpyHostToDevice) != cudaSuccess ||

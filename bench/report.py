@@ -155,9 +155,11 @@ def header(meta):
     return lines
 
 
-# columns only where a run has them: gnncc with cuBLAS as a candidate
-# (bench.py run --systems ...,gnncc-VN)
-OPTIONAL = [("gnncc-VN", "gnncc -O2 --vendor=cublas")]
+# columns only where a run has them (bench.py run --systems ...): gnncc
+# with cuBLAS as a candidate, with bfloat16 storage, and with bfloat16
+# storage, features and outputs
+OPTIONAL = [("gnncc-VN", "gnncc -O2 --vendor=cublas"), ("gnncc-BF", "gnncc bf16"),
+            ("gnncc-BI", "gnncc bf16, bf16 in/out")]
 
 
 def model_tables(idx, records, graphs, n):
