@@ -50,14 +50,9 @@ checkdtype(Fn *fn, Ref v, Loc loc)
 	 * reads, whose kernel writes the words (memctype) */
 	{
 		const Ins *d = &fn->ins[fn->val[v].def];
-		bool ok = d->op == Ocast && fn->val[d->arg[0]].type.dtype == DF32, ret = false;
+		int at, n = usecount(fn, v, &at);
 
-		for (int i = 0; i < fn->nins && ok; i++)
-			for (int k = 0; k < fn->ins[i].narg; k++)
-				ok &= fn->ins[i].arg[k] != v;
-		for (int i = 0; i < fn->nret; i++)
-			ret |= fn->ret[i] == v;
-		if (ok && ret)
+		if (d->op == Ocast && fn->val[d->arg[0]].type.dtype == DF32 && n > 0 && at < 0)
 			return true;
 	}
 	errorat(loc, "code generation does not support %s tensors yet, except a model's inputs and its outputs "

@@ -981,17 +981,11 @@ static const Ins *
 inlinemessage(R *r, Ref m)
 {
 	const Ins *d;
-	int n = 0;
 
 	m = base(r, m);
 	d = defins(r, m);
 	if (r->lane || !r->ingroup[m] || r->kind[m] != RowEdge || !d || !(opinfo[d->op].flags & Felem) ||
-	    storedtype(d) != DNone || ty(r->e, m).rank != 2)
-		return NULL;
-	for (int i = 0; i < r->fn->nins; i++)
-		for (int k = 0; k < r->fn->ins[i].narg; k++)
-			n += r->fn->ins[i].arg[k] == m;
-	if (n != 1)
+	    storedtype(d) != DNone || ty(r->e, m).rank != 2 || usecount(r->fn, m, NULL) != 1)
 		return NULL;
 	for (int k = 0; k < d->narg; k++) {
 		Ref o = base(r, d->arg[k]);

@@ -399,6 +399,25 @@ valelemsize(const Fn *fn, Ref v)
 	return (int)dtypesize(sdt != DNone ? sdt : fn->val[v].type.dtype);
 }
 
+int
+usecount(const Fn *fn, Ref v, int *at)
+{
+	int n = 0;
+
+	if (at)
+		*at = -1;
+	for (int j = 0; j < fn->nins; j++)
+		for (int k = 0; k < fn->ins[j].narg; k++)
+			if (fn->ins[j].arg[k] == v) {
+				n++;
+				if (at)
+					*at = j;
+			}
+	for (int k = 0; k < fn->nret; k++)
+		n += fn->ret[k] == v;
+	return n;
+}
+
 void
 filluse(Fn *fn)
 {

@@ -378,13 +378,18 @@ void putattr(Fn *fn, Ins *in, Attr a);
 uint64_t hashstr(uint64_t h, const char *s);
 void dropattr(Fn *fn, Ins *in, const char *key);
 void filluse(Fn *fn);          /* recompute val[].nuse and val[].def */
+/* How often v is read, as an instruction's operand or a returned value,
+ * counted now (val[].nuse is filluse's, perhaps stale); *at (if not
+ * NULL) the last instruction that reads it, -1 for none. */
+int usecount(const Fn *fn, Ref v, int *at);
 void moveins(Fn *fn, int from, int to);   /* instruction from to index to, those between shifted; val[].def kept */
 /* The value whose storage v is: v followed through the definitions of
  * alias ops (Falias: reshape, dropout) to the first value that is not
  * one; v itself when it is not an alias.  The one such walk: memplan,
  * codegen and the reports must agree on it. */
 Ref storageroot(const Fn *fn, Ref v);
-/* The dtype v's memory holds: storedtype() of the instruction that makes
+/* The dtype v's memory holds: a 16-bit type's own (a model's input or
+ * output in 16 bits), else storedtype() of the instruction that makes
  * v's storage (storageroot), or DNone (its type's dtype); and the bytes
  * an element of that memory takes.  memplan, codegen and the reports
  * size and read 16-bit values through these.  fn's val[].def must be

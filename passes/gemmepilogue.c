@@ -72,15 +72,9 @@ epistep(const Fn *fn, const unsigned char *phase, int head, Ref v, int j)
 static int
 onlyreader(const Fn *fn, Ref v)
 {
-	int n = 0, at = -1;
+	int at;
 
-	for (int j = 0; j < fn->nins; j++)
-		for (int k = 0; k < fn->ins[j].narg; k++)
-			if (fn->ins[j].arg[k] == v)
-				n++, at = j;
-	for (int k = 0; k < fn->nret; k++)
-		n += fn->ret[k] == v;
-	return n == 1 ? at : -1;
+	return usecount(fn, v, &at) == 1 ? at : -1;
 }
 
 int

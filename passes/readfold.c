@@ -44,19 +44,6 @@
 #include "passes.h"
 
 /* uses of v as an operand or a result */
-static int
-uses(const Fn *fn, Ref v)
-{
-	int n = 0;
-
-	for (int j = 0; j < fn->nins; j++)
-		for (int k = 0; k < fn->ins[j].narg; k++)
-			n += fn->ins[j].arg[k] == v;
-	for (int k = 0; k < fn->nret; k++)
-		n += fn->ret[k] == v;
-	return n;
-}
-
 bool
 wgradmatmul(const Fn *fn, const Ins *in)
 {
@@ -129,7 +116,7 @@ sumofproduct(const Fn *fn, const unsigned char *phase, int j)
 	    (di = fn->val[in->arg[0]].def) < 0)
 		return -1;
 	return plainproduct(fn, &fn->ins[di]) && phase[fn->ins[di].to] == PhaseForward &&
-	       uses(fn, fn->ins[di].to) == 1 ? di : -1;
+	       usecount(fn, fn->ins[di].to, NULL) == 1 ? di : -1;
 }
 
 /* A Linear's bias added to a dense transform of its own kernel that
@@ -148,7 +135,7 @@ gemmbias(const Fn *fn, const unsigned char *phase, int j)
 		return -1;
 	d = &fn->ins[di];
 	b = &fn->val[in->arg[1]].type;
-	if (!isdense(fn, d) || phase[d->to] != PhaseForward || attrint(d, "group", -1) >= 0 || uses(fn, d->to) != 1 ||
+	if (!isdense(fn, d) || phase[d->to] != PhaseForward || attrint(d, "group", -1) >= 0 || usecount(fn, d->to, NULL) != 1 ||
 	    fn->val[d->to].type.dtype != DF32 || !typeeq(fn->val[d->to].type, fn->val[in->to].type))
 		return -1;
 	if (b->kind != TTensor || b->rank != 1 || b->dtype != DF32 || b->dim[0] != fn->val[d->to].type.dim[1] ||
@@ -195,7 +182,7 @@ foldable(const Fn *fn, const unsigned char *phase, int j)
 	d = &fn->ins[di];
 	if (scatter ? d->op != Ogather || fn->val[d->arg[0]].type.rank != fn->val[d->to].type.rank : !swap2(fn, d))
 		return -1;
-	if (phase[d->to] != PhaseForward || attrint(d, "group", -1) >= 0 || uses(fn, d->to) != 1 ||
+	if (phase[d->to] != PhaseForward || attrint(d, "group", -1) >= 0 || usecount(fn, d->to, NULL) != 1 ||
 	    valstoredtype(fn, d->arg[0]) != DNone || valstoredtype(fn, d->to) != DNone ||
 	    (!scatter && (valstoredtype(fn, in->arg[1]) != DNone || valstoredtype(fn, in->to) != DNone)))
 		return -1;
