@@ -1132,9 +1132,10 @@ usesphilox(const Mod *m)
 	return false;
 }
 
-/* whether a value of m is stored in 16 bits (an input's own words
- * included): then the file includes gnnhalf.h, whose conversions every
- * access to it goes through */
+/* whether a value of m is stored in 16 bits (valstoredtype: a marked
+ * value, or a 16-bit input or output) or rounded to a 16-bit format:
+ * then the file includes gnnhalf.h, whose conversions every access to
+ * it goes through */
 static bool
 usesstore(const Mod *m)
 {
@@ -1143,7 +1144,8 @@ usesstore(const Mod *m)
 
 	for (fn = m->fn; fn; fn = fn->link) {
 		for (i = 0; i < fn->nins; i++)
-			if (storedtype(&fn->ins[i]) != DNone || rounddtype(&fn->ins[i]) != DNone)
+			if ((fn->ins[i].to != RNone && valstoredtype(fn, fn->ins[i].to) != DNone) ||
+			    rounddtype(&fn->ins[i]) != DNone)
 				return true;
 		for (i = 0; i < fn->narg; i++)
 			if (valstoredtype(fn, fn->arg[i]) != DNone)
