@@ -159,7 +159,7 @@ def load(path, model=None):
     return Model(path, name)
 
 
-GNN_F16, GNN_BF16 = 3, 4
+GNN_F16, GNN_BF16 = _rt.CODES["float16"], _rt.CODES["bfloat16"]
 
 
 def _bf16words(a):
@@ -360,7 +360,7 @@ class Model:
             if dt16 == GNN_BF16:   # the words; other floats rounded to them
                 v = _bf16words(v)
             elif dt16 == GNN_F16 and type(v).__module__.startswith("torch"):
-                v = v.detach().to(dtype=__import__("torch").float16)
+                v = v.detach().half()
             elif dt16 == GNN_F16:
                 v = np.asarray(v, dtype=np.float16)
             a, where = _tensor(v)
