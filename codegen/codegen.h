@@ -120,6 +120,10 @@ extern const CostGpu costgpus[];   /* optgpus' order */
  * under s, and the parts its launch takes for M rows (1: unsplit) */
 int64_t gemmkscratch(const Sched *s, int64_t K, int64_t P);
 int gemmparts(const Sched *s, int64_t M, int64_t K, int64_t P, bool o16);
+/* whether matmul in under schedule s runs on bfloat16 tensor cores
+ * (gemmcuda.c): its weights rounded to bfloat16 (--precision=bf16), so
+ * both operands are bfloat16 values, and slabs a multiple of 16 deep */
+bool gemmbf16(const Fn *fn, const Ins *in, const Sched *s);
 /* rowkernel.c, for the emitter and the model: how many slices of a row's
  * edges the L lanes of a cuda row kernel walk side by side (slice q takes
  * edges q, q + Q, ...) in a walk of op (Oedge_softmax: its statistics;

@@ -81,12 +81,18 @@ enum { Threads = 256, MaxBlocks = 1 << 20 };
  *              issue (the outer product's operands collide in the
  *              register banks: ncu's 168 us for SAGE's 1433 -> 256 GEMM
  *              under bm=64,bn=128,bk=32,tm=4,tn=4, 16 warps an SM)
+ *   BF16Issue  clocks of its scheduler's tensor core a warp's mma.sync
+ *              m16n8k16 .bf16 (4096 flops) takes: the datasheet's dense
+ *              bfloat16 rate, 989 TFLOP/s on an H100, is 4270 flops a
+ *              clock an SM, four tensor cores; not yet measured
+ *   BF16Rate   dense bfloat16 tensor flops over TF32's, the datasheets'
+ *              (H100 989 and 495 TFLOP/s, A100 312 and 156)
  *   loaded     (the device's) a dependent load's latency over its idle
  *              figure when every resident warp waits on one: the
  *              queues of a full GPU (arxiv's forwards)
  */
 #define ColdShare 0.5
-enum { InFlight = 2, Unroll = 16, FmaClocks = 4, SharedClocks = 30, FmaIssue = 2 };
+enum { InFlight = 2, Unroll = 16, FmaClocks = 4, SharedClocks = 30, FmaIssue = 2, BF16Issue = 4, BF16Rate = 2 };
 
 /* ---- the graph: degrees only ---------------------------------------------------- */
 
@@ -265,6 +271,7 @@ typedef struct Line {
 	int64_t bblock, bwarp;
 	double minb, dram, l2, flops, t;
 	double wf;               /* L1 wavefronts (a warp's load of up to 128 bytes) */
+	bool bf16;               /* its flops on bfloat16 tensor cores */
 	const char *bound;
 } Line;
 
@@ -807,7 +814,7 @@ timeline(C *c, Line *ln, double unitlat, bool gather)
 	} b[] = {
 		{ln->dram / (gather ? g->gather : g->hbm), "dram"},
 		{ln->l2 / g->l2bw, "l2"},
-		{ln->flops / g->fp32, "fp32"},
+		{ln->flops / (ln->bf16 ? BF16Rate * g->tf32 : g->fp32), ln->bf16 ? "tensor" : "fp32"},
 		{ln->wf / ((double)(ln->blocks < g->sms ? ln->blocks : g->sms) * g->ghz * 1e9), "l1"},
 		{ln->busiest * unitlat, "busiest warp"},
 		{par > 0 ? ln->total * unitlat * loadedlat(g, par) / par : 0, "latency"},
@@ -1161,15 +1168,33 @@ rowkernel(C *c, const Kernel *k, const Sched *s)
  * one, 472 us.
  */
 
+/* lanes of a warp that one shared load of the bfloat16 step's B fragment
+ * puts in the same bank at different addresses (the load's wavefronts):
+ * lane (g, t) reads bs_[2t * ldb + g], rows of ldb = bn + 4 floats */
+static int
+bf16bconflict(int bn)
+{
+	int most = 1;
+
+	for (int bank = 0; bank < 32; bank++) {
+		int n = 0;
+		for (int lane = 0; lane < 32; lane++)
+			n += (2 * (lane % 4) * (bn + 4) + lane / 4) % 32 == bank;
+		most = n > most ? n : most;
+	}
+	return most;
+}
+
 /* a slab of depth d: the staging chain and the FMA issue, in seconds,
- * with w warps sharing the SM */
+ * with w warps sharing the SM; bf16: the bfloat16 tensor-core step
+ * (gemmcuda.c's bf16slab), which pads the slab to a multiple of 16 */
 static double
-gemmslab(const C *c, const Sched *s, int64_t K, int64_t P, int d, double w)
+gemmslab(const C *c, const Sched *s, int64_t K, int64_t P, int d, double w, bool bf16)
 {
 	int nt = s->bm / s->tm * (s->bn / s->tn), va = K % 4 == 0 && s->bk % 4 == 0 ? 4 : 1, vb = P % 4 == 0 ? 4 : 1;
-	int ntx = s->bn / s->tn, dty = ntx >= 32 ? 1 : 32 / ntx, dtx = ntx < 32 ? ntx : 32;
-	double la = ceil((double)s->bm * d / va / nt);
-	double lb = ceil((double)d * s->bn / vb / nt);
+	int ntx = s->bn / s->tn, dty = ntx >= 32 ? 1 : 32 / ntx, dtx = ntx < 32 ? ntx : 32, dp = bf16 ? (d + 15) / 16 * 16 : d;
+	double la = ceil((double)s->bm * dp / va / nt);
+	double lb = ceil((double)dp * s->bn / vb / nt);
 	double issue = (double)d * (s->tm * s->tn * FmaIssue + ceil(s->tm / 4.0) + ceil(s->tn / 4.0)) * (w > 4 ? w / 4 : 1);
 	/* the SM's shared memory pipe, a 128-byte wavefront a clock: a
 	 * warp's k step reads its rows' A fragments (32 / (bn/tn) distinct
@@ -1179,11 +1204,22 @@ gemmslab(const C *c, const Sched *s, int64_t K, int64_t P, int d, double w)
 	double wfk = ceil(s->tm / 4.0) * ceil(dty * 16 / 128.0) + ceil(s->tn / 4.0) * ceil(dtx * 16 / 128.0);
 	double smem = w * ((double)d * wfk + la * va + lb * vb);
 
+	if (bf16) {
+		/* a warp's k-step of 16 for each of its tm*tn/4 tiles: 8 shared
+		 * loads of A (conflict-free: lda = bm + 4 puts the lanes' rows
+		 * in distinct banks), 4 packs and the mma; and B's 4 loads and
+		 * 2 packs, once a step where the warp's tiles share a column
+		 * band (gemmcuda.c's bf16slab), else a tile; an instruction a
+		 * clock each */
+		double steps = (double)(dp / 16), tiles = s->tm * s->tn / 4, bf = nt / 32 % (s->bn / 8) == 0 ? 1 : tiles;
+		issue = steps * (tiles * (BF16Issue + 8 + 4) + bf * (4 + 2)) * (w > 4 ? w / 4 : 1);
+		smem = w * (steps * (tiles * 8 + bf * 4 * bf16bconflict(s->bn)) + la * va + lb * vb);
+	}
 	return (la + lb) * c->gpu->l2ns * 1e-9 + fmax(issue, smem) / (c->gpu->ghz * 1e9);
 }
 
 static void
-gemmkernel(C *c, Line *ln, const char *kname, const Sched *s, double N, double K, double P, bool o16)
+gemmkernel(C *c, Line *ln, const char *kname, const Sched *s, double N, double K, double P, bool o16, bool bf16)
 {
 	const CostGpu *g = c->gpu;
 	int nt = s->bm / s->tm * (s->bn / s->tn), wb = nt / 32, S = gemmparts(s, (int64_t)N, (int64_t)K, (int64_t)P, o16);
@@ -1198,7 +1234,7 @@ gemmkernel(C *c, Line *ln, const char *kname, const Sched *s, double N, double K
 		res = r;
 	if ((r = 65536 / (regs * nt)) < res)
 		res = r;
-	if ((r = g->smemkb * 1024 / (gemmsharedbytes(s) + 1024)) < res)
+	if ((r = g->smemkb * 1024 / (gemmsharedbytes(s) + (bf16 ? 16 * s->bk : 0) + 1024)) < res)   /* bf16: B's longer rows */
 		res = r;
 	if (res < 1)
 		res = 1;
@@ -1206,13 +1242,14 @@ gemmkernel(C *c, Line *ln, const char *kname, const Sched *s, double N, double K
 	/* warps an SM holds in the full waves */
 	w = (B < (double)res * g->sms ? ceil(B / g->sms) : res) * wb;
 	/* the busiest block: a full part, or the last with the short slab */
-	perblock = (double)per * gemmslab(c, s, (int64_t)K, (int64_t)P, s->bk, w);
+	perblock = (double)per * gemmslab(c, s, (int64_t)K, (int64_t)P, s->bk, w, bf16);
 	if (sh) {
-		double last = (double)(slabs - (S - 1) * per) * gemmslab(c, s, (int64_t)K, (int64_t)P, s->bk, w) +
-		              gemmslab(c, s, (int64_t)K, (int64_t)P, (int)sh, w);
+		double last = (double)(slabs - (S - 1) * per) * gemmslab(c, s, (int64_t)K, (int64_t)P, s->bk, w, bf16) +
+		              gemmslab(c, s, (int64_t)K, (int64_t)P, (int)sh, w, bf16);
 		perblock = fmax(perblock, last);
 	}
 	launchwork(ln, (int64_t)B, nt, 1, false, oneunit, NULL);
+	ln->bf16 = bf16;
 	/* A once per column tile, B once per row tile, from L2; the parts
 	 * write S copies of the output */
 	ln->l2 = 4 * (N * K * nt2 + K * P * mt + S * N * P);
@@ -1223,12 +1260,13 @@ gemmkernel(C *c, Line *ln, const char *kname, const Sched *s, double N, double K
 		ln->bound = "latency";
 	}
 	/* the FMA pipes at 70% (cuBLAS's) of the register tile's rate, on
-	 * the SMs that have a block */
-	eff = (s->tm * s->tn / 4.0) / (ceil(s->tm / 4.0) + ceil(s->tn / 4.0));
-	t = ln->flops / (g->fp32 * 0.7 * (eff < 1 ? eff : 1)) * (B < g->sms ? g->sms / B : 1);
+	 * the SMs that have a block; bfloat16 tensor cores at 70% of their
+	 * dense rate, twice TF32's on the H100 and the A100 */
+	eff = bf16 ? 1 : (s->tm * s->tn / 4.0) / (ceil(s->tm / 4.0) + ceil(s->tn / 4.0));
+	t = ln->flops / ((bf16 ? BF16Rate * g->tf32 : g->fp32) * 0.7 * (eff < 1 ? eff : 1)) * (B < g->sms ? g->sms / B : 1);
 	if (t > ln->t) {
 		ln->t = t;
-		ln->bound = "fp32";
+		ln->bound = bf16 ? "tensor" : "fp32";
 	}
 	snprintf(sc, sizeof sc, "%s", ln->sched);
 	snprintf(ln->sched, sizeof ln->sched, "%.48s, parts=%d, %d blocks/SM, %.0f wave%s", sc, S, res, waves, waves == 1 ? "" : "s");
@@ -1358,7 +1396,7 @@ densekernel(C *c, const Kernel *k, const Sched *s)
 				fl = (int64_t)N * per;
 			ledger(c, MemKsplit, k->first, 0, (fl > 0 ? fl : 1) * 4, "split-K parts of %s", k->name);
 		}
-		gemmkernel(c, ln, k->name, s, N, K, P, o16);
+		gemmkernel(c, ln, k->name, s, N, K, P, o16, gemmbf16(c->fn, in, s));
 		return;
 	}
 	if (s->sparse) {

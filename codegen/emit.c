@@ -1117,6 +1117,47 @@ static const char tf32prelude[] =
 	"#define GNN_MMA_TF32(d, a, b) gnnemu_mma_m16n8k8_tf32(d, a, b)\n"
 	"#endif\n";
 
+/*
+ * --precision=bf16: the tiled GEMMs' bfloat16 tensor-core step
+ * (gemmcuda.c), mma.sync m16n8k16 .bf16 with FP32 accumulation, on
+ * sm_80 and later and on the emulated device (GNN_TC_BF16 1); a device
+ * pass for an older architecture compiles the FP32 form beside it.
+ * gnn_pack_bf16_(lo, hi): two bfloat16 values held as floats, the word
+ * of lo in the low half (their low 16 bits are zero: no rounding).
+ */
+static const char bf16prelude[] =
+	"#if defined(GNN_EMU)\n"
+	"#define GNN_TC_BF16 1\n"
+	"#define GNN_MMA_BF16(d, a, b) gnnemu_mma_m16n8k16_bf16(d, a, b)\n"
+	"GNN_DFN uint32_t\ngnn_pack_bf16_(float lo, float hi)\n{\n\tuint32_t l, h;\n\n"
+	"\tmemcpy(&l, &lo, sizeof l);\n\tmemcpy(&h, &hi, sizeof h);\n\treturn l >> 16 | (h & 0xffff0000u);\n}\n"
+	"#elif !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800\n"
+	"#define GNN_TC_BF16 1\n"
+	"GNN_DFN void\ngnn_mma_bf16_(float *d, const uint32_t *a, const uint32_t *b)\n{\n"
+	"\tasm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\"\n"
+	"\t             : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3])\n"
+	"\t             : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b[0]), \"r\"(b[1]));\n}\n"
+	"#define GNN_MMA_BF16(d, a, b) gnn_mma_bf16_(d, a, b)\n"
+	"GNN_DFN uint32_t\ngnn_pack_bf16_(float lo, float hi)\n{\n"
+	"\treturn __byte_perm(__float_as_uint(lo), __float_as_uint(hi), 0x7632);\n}\n"
+	"#else\n"
+	"#define GNN_TC_BF16 0\n"
+	"#endif\n";
+
+/* whether fn multiplies by weights rounded to bfloat16 (gemmbf16's
+ * products, under some schedule) */
+static bool
+roundsbf16(const Fn *fn)
+{
+	for (int i = 0; i < fn->nins; i++) {
+		const Ins *in = &fn->ins[i];
+		int d = in->op == Omatmul && in->narg > 1 ? fn->val[in->arg[1]].def : -1;
+		if (d >= 0 && rounddtype(&fn->ins[d]) == DBF16)
+			return true;
+	}
+	return false;
+}
+
 /* whether m draws random numbers: then the file needs philox.h beside
  * gnnrt.h (the interpreter's generator), and only then */
 static bool
@@ -1249,6 +1290,13 @@ emitprelude(E *e, const CodegenOpts *o)
 		       "#define GNN_DLAUNCH GNN_HLAUNCH\n#define GNN_DFN static inline\n#define GNN_WORK(n) ((void)0)\n");
 	if (e->cuda && o->gpumath == GpuMathTF32)
 		out(e, "%s", tf32prelude);
+	if (e->cuda) {
+		bool bf = false;
+		for (const Fn *fn = e->m->fn; fn && !bf; fn = fn->link)
+			bf = roundsbf16(fn);
+		if (bf)
+			out(e, "%s", bf16prelude);
+	}
 	if (e->cuda && o->vendor)
 		emitvendorprelude(e);
 	if (e->cuda)

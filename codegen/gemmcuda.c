@@ -33,6 +33,16 @@
  * operands rounded to TF32 by GNN_TF32; a short last slab is padded with
  * zeros to a multiple of 8.
  *
+ * Under --precision=bf16, a product whose weights are rounded to
+ * bfloat16 multiplies bfloat16 values (docs/precision.md): the same
+ * staging then feeds bfloat16 tensor cores, whatever --gpu-math says
+ * (the products are exact in both, and the bf16 step takes 16 k at a
+ * time): GNN_MMA_BF16, mma.sync m16n8k16 .bf16 with FP32 accumulation,
+ * the operands packed two to a register from the staged floats (exact:
+ * each is a bfloat16 value), a short slab padded to a multiple of 16.
+ * The FP32 form of the same kernel follows it under #if for devices
+ * before sm_80 (GNN_TC_BF16, emit.c's prelude).
+ *
  * Under --precision (docs/precision.md) A may be 16-bit words and O
  * 16-bit: A is read element by element (halfaccess converts each read;
  * under bf16 a float A is rounded to bfloat16 as it is staged, matmula),
@@ -50,8 +60,11 @@ typedef struct G {
 	E *e;
 	const char *O, *A, *B;
 	long long K, P;
-	int bm, bn, bk, tm, tn, nt, lda, ntn;
+	int bm, bn, bk, tm, tn, nt, lda, ldb, ntn;
 	bool tf32, avec, bvec, ovec, split, o16;
+	bool bf16;               /* bfloat16 tensor cores (gemmbf16) */
+	bool tc;                 /* this copy's tensor-core form: tf32 or bf16 */
+	int ksplit;
 	const Ins *in;
 	/* the epilogue (passes/gemmepilogue.c): nepi steps after instruction
 	 * at (the matmul), each step's other operand's parameter (NULL: none)
@@ -93,18 +106,35 @@ gemmparts(const Sched *s, int64_t M, int64_t K, int64_t P, bool o16)
 	return gnn_gemm_ksplit(tiles, K / s->bk, s->ksplit, M * P, gemmkscratch(s, K, P) - (o16 ? M * P : 0));
 }
 
+bool
+gemmbf16(const Fn *fn, const Ins *in, const Sched *s)
+{
+	int d = in->narg > 1 ? fn->val[in->arg[1]].def : -1;
+
+	/* its B rows are 4 floats longer (kernel()): within 48 KiB */
+	return in->op == Omatmul && s->bm && s->bk % 16 == 0 && d >= 0 && rounddtype(&fn->ins[d]) == DBF16 &&
+	       valstoredtype(fn, in->arg[1]) == DNone && 4 * s->bk * (s->bm + 4 + s->bn + 4) <= 48 * 1024;
+}
+
+/* the tensor-core form's k-step */
+static int
+kstep(const G *g)
+{
+	return g->bf16 ? 16 : 8;
+}
+
 /*
  * Load rows [0, depth) of the slab at k0_ into shared memory: A's bm
  * rows transposed into as_ (row k of as_ holds k's column of A), B's
- * rows into bs_.  With pad, rows from depth to the next multiple of 8
- * are zeros (the tensor-core form's k-steps).  A row past M, a column
+ * rows into bs_.  With pad, rows from depth to the next multiple of the
+ * tensor-core form's k-step are zeros.  A row past M, a column
  * past P, are zeros.
  */
 static void
 loadslab(G *g, int depth, bool pad)
 {
 	E *e = g->e;
-	int rows = pad ? (depth + 7) / 8 * 8 : depth;
+	int rows = pad ? (depth + kstep(g) - 1) / kstep(g) * kstep(g) : depth;
 
 	if (g->avec) {
 		/* float4 along k: K % 4 == 0 keeps a vector inside K, and a
@@ -136,13 +166,13 @@ loadslab(G *g, int depth, bool pad)
 		out(e, "\t\tfloat4 v_ = make_float4(0.0f, 0.0f, 0.0f, 0.0f);\n");
 		out(e, "\t\tif (n0_ + n_ < %lld%s)\n\t\t\tv_ = *(const float4 *)&%s[(k0_ + c_) * %lld + n0_ + n_];\n", g->P,
 		    rows > depth ? pf(e, " && c_ < %d", depth) : "", g->B, g->P);
-		out(e, "\t\t*(float4 *)&bs_[c_ * %d + n_] = v_;\n\t}\nelse\n", g->bn);
+		out(e, "\t\t*(float4 *)&bs_[c_ * %d + n_] = v_;\n\t}\nelse\n", g->ldb);
 		e->w->ind++;
 	}
 	/* consecutive threads along n: a warp reads a run of one row of B */
 	out(e, "for (int q_ = threadIdx.x; q_ < %d; q_ += %d) {\n", rows * g->bn, g->nt);
 	out(e, "\tconst int c_ = q_ / %d, n_ = q_ %% %d;\n", g->bn, g->bn);
-	out(e, "\tbs_[c_ * %d + n_] = n0_ + n_ < %lld%s ? %s[(k0_ + c_) * %lld + n0_ + n_] : 0.0f;\n}\n", g->bn, g->P,
+	out(e, "\tbs_[c_ * %d + n_] = n0_ + n_ < %lld%s ? %s[(k0_ + c_) * %lld + n0_ + n_] : 0.0f;\n}\n", g->ldb, g->P,
 	    rows > depth ? pf(e, " && c_ < %d", depth) : "", g->B, g->P);
 	if (g->bvec)
 		e->w->ind--;
@@ -174,7 +204,7 @@ fmaslab(G *g, int depth)
 	wopen(e->w, "for (int kk_ = 0; kk_ < %d; kk_++)", depth);
 	out(e, "float a_[%d], b_[%d];\n", g->tm, g->tn);
 	sharedrun(g, "a_", "as_", pf(e, "kk_ * %d + ty_ * %d", g->lda, g->tm), g->tm);
-	sharedrun(g, "b_", "bs_", pf(e, "kk_ * %d + tx_ * %d", g->bn, g->tn), g->tn);
+	sharedrun(g, "b_", "bs_", pf(e, "kk_ * %d + tx_ * %d", g->ldb, g->tn), g->tn);
 	out(e, "#pragma unroll\nfor (int i_ = 0; i_ < %d; i_++)\n", g->tm);
 	out(e, "#pragma unroll\n\tfor (int j_ = 0; j_ < %d; j_++)\n\t\tacc_[i_][j_] += a_[i_] * b_[j_];\n", g->tn);
 	wclose(e->w, "");
@@ -196,11 +226,49 @@ mmaslab(G *g, int depth)
 	out(e, "#pragma unroll\n");
 	wopen(e->w, "for (int j_ = 0; j_ < %d; j_++)", g->tm * g->tn / 4);
 	out(e, "const int q_ = w_ + j_ * %d, r0_ = q_ / %d * 16, c0_ = q_ %% %d * 8;\n", g->nt / 32, g->bn / 8, g->bn / 8);
-	out(e, "const float *ak_ = as_ + (ks_ + t_) * %d + r0_ + g_, *bk_ = bs_ + (ks_ + t_) * %d + c0_ + g_;\n", g->lda, g->bn);
+	out(e, "const float *ak_ = as_ + (ks_ + t_) * %d + r0_ + g_, *bk_ = bs_ + (ks_ + t_) * %d + c0_ + g_;\n", g->lda, g->ldb);
 	out(e, "const uint32_t a_[4] = {GNN_TF32(ak_[0]), GNN_TF32(ak_[8]), GNN_TF32(ak_[%d]), GNN_TF32(ak_[%d])};\n", 4 * g->lda,
 	    4 * g->lda + 8);
-	out(e, "const uint32_t b_[2] = {GNN_TF32(bk_[0]), GNN_TF32(bk_[%d])};\n", 4 * g->bn);
+	out(e, "const uint32_t b_[2] = {GNN_TF32(bk_[0]), GNN_TF32(bk_[%d])};\n", 4 * g->ldb);
 	out(e, "GNN_MMA_TF32(acc_[j_], a_, b_);\n");
+	wclose(e->w, "");
+	wclose(e->w, "");
+}
+
+/* the same with bfloat16's k-steps of 16: A (g_, 2 t_ + {0, 1}), (g_+8,
+ * 2 t_ + {0, 1}), (g_, 2 t_ + {8, 9}), (g_+8, 2 t_ + {8, 9}); B
+ * (2 t_ + {0, 1}, g_), (2 t_ + {8, 9}, g_), the lower k in the low half */
+static void
+bf16slab(G *g, int depth)
+{
+	E *e = g->e;
+	int steps = (depth + 15) / 16, l = g->lda, n = g->ldb;
+
+	/* a warp's tiles are all in one 8-column band when the warps are a
+	 * multiple of the bands: B's fragment once a k-step */
+	bool oneband = g->nt / 32 % (g->bn / 8) == 0;
+	const char *bfrag = pf(e, "const uint32_t b_[2] = {gnn_pack_bf16_(bk_[0], bk_[%d]), gnn_pack_bf16_(bk_[%d], bk_[%d])};\n", n,
+	                       8 * n, 9 * n);
+
+	out(e, "#pragma unroll\n");
+	wopen(e->w, "for (int ks_ = 0; ks_ < %d; ks_ += 16)", steps * 16);
+	if (oneband) {
+		out(e, "const float *bk_ = bs_ + (ks_ + 2 * t_) * %d + w_ %% %d * 8 + g_;\n", n, g->bn / 8);
+		out(e, "%s", bfrag);
+	}
+	out(e, "#pragma unroll\n");
+	wopen(e->w, "for (int j_ = 0; j_ < %d; j_++)", g->tm * g->tn / 4);
+	out(e, "const int q_ = w_ + j_ * %d, r0_ = q_ / %d * 16%s;\n", g->nt / 32, g->bn / 8,
+	    oneband ? "" : pf(e, ", c0_ = q_ %% %d * 8", g->bn / 8));
+	out(e, "const float *ak_ = as_ + (ks_ + 2 * t_) * %d + r0_ + g_;\n", l);
+	out(e, "const uint32_t a_[4] = {gnn_pack_bf16_(ak_[0], ak_[%d]), gnn_pack_bf16_(ak_[8], ak_[%d]),\n", l, l + 8);
+	out(e, "                        gnn_pack_bf16_(ak_[%d], ak_[%d]), gnn_pack_bf16_(ak_[%d], ak_[%d])};\n", 8 * l, 9 * l,
+	    8 * l + 8, 9 * l + 8);
+	if (!oneband) {
+		out(e, "const float *bk_ = bs_ + (ks_ + 2 * t_) * %d + c0_ + g_;\n", n);
+		out(e, "%s", bfrag);
+	}
+	out(e, "GNN_MMA_BF16(acc_[j_], a_, b_);\n");
 	wclose(e->w, "");
 	wclose(e->w, "");
 }
@@ -209,9 +277,11 @@ mmaslab(G *g, int depth)
 static void
 slab(G *g, int depth)
 {
-	loadslab(g, depth, g->tf32 && depth % 8);
+	loadslab(g, depth, g->tc && depth % kstep(g));
 	out(g->e, "__syncthreads();\n");
-	if (g->tf32)
+	if (g->tc && g->bf16)
+		bf16slab(g, depth);
+	else if (g->tc)
 		mmaslab(g, depth);
 	else
 		fmaslab(g, depth);
@@ -305,7 +375,7 @@ epitile(G *g)
 		wopen(e->w, "if (s_ == 1)");
 	else
 		blockopen(e->w);
-	if (g->tf32) {
+	if (g->tc) {
 		out(e, "for (int j_ = 0; j_ < %d; j_++) {\n", g->tm * g->tn / 4);
 		out(e, "\tconst int q_ = w_ + j_ * %d;\n", g->nt / 32);
 		out(e, "\tconst int64_t m_ = m0_ + q_ / %d * 16 + g_;\n\tconst int n_ = n0_ + q_ %% %d * 8 + 2 * t_;\n\n", g->bn / 8, g->bn / 8);
@@ -329,7 +399,7 @@ storeto(G *g, const char *O)
 {
 	E *e = g->e;
 
-	if (g->tf32) {
+	if (g->tc) {
 		/* lane (g_, t_) holds rows g_ and g_ + 8, columns 2 t_ and 2 t_ + 1 */
 		out(e, "for (int j_ = 0; j_ < %d; j_++) {\n", g->tm * g->tn / 4);
 		out(e, "\tconst int q_ = w_ + j_ * %d;\n", g->nt / 32);
@@ -407,6 +477,88 @@ ksum(G *g, const Args *a)
 	wclose(e->w, "");
 }
 
+/* the kernel's text in g's form (g->tc) */
+static void
+kernel(G *g, const Args *a, long long slabs, long long kfull)
+{
+	E *e = g->e;
+	const Ins *in = g->in;
+	int k, i = g->at;
+
+	g->ovec = !g->tc && g->P % 4 == 0 && g->tn % 4 == 0 && !g->o16;
+	/* the bfloat16 step's B loads, lane (g_, t_) at row 2 t_: a row
+	 * of bn + 4 floats puts the lanes in distinct banks (bn alone: t_
+	 * in the same bank) */
+	g->ldb = g->tc && g->bf16 ? g->bn + 4 : g->bn;
+	out(e, "\n/* %%%s = matmul", irname(e, in->to));
+	if (in->loc.file)
+		out(e, " (%s:%d)", in->loc.file, in->loc.line);
+	out(e, ": [M, %lld] @ [%lld, %lld], a tiled GEMM%s%s", g->K, g->K, g->P, g->tc ? (g->bf16 ? " on tensor cores (bfloat16)" : " on tensor cores (TF32)") : "",
+	    g->split ? pf(e, ", K split in up to %d parts", g->ksplit) : "");
+	for (int j = i + 1; j <= i + g->nepi; j++)
+		out(e, "%s %s", j == i + 1 ? ", then" : ",", opinfo[e->fn->ins[j].op].name);
+	out(e, " */\n");
+	out(e, "GNN_DKERNEL_LB(" KNAME ", %d)(int64_t T_", g->nt);
+	for (k = 0; k < a->n; k++)
+		out(e, ", %s", a->decl[k]);
+	out(e, ")\n");
+	blockopen(e->w);
+	/* float4 storage: 16-byte aligned under nvcc as in the emulator */
+	out(e, "GNN_SHARED(float4, as4_, [%d]);\nGNN_SHARED(float4, bs4_, [%d]);\n", g->bk * g->lda / 4, g->bk * g->ldb / 4);
+	out(e, "float *const as_ = (float *)as4_, *const bs_ = (float *)bs4_;\n");
+	if (g->tc)
+		out(e, "const int w_ = threadIdx.x / 32, g_ = threadIdx.x %% 32 / 4, t_ = threadIdx.x %% 4;\n");
+	else
+		out(e, "const int tx_ = threadIdx.x %% %d, ty_ = threadIdx.x / %d;\n", g->bn / g->tn, g->bn / g->tn);
+	if (g->avec)
+		out(e, "const bool av_ = ((uintptr_t)%s & 15) == 0;\n", g->A);
+	if (g->bvec)
+		out(e, "const bool bv_ = ((uintptr_t)%s & 15) == 0;\n", g->B);
+	if (g->ovec)
+		out(e, "const bool ov_ = ((uintptr_t)%s & 15) == 0%s;\n", g->O, g->split ? " && ((uintptr_t)ws_ & 15) == 0" : "");
+	if (g->split)
+		/* each part's run of full slabs: the count's share, rounded up */
+		out(e, "const int64_t kc_ = (%lld + s_ - 1) / s_ * %d;\n", slabs, g->bk);
+	out(e, "\n");
+	wopen(e->w, "for (int64_t b_ = blockIdx.x; b_ < T_; b_ += gridDim.x)");
+	if (g->split)
+		/* a 32-bit division, and none unsplit: a 64-bit one is a call
+		 * (ptxas kept 128 registers a thread so, 96 without); split,
+		 * tiles < 264 and b_ < 264 * 64 */
+		out(e, "const int p_ = s_ > 1 ? (int)((uint32_t)b_ / (uint32_t)tiles_) : 0;\nconst int64_t tq_ = b_ - (int64_t)p_ * tiles_;\n");
+	out(e, "const int64_t m0_ = %s / %d * %d;\nconst int n0_ = (int)(%s %% %d) * %d;\n", g->split ? "tq_" : "b_", g->ntn, g->bm,
+	    g->split ? "tq_" : "b_", g->ntn, g->bn);
+	if (g->tc)
+		out(e, "float acc_[%d][4];\n\nfor (int j_ = 0; j_ < %d; j_++)\n\tfor (int h_ = 0; h_ < 4; h_++)\n\t\tacc_[j_][h_] = 0.0f;\n",
+		    g->tm * g->tn / 4, g->tm * g->tn / 4);
+	else
+		out(e, "float acc_[%d][%d];\n\nfor (int i_ = 0; i_ < %d; i_++)\n\tfor (int j_ = 0; j_ < %d; j_++)\n\t\tacc_[i_][j_] = 0.0f;\n",
+		    g->tm, g->tn, g->tm, g->tn);
+	if (kfull) {
+		if (g->split)
+			wopen(e->w, "for (int64_t k0_ = p_ * kc_; k0_ < %lld && k0_ < (p_ + 1) * kc_; k0_ += %d)", kfull, g->bk);
+		else
+			wopen(e->w, "for (int64_t k0_ = 0; k0_ < %lld; k0_ += %d)", kfull, g->bk);
+		slab(g, g->bk);
+		wclose(e->w, "");
+	}
+	if (g->K > kfull) {
+		/* the last, shorter slab: its own constant depth (split: the
+		 * last part's) */
+		if (g->split)
+			wopen(e->w, "if (p_ == s_ - 1)");
+		else
+			blockopen(e->w);
+		out(e, "const int64_t k0_ = %lld;\n\n", kfull);
+		slab(g, (int)(g->K - kfull));
+		wclose(e->w, "");
+	}
+	epitile(g);
+	store(g);
+	wclose(e->w, "");
+	wclose(e->w, "");
+}
+
 void
 emitgemmcuda(E *e, int i, Args *a, Str *call)
 {
@@ -432,7 +584,8 @@ emitgemmcuda(E *e, int i, Args *a, Str *call)
 	/* 16-bit operands go element by element (halfaccess) */
 	g.avec = g.K % 4 == 0 && g.bk % 4 == 0 && valstoredtype(e->fn, in->arg[0]) == DNone;
 	g.bvec = g.P % 4 == 0 && valstoredtype(e->fn, in->arg[1]) == DNone;
-	g.ovec = !g.tf32 && g.P % 4 == 0 && g.tn % 4 == 0 && !g.o16;
+	g.bf16 = gemmbf16(e->fn, in, s);
+	g.ksplit = s->ksplit;
 	slabs = g.K / g.bk;
 	kfull = slabs * g.bk;
 	/* a K of one slab has nothing to split */
@@ -456,73 +609,19 @@ emitgemmcuda(E *e, int i, Args *a, Str *call)
 		arg(a, "int s_", "gs_");
 	}
 
-	out(e, "\n/* %%%s = matmul", irname(e, in->to));
-	if (in->loc.file)
-		out(e, " (%s:%d)", in->loc.file, in->loc.line);
-	out(e, ": [M, %lld] @ [%lld, %lld], a tiled GEMM%s%s", g.K, g.K, g.P, g.tf32 ? " on tensor cores (TF32)" : "",
-	    g.split ? pf(e, ", K split in up to %d parts", s->ksplit) : "");
-	for (int j = i + 1; j <= i + g.nepi; j++)
-		out(e, "%s %s", j == i + 1 ? ", then" : ",", opinfo[e->fn->ins[j].op].name);
-	out(e, " */\n");
-	out(e, "GNN_DKERNEL_LB(" KNAME ", %d)(int64_t T_", g.nt);
-	for (k = 0; k < a->n; k++)
-		out(e, ", %s", a->decl[k]);
-	out(e, ")\n");
-	blockopen(e->w);
-	/* float4 storage: 16-byte aligned under nvcc as in the emulator */
-	out(e, "GNN_SHARED(float4, as4_, [%d]);\nGNN_SHARED(float4, bs4_, [%d]);\n", g.bk * g.lda / 4, g.bk * g.bn / 4);
-	out(e, "float *const as_ = (float *)as4_, *const bs_ = (float *)bs4_;\n");
-	if (g.tf32)
-		out(e, "const int w_ = threadIdx.x / 32, g_ = threadIdx.x %% 32 / 4, t_ = threadIdx.x %% 4;\n");
-	else
-		out(e, "const int tx_ = threadIdx.x %% %d, ty_ = threadIdx.x / %d;\n", g.bn / g.tn, g.bn / g.tn);
-	if (g.avec)
-		out(e, "const bool av_ = ((uintptr_t)%s & 15) == 0;\n", g.A);
-	if (g.bvec)
-		out(e, "const bool bv_ = ((uintptr_t)%s & 15) == 0;\n", g.B);
-	if (g.ovec)
-		out(e, "const bool ov_ = ((uintptr_t)%s & 15) == 0%s;\n", g.O, g.split ? " && ((uintptr_t)ws_ & 15) == 0" : "");
-	if (g.split)
-		/* each part's run of full slabs: the count's share, rounded up */
-		out(e, "const int64_t kc_ = (%lld + s_ - 1) / s_ * %d;\n", slabs, g.bk);
-	out(e, "\n");
-	wopen(e->w, "for (int64_t b_ = blockIdx.x; b_ < T_; b_ += gridDim.x)");
-	if (g.split)
-		/* a 32-bit division, and none unsplit: a 64-bit one is a call
-		 * (ptxas kept 128 registers a thread so, 96 without); split,
-		 * tiles < 264 and b_ < 264 * 64 */
-		out(e, "const int p_ = s_ > 1 ? (int)((uint32_t)b_ / (uint32_t)tiles_) : 0;\nconst int64_t tq_ = b_ - (int64_t)p_ * tiles_;\n");
-	out(e, "const int64_t m0_ = %s / %d * %d;\nconst int n0_ = (int)(%s %% %d) * %d;\n", g.split ? "tq_" : "b_", g.ntn, g.bm,
-	    g.split ? "tq_" : "b_", g.ntn, g.bn);
-	if (g.tf32)
-		out(e, "float acc_[%d][4];\n\nfor (int j_ = 0; j_ < %d; j_++)\n\tfor (int h_ = 0; h_ < 4; h_++)\n\t\tacc_[j_][h_] = 0.0f;\n",
-		    g.tm * g.tn / 4, g.tm * g.tn / 4);
-	else
-		out(e, "float acc_[%d][%d];\n\nfor (int i_ = 0; i_ < %d; i_++)\n\tfor (int j_ = 0; j_ < %d; j_++)\n\t\tacc_[i_][j_] = 0.0f;\n",
-		    g.tm, g.tn, g.tm, g.tn);
-	if (kfull) {
-		if (g.split)
-			wopen(e->w, "for (int64_t k0_ = p_ * kc_; k0_ < %lld && k0_ < (p_ + 1) * kc_; k0_ += %d)", kfull, g.bk);
-		else
-			wopen(e->w, "for (int64_t k0_ = 0; k0_ < %lld; k0_ += %d)", kfull, g.bk);
-		slab(&g, g.bk);
-		wclose(e->w, "");
+	if (g.bf16) {
+		/* the FP32 form for devices without bfloat16 tensor cores */
+		out(e, "\n#if GNN_TC_BF16\n");
+		g.tc = true;
+		kernel(&g, a, slabs, kfull);
+		out(e, "#else\n");
+		g.tc = false;
+		kernel(&g, a, slabs, kfull);
+		out(e, "#endif\n");
+	} else {
+		g.tc = g.tf32;
+		kernel(&g, a, slabs, kfull);
 	}
-	if (g.K > kfull) {
-		/* the last, shorter slab: its own constant depth (split: the
-		 * last part's) */
-		if (g.split)
-			wopen(e->w, "if (p_ == s_ - 1)");
-		else
-			blockopen(e->w);
-		out(e, "const int64_t k0_ = %lld;\n\n", kfull);
-		slab(&g, (int)(g.K - kfull));
-		wclose(e->w, "");
-	}
-	epitile(&g);
-	store(&g);
-	wclose(e->w, "");
-	wclose(e->w, "");
 	if (!g.split) {
 		/* one block a tile: (tiles of M) x (tiles of P) */
 		sput(call, "GNN_RLAUNCH(" KNAME ", %s, %d, 1, (%s + %d) / %d * %d", launchlit(e, KNAME), g.nt, M, g.bm - 1, g.bm, g.ntn);

@@ -435,6 +435,7 @@ struct gnnemu_at {
 	int all_sync(unsigned m, int p) const { return (int)gnnemu_collective(GNNEMU_ALL, m, p != 0, 0, 32, file, line); }
 	int any_sync(unsigned m, int p) const { return (int)gnnemu_collective(GNNEMU_ANY, m, p != 0, 0, 32, file, line); }
 	void mma_m16n8k8_tf32(float *d, const uint32_t *a, const uint32_t *b) const { gnnemu_mma_tf32(d, a, b, file, line); }
+	void mma_m16n8k16_bf16(float *d, const uint32_t *a, const uint32_t *b) const { gnnemu_mma_bf16(d, a, b, file, line); }
 };
 #define GNNEMU_AT (gnnemu_at{__FILE__, __LINE__})
 #define __syncthreads GNNEMU_AT.syncthreads
@@ -464,6 +465,9 @@ static inline uint32_t gnnemu_cvt_rna_tf32(float x)
 	return (u + 0x1000u) & 0xffffe000u;
 }
 #define gnnemu_mma_m16n8k8_tf32 GNNEMU_AT.mma_m16n8k8_tf32
+/* mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 (GNN_MMA_BF16):
+ * the operands are bfloat16 words, two to a register */
+#define gnnemu_mma_m16n8k16_bf16 GNNEMU_AT.mma_m16n8k16_bf16
 
 /* ---- atomics: __atomic builtins, so that TSan sees atomics ---- */
 #define GNNEMU_ATOMIC_INT(T) \

@@ -1524,9 +1524,10 @@ op_name(int op)
 {
 	static const char *names[] = {
 		"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync",
-		"__ballot_sync", "__all_sync", "__any_sync", "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"
+		"__ballot_sync", "__all_sync", "__any_sync", "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+		"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"
 	};
-	return op >= 0 && op <= GNNEMU_MMA_TF32 ? names[op] : "a warp collective";
+	return op >= 0 && op <= GNNEMU_MMA_BF16 ? names[op] : "a warp collective";
 }
 
 static void
@@ -1764,35 +1765,59 @@ tf32_operand(unsigned u)
 	return x;
 }
 
-/* every lane of f's warp is at the mma: D = A B + C for all of them */
-static void
-mma_tf32_warp(struct fiber *f)
+/* a bfloat16 word's value */
+static double
+bf16_operand(unsigned w)
 {
-	unsigned base = f->idx & ~31u, lane, g, t, i, n, k;
-	double a[16][8], b[8][8];
+	unsigned u = (w & 0xffffu) << 16;
+	float x;
+
+	memcpy(&x, &u, sizeof x);
+	return x;
+}
+
+/* every lane of f's warp is at mma op: D = A B + C for all of them, K 8
+ * (.tf32: a register an operand) or 16 (.bf16: two, the lower index in
+ * the low half) */
+static void
+mma_warp(struct fiber *f, int op)
+{
+	unsigned base = f->idx & ~31u, lane, g, t, i, n, k, h, K = op == GNNEMU_MMA_TF32 ? 8 : 16;
+	double a[16][16], b[16][8];
 	float c[16][8];
 
 	for (lane = 0; lane < 32; lane++) {
 		const struct mma_frag *x = (const struct mma_frag *)(uintptr_t)B.f[base + lane].value;
 		g = lane / 4;
 		t = lane % 4;
-		a[g][t] = tf32_operand(x->a[0]);
-		a[g + 8][t] = tf32_operand(x->a[1]);
-		a[g][t + 4] = tf32_operand(x->a[2]);
-		a[g + 8][t + 4] = tf32_operand(x->a[3]);
-		b[t][g] = tf32_operand(x->b[0]);
-		b[t + 4][g] = tf32_operand(x->b[1]);
+		if (op == GNNEMU_MMA_TF32) {
+			a[g][t] = tf32_operand(x->a[0]);
+			a[g + 8][t] = tf32_operand(x->a[1]);
+			a[g][t + 4] = tf32_operand(x->a[2]);
+			a[g + 8][t + 4] = tf32_operand(x->a[3]);
+			b[t][g] = tf32_operand(x->b[0]);
+			b[t + 4][g] = tf32_operand(x->b[1]);
+		} else
+			for (h = 0; h < 2; h++) {
+				a[g][2 * t + h] = bf16_operand(x->a[0] >> 16 * h);
+				a[g + 8][2 * t + h] = bf16_operand(x->a[1] >> 16 * h);
+				a[g][2 * t + 8 + h] = bf16_operand(x->a[2] >> 16 * h);
+				a[g + 8][2 * t + 8 + h] = bf16_operand(x->a[3] >> 16 * h);
+				b[2 * t + h][g] = bf16_operand(x->b[0] >> 16 * h);
+				b[2 * t + 8 + h][g] = bf16_operand(x->b[1] >> 16 * h);
+			}
 		c[g][2 * t] = x->d[0];
 		c[g][2 * t + 1] = x->d[1];
 		c[g + 8][2 * t] = x->d[2];
 		c[g + 8][2 * t + 1] = x->d[3];
 	}
-	/* products of 11-bit significands are exact in double, and so is
-	 * their sum but for far-apart exponents: one rounding to FP32 */
+	/* products of 11-bit (or 8-bit) significands are exact in double,
+	 * and so is their sum but for far-apart exponents: one rounding to
+	 * FP32 */
 	for (i = 0; i < 16; i++)
 		for (n = 0; n < 8; n++) {
 			double s = c[i][n];
-			for (k = 0; k < 8; k++)
+			for (k = 0; k < K; k++)
 				s += a[i][k] * b[k][n];
 			c[i][n] = (float)s;
 		}
@@ -1807,16 +1832,28 @@ mma_tf32_warp(struct fiber *f)
 	}
 }
 
-void
-gnnemu_mma_tf32(float *d, const unsigned *a, const unsigned *b, const char *file, int line)
+static void
+mma_enter(int op, float *d, const unsigned *a, const unsigned *b, const char *file, int line)
 {
 	struct mma_frag x = {d, a, b};
-	struct fiber *f = cur_fiber(op_name(GNNEMU_MMA_TF32), file, line);
+	struct fiber *f = cur_fiber(op_name(op), file, line);
 
 	if (warp_lanes(f) != 0xffffffffu)
 		fatal_for(&f->pub, file, line, "%s needs a whole warp; this block's last warp has %u threads",
-			  op_name(GNNEMU_MMA_TF32), B.n % 32);
-	gnnemu_collective(GNNEMU_MMA_TF32, 0xffffffffu, (unsigned long long)(uintptr_t)&x, 0, 32, file, line);
+			  op_name(op), B.n % 32);
+	gnnemu_collective(op, 0xffffffffu, (unsigned long long)(uintptr_t)&x, 0, 32, file, line);
+}
+
+void
+gnnemu_mma_tf32(float *d, const unsigned *a, const unsigned *b, const char *file, int line)
+{
+	mma_enter(GNNEMU_MMA_TF32, d, a, b, file, line);
+}
+
+void
+gnnemu_mma_bf16(float *d, const unsigned *a, const unsigned *b, const char *file, int line)
+{
+	mma_enter(GNNEMU_MMA_BF16, d, a, b, file, line);
 }
 
 unsigned long long
@@ -1840,15 +1877,15 @@ gnnemu_collective(int op, unsigned mask, unsigned long long value, int arg, int 
 		wait_here(f);
 		return f->result;
 	}
-	if (op == GNNEMU_MMA_TF32 || B.f[list[0]].op == GNNEMU_MMA_TF32)
+	if (op >= GNNEMU_MMA_TF32 || B.f[list[0]].op >= GNNEMU_MMA_TF32)
 		for (i = 0; i < k; i++)
 			if (B.f[list[i]].op != op) {
 				struct fiber *o = &B.f[list[i]];
 				fatal_for(&f->pub, file, line, "%s: lane %u is at %s at %s:%d instead", op_name(op), o->pub.lane,
 					  op_name(o->op), o->file, o->line);
 			}
-	if (op == GNNEMU_MMA_TF32) {
-		mma_tf32_warp(f);
+	if (op >= GNNEMU_MMA_TF32) {
+		mma_warp(f, op);
 		gnnemu_self = &f->pub;
 		f->state = RUNNABLE;
 		release(f, list, k);

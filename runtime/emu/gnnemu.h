@@ -235,7 +235,7 @@ void gnnemu_syncwarp(unsigned int mask, const char *file, int line);
 
 enum gnnemu_op {
 	GNNEMU_SHFL_IDX, GNNEMU_SHFL_UP, GNNEMU_SHFL_DOWN, GNNEMU_SHFL_XOR,
-	GNNEMU_BALLOT, GNNEMU_ALL, GNNEMU_ANY, GNNEMU_MMA_TF32
+	GNNEMU_BALLOT, GNNEMU_ALL, GNNEMU_ANY, GNNEMU_MMA_TF32, GNNEMU_MMA_BF16
 };
 /* A warp collective among the lanes of mask (which must hold the calling
  * lane): shuffles return the source lane's 64-bit value (arg: srcLane,
@@ -252,6 +252,13 @@ unsigned long long gnnemu_collective(int op, unsigned int mask, unsigned long lo
  * C(g+8, 2t+1) in, the same elements of D out.  Each D element is
  * C + the sum of its 8 exact products, rounded once to FP32. */
 void gnnemu_mma_tf32(float *d, const unsigned int *a, const unsigned int *b, const char *file, int line);
+/* PTX's mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32, the same
+ * way: A 16 x 16 and B 16 x 8 in bfloat16, two to a 32-bit register,
+ * the lower column (A) or row (B) in the low half: a[0..3] = A(g, 2t..2t+1),
+ * A(g+8, 2t..2t+1), A(g, 2t+8..2t+9), A(g+8, 2t+8..2t+9); b[0..1] =
+ * B(2t..2t+1, g), B(2t+8..2t+9, g); d as for the TF32 form.  Each D
+ * element is C + the sum of its 16 exact products, rounded once. */
+void gnnemu_mma_bf16(float *d, const unsigned int *a, const unsigned int *b, const char *file, int line);
 /* lanes of the calling warp that have not exited */
 unsigned int gnnemu_activemask(void);
 
