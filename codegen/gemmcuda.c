@@ -44,7 +44,8 @@
  * before sm_80 (GNN_TC_BF16, emit.c's prelude).
  *
  * Under --precision (docs/precision.md) A may be 16-bit words and O
- * 16-bit: A is read element by element (halfaccess converts each read;
+ * 16-bit: A is read 4 words at a time where K is a multiple of 4 and the
+ * pointer 8-byte aligned, else element by element (halfaccess converts each read;
  * under bf16 a float A is rounded to bfloat16 as it is staged, matmula),
  * O is stored element by element, rounded once at the store.  Split K
  * then keeps every part, part 0 too, in float32 in the scratch, and the
@@ -62,6 +63,7 @@ typedef struct G {
 	long long K, P;
 	int bm, bn, bk, tm, tn, nt, lda, ldb, ntn;
 	bool tf32, avec, bvec, ovec, split, o16;
+	int a16;                 /* A's 16-bit words (a DType), read 4 at a time: avec's form */
 	bool bf16;               /* bfloat16 tensor cores (gemmbf16) */
 	bool tc;                 /* this copy's tensor-core form: tf32 or bf16 */
 	int ksplit;
@@ -151,13 +153,29 @@ loadslab(G *g, int depth, bool pad)
 		out(e, "\t\tas_[(c_ + 2) * %d + r_] = %s;\n\t\tas_[(c_ + 3) * %d + r_] = %s;\n\t}\nelse\n", g->lda,
 		    matmula(e, g->in, "v_.z"), g->lda, matmula(e, g->in, "v_.w"));
 		e->w->ind++;
+	} else if (g->a16) {
+		/* four 16-bit words along k in one 8-byte load: a quarter of
+		 * the element-by-element staging's dependent loads */
+		const char *dt = dtypename(g->a16);
+		out(e, "if (av_)\n");
+		out(e, "\tfor (int q_ = threadIdx.x; q_ < %d; q_ += %d) {\n", g->bm * rows / 4, g->nt);
+		out(e, "\t\tconst int r_ = q_ / %d, c_ = q_ %% %d * 4;\n", rows / 4, rows / 4);
+		out(e, "\t\tconst int64_t m_ = m0_ + r_;\n");
+		out(e, "\t\tuint64_t v_ = 0;\n");
+		out(e, "\t\tif (m_ < M_%s)\n\t\t\tv_ = *(const uint64_t *)&%s[m_ * %lld + k0_ + c_];\n",
+		    rows > depth ? pf(e, " && c_ < %d", depth) : "", g->A, g->K);
+		for (int h = 0; h < 4; h++)
+			out(e, "\t\tas_[(c_ + %d) * %d + r_] = %s;\n", h, g->lda,
+			    matmula(e, g->in, pf(e, "gnn_ld_%s((uint16_t)(v_ >> %d))", dt, 16 * h)));
+		out(e, "\t}\nelse\n");
+		e->w->ind++;
 	}
 	/* consecutive threads along k: a warp reads a run of one row */
 	out(e, "for (int q_ = threadIdx.x; q_ < %d; q_ += %d) {\n", g->bm * rows, g->nt);
 	out(e, "\tconst int r_ = q_ / %d, c_ = q_ %% %d;\n\tconst int64_t m_ = m0_ + r_;\n", rows, rows);
 	out(e, "\tas_[c_ * %d + r_] = m_ < M_%s ? %s : 0.0f;\n}\n", g->lda, rows > depth ? pf(e, " && c_ < %d", depth) : "",
 	    matmula(e, g->in, pf(e, "%s[m_ * %lld + k0_ + c_]", g->A, g->K)));
-	if (g->avec)
+	if (g->avec || g->a16)
 		e->w->ind--;
 	if (g->bvec) {
 		out(e, "if (bv_)\n");
@@ -510,8 +528,8 @@ kernel(G *g, const Args *a, long long slabs, long long kfull)
 		out(e, "const int w_ = threadIdx.x / 32, g_ = threadIdx.x %% 32 / 4, t_ = threadIdx.x %% 4;\n");
 	else
 		out(e, "const int tx_ = threadIdx.x %% %d, ty_ = threadIdx.x / %d;\n", g->bn / g->tn, g->bn / g->tn);
-	if (g->avec)
-		out(e, "const bool av_ = ((uintptr_t)%s & 15) == 0;\n", g->A);
+	if (g->avec || g->a16)
+		out(e, "const bool av_ = ((uintptr_t)%s & %d) == 0;\n", g->A, g->avec ? 15 : 7);
 	if (g->bvec)
 		out(e, "const bool bv_ = ((uintptr_t)%s & 15) == 0;\n", g->B);
 	if (g->ovec)
@@ -583,6 +601,7 @@ emitgemmcuda(E *e, int i, Args *a, Str *call)
 	g.o16 = valstoredtype(e->fn, to) != DNone;
 	/* 16-bit operands go element by element (halfaccess) */
 	g.avec = g.K % 4 == 0 && g.bk % 4 == 0 && valstoredtype(e->fn, in->arg[0]) == DNone;
+	g.a16 = g.K % 4 == 0 && g.bk % 4 == 0 ? valstoredtype(e->fn, in->arg[0]) : DNone;
 	g.bvec = g.P % 4 == 0 && valstoredtype(e->fn, in->arg[1]) == DNone;
 	g.bf16 = gemmbf16(e->fn, in, s);
 	g.ksplit = s->ksplit;
