@@ -112,6 +112,10 @@ void readfold(Fn *fn);          /* readfold.c: cpu kernels read through a gather
 void sinkreduce(Fn *fn);        /* sinkreduce.c: sums over rows move down to their first use */
 void sinkelem(Fn *fn);          /* sinkelem.c: lone elementwise row work moves down to its first use */
 void tilegemm(Fn *fn);          /* tilegemm.c: cpu bf16: deep dense transforms stay GEMMs (AMX) */
+void tcgemm(Fn *fn);            /* tcgemm.c: cuda bf16: dense transforms stay GEMMs (tensor cores) */
+/* tilegemm.c: whether in is a forward dense transform by loaded float32
+ * weights (the products --precision=bf16 rounds) */
+bool weightproduct(const Fn *fn, const Ins *in, const unsigned char *phase);
 void colscale(Fn *fn);          /* colscale.c: a column's scale leaves a sum over rows */
 void gemmepilogue(Fn *fn);      /* gemmepilogue.c: cuda: elementwise work after a GEMM joins it */
 /* the GEMM at instruction i heads an epilogue group (gemmepilogue.c) of at

@@ -36,6 +36,7 @@ const Pass passtab[] = {
 	{"sinkelem", sinkelem, "cpu target: elementwise row work that would run alone moves down to its first use, into that use's row kernel"},
 	{"gemmepilogue", gemmepilogue, "cuda target: the elementwise work after a tiled GEMM (bias, a sum, an activation) joins it as its epilogue"},
 	{"tilegemm", tilegemm, "cpu target, --precision=bf16: a dense transform of depth a multiple of 32 stays its own GEMM (AMX tiles) instead of a row kernel's row-at-a-time product"},
+	{"tcgemm", tcgemm, "cuda target, --precision=bf16: a dense transform by weights of 1024 elements or more stays its own GEMM (bfloat16 tensor cores) instead of a row kernel's row-at-a-time product, moved up to just after its operands"},
 	{"store-bf16", storebf16, "--precision=bf16: values forward writes are stored in bfloat16 (rounded), arithmetic f32"},
 	{"store-f16", storef16, "--precision=fp16: values forward writes are stored in IEEE half (rounded), arithmetic f32"},
 	{"specialize", specialize, "--specialize's graph sizes become constants (run first when given)"},
@@ -206,9 +207,12 @@ passlist(const PassOpts *o, const Pass ***out)
 	     (bf16 && (n = addbefore("tilegemm", fuse, out, n)) < 0) ||
 	     (n = addbefore("readfold", memplan, out, n)) < 0))
 		return n;
-	/* cuda's GEMM epilogues: after fuse, whose groups a step may leave,
-	 * and before the precision pass, which must not round what the
-	 * group keeps in registers */
+	/* cuda's: under bf16 tcgemm before fuse, which reads its marks;
+	 * the GEMM epilogues after fuse, whose groups a step may leave, and
+	 * before the precision pass, which must not round what the group
+	 * keeps in registers */
+	if (!o->hostforward && o->olevel >= 1 && !o->pipeline && bf16 && (n = addbefore("tcgemm", fuse, out, n)) < 0)
+		return n;
 	if (!o->hostforward && o->olevel >= 1 && !o->pipeline &&
 	    (n = addbefore("gemmepilogue", o->precision ? findpass(o->precision)->run : memplan, out, n)) < 0)
 		return n;

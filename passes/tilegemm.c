@@ -22,6 +22,17 @@
 
 #include "passes.h"
 
+bool
+weightproduct(const Fn *fn, const Ins *in, const unsigned char *phase)
+{
+	Ref w;
+
+	if (!isdense(fn, in) || phase[in->to] != PhaseForward)
+		return false;
+	w = in->arg[1];
+	return (phase[w] == PhaseLoad || phase[w] == PhaseParam) && fn->val[w].type.dtype == DF32;
+}
+
 void
 tilegemm(Fn *fn)
 {
@@ -31,18 +42,10 @@ tilegemm(Fn *fn)
 	phases(fn, phase);
 	for (int i = 0; i < fn->nins; i++) {
 		Ins *in = &fn->ins[i];
-		const Type *b;
-		Ref w;
 
-		if (!isdense(fn, in) || phase[in->to] != PhaseForward)
-			continue;
-		w = in->arg[1];
-		b = &fn->val[w].type;
-		/* the weights: loaded, constant depth a multiple of 32 */
-		if ((phase[w] != PhaseLoad && phase[w] != PhaseParam) || b->dtype != DF32 ||
-		    dimconstval(b->dim[0]) % 32 != 0)
-			continue;
-		putattr(fn, in, mkattrint(fn->mod->arena, "tile", 1));
+		/* constant depth a multiple of 32 */
+		if (weightproduct(fn, in, phase) && dimconstval(fn->val[in->arg[1]].type.dim[0]) % 32 == 0)
+			putattr(fn, in, mkattrint(fn->mod->arena, "tile", 1));
 	}
 	free(phase);
 }
