@@ -131,6 +131,15 @@ bool gemmbf16(const Fn *fn, const Ins *in, const Sched *s);
  * scatter takes at most `most` slices (the schedule's slices; 0: no cap).
  * A split kernel's plans cut rows at C times the least slices of its walks. */
 int rowslices(int op, int64_t w, int L, int most);
+/* rowkernel.c, for the emitter and the model: whether the cuda lane walk
+ * of scatter op over w columns, its L lanes in Q slices (rowslices),
+ * takes its edges two a step, both edges' loads in flight before either
+ * is added: where some lane leaves the column loop every edge (P = L / Q
+ * does not divide w), around which nvcc keeps only one edge in flight.
+ * Sums and means, and not where the message's edge_softmax weights go
+ * between the lanes by shuffle (unsliced, heads < L: heads is the
+ * narrowest edge_softmax the message reads, 0 none). */
+bool pairededges(int op, int64_t w, int L, int Q, int64_t heads);
 /* fn's forward on o->gpu for the graph o->graph: 0, or -1 after a message */
 int reportcost(FILE *f, Mod *m, Fn *fn, const ReportOpts *o);
 /* fn's one graph input for --report-graph, or RNone after a message (no

@@ -73,8 +73,14 @@ enum { Threads = 256, MaxBlocks = 1 << 20 };
  *   InFlight   edges a lane keeps in flight where a walk's column loop
  *              has no lane leaving it (w a multiple of the lanes on a
  *              row or slice: nvcc unrolls the edge loop and ptxas
- *              overlaps their loads); 1 where some lane breaks out each
- *              edge (ncu: the same chunks at lanes=16, width 16, 14.2 us)
+ *              overlaps their loads), and by construction where a
+ *              sum's walk is emitted two edges a step (pairededges:
+ *              some lane breaks out each edge, and both edges' loads
+ *              are issued before either is added; not yet timed on a
+ *              device); 1 for the other walks some lane breaks out of
+ *              each edge (a max, a softmax's statistics, shuffled
+ *              weights; ncu, before the pairs: the same chunks at
+ *              lanes=16, width 16, 14.2 us)
  *   Unroll     a row's matmul k loop as nvcc unrolls it: this many loads
  *              of the row in flight
  *   FmaIssue   clocks a warp's FMA of a GEMM's register tile takes to
@@ -260,6 +266,7 @@ typedef struct Walk {
 	bool perm;               /* reads its plan's permutation (an edge array not copied) */
 	int Q;                   /* its edge slices under the kernel's schedule (rowslices) */
 	int U;                   /* edges a lane keeps in flight (InFlight or 1) */
+	int64_t heads;           /* a scatter's: the narrowest edge_softmax its message reads (pairededges) */
 } Walk;
 
 /* one launch of forward */
@@ -551,6 +558,27 @@ edgecost(C *c, int grp, Ref v, char *seen, Walk *w)
 		edgecost(c, grp, in->arg[k], seen, w);
 }
 
+/* the narrowest edge_softmax (of some width) whose weights message v
+ * reads, as rowkernel.c's alphaprep finds them; 0: none */
+static int64_t
+narrowestsm(C *c, int grp, Ref v, char *seen)
+{
+	const Ins *in;
+	int64_t h = 0, x;
+
+	v = unalias(c->fn, v);
+	if (!ingroup(c, v, grp) || seen[v])
+		return 0;
+	seen[v] = 1;
+	in = &c->fn->ins[c->fn->val[v].def];
+	if (in->op == Oedge_softmax)
+		return rowof(c, v);
+	for (int k = 0; k < in->narg; k++)
+		if ((x = narrowestsm(c, grp, in->arg[k], seen)) > 0 && (!h || x < h))
+			h = x;
+	return h;
+}
+
 /* a walk of instruction i (scatter or edge_softmax), of group grp */
 static Walk
 mkwalk(C *c, int grp, int i, int what)
@@ -576,14 +604,17 @@ mkwalk(C *c, int grp, int i, int what)
 		w.seg = segof(c, g, bysrc, evaldim(c, n), (int64_t)elems(c, in->arg[1]));
 		w.w = rowof(c, in->to);
 		edgecost(c, grp, in->arg[0], seen, &w);
+		memset(seen, 0, c->fn->nval + 1);
+		w.heads = narrowestsm(c, grp, in->arg[0], seen);
 		w.sw = w.w;
 		w.flops += (double)w.w;
 	}
 	/* the permutation's int64 (a sequential run per row), where an edge
 	 * array is read through it, then the loads it leads to: one after
-	 * another, and a lane's edges too (measured on an H100: the walks
-	 * keep no second edge in flight); with the copies, the sequential
-	 * load is theirs */
+	 * another; a lane's edges overlap only as the kernel's U says
+	 * (rowkernel's walks as emitted: two edges a step where some lane
+	 * leaves the column loop, unrolled by nvcc where none does); with
+	 * the copies, the sequential load is theirs */
 	if (w.perm || !c->copies) {
 		w.l2 += 8;
 		w.dram += 8;
@@ -1017,11 +1048,13 @@ rowkernel(C *c, const Kernel *k, const Sched *s)
 
 	for (int w = 0; w < nw; w++) {
 		/* lanes a row's (or slice's) columns are spread over: a lane
-		 * leaves the column loop early unless they divide the width */
+		 * leaves the column loop early unless they divide the width;
+		 * then a sum's walk takes its edges in pairs (pairededges) */
 		int64_t P;
 		ws[w].Q = rowslices(ws[w].op, ws[w].w, L, ws[w].what == WScatter ? s->slices : 0);
 		P = ws[w].Q > 1 ? (ws[w].what == WStats ? ws[w].w : L / ws[w].Q) : L;
-		ws[w].U = P > 0 && ws[w].w % P == 0 ? InFlight : 1;
+		bool pairs = ws[w].what == WScatter && !s->single && pairededges(ws[w].op, ws[w].w, L, ws[w].Q, ws[w].heads);
+		ws[w].U = P > 0 && (ws[w].w % P == 0 || pairs) ? InFlight : 1;
 	}
 	c0 = splitc0(ws, nw, s->split);
 	schedprint(sc, sizeof sc, s);

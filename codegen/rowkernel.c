@@ -83,6 +83,7 @@ typedef struct R {
 	} *perm;
 	int nperm;
 	int wins;                /* the open walk's instruction, or -1 */
+	const char *kv;          /* the open walk's edge: k_, or k1_ for a pair's second (pairopen) */
 } R;
 
 #define RESTRICT(e) ((e)->cuda ? "__restrict__" : "restrict")
@@ -284,7 +285,7 @@ edgeof(R *r)
 		return "e_";
 	if (r->wins < 0 || rowsonly(r->fn, r->e->p->phase, TargetCUDA, r->wins))
 		die("codegen: a walk reads its plan's order, which its plan does not keep");
-	return pf(r->e, "%s[%s + 1 + k_]", segname(r, r->wins), r->Tn);
+	return pf(r->e, "%s[%s + 1 + %s]", segname(r, r->wins), r->Tn, r->kv);
 }
 
 /* the element of v at idx, as it is computed (access() binds it) */
@@ -300,7 +301,7 @@ compute(R *r, Ref v, const char *idx)
 	if (r->ingroup[v] && d && d->op == Ogather) {
 		const Ins *ix = defins(r, d->arg[1]);
 		if (ix->op == Osrc && permof(r, d->arg[1]))   /* the src index in the plan's order */
-			return pf(r->e, "%s[%s * %lld + (%s)]", r->ext[base(r, d->arg[0])], permat(r, d->arg[1], "k_"),
+			return pf(r->e, "%s[%s * %lld + (%s)]", r->ext[base(r, d->arg[0])], permat(r, d->arg[1], r->kv),
 			          (long long)width(r, d->arg[0]), idx);
 		if (ix->op == Osrc)   /* another node's row, made by an earlier kernel */
 			return pf(r->e, "%s[(int64_t)%s[%s] * %lld + (%s)]", r->ext[base(r, d->arg[0])], r->ext[d->arg[1]], edgeof(r),
@@ -333,7 +334,7 @@ compute(R *r, Ref v, const char *idx)
 		return pf(r->e, "%s[%s]", r->ext[v], idx);
 	default:   /* a bind-time edge array of this segment's graph */
 		if (permof(r, v))
-			return pf(r->e, "%s[k_ * %lld + (%s)]", permof(r, v), (long long)width(r, v), idx);
+			return pf(r->e, "%s[%s * %lld + (%s)]", permof(r, v), r->kv, (long long)width(r, v), idx);
 		return pf(r->e, "%s[%s * %lld + (%s)]", r->ext[v], edgeof(r), (long long)width(r, v), idx);
 	}
 }
@@ -644,6 +645,65 @@ segclose(R *r)
 	resetedges(r);
 }
 
+/*
+ * cuda lanes, a walk whose column loop some lane leaves every edge
+ * (pairededges): segopen's edges two a step, k_ and k1_ (kstride
+ * apart), so that the second edge's loads are issued before the first's
+ * message is added -- each edge is a chain of dependent loads (index,
+ * then row), and nvcc keeps only one edge's in flight around a loop a
+ * lane breaks out of.  pairrest then opens the odd edge out at k_;
+ * segclose closes it and pairclose the rest.
+ */
+static const char *
+seghi(R *r, int i)
+{
+	return r->chunk >= 0 ? "hi_" : pf(r->e, "%s[r_ + 1]", segname(r, i));
+}
+
+static void
+pairopen(R *r, int i)
+{
+	int d = r->kstride > 1 ? r->kstride : 1;
+
+	blockopen(r->e->w);
+	out(r->e, "int64_t k_ = %s%s;\n\n", r->chunk >= 0 ? "lo_" : pf(r->e, "%s[r_]", segname(r, i)), r->kstride > 1 ? " + q_" : "");
+	wopen(r->e->w, "for (; k_ + %d < %s; k_ += %d)", d, seghi(r, i), 2 * d);
+	r->wins = i;
+	out(r->e, "GNN_WORK(2);\nconst int64_t k1_ = k_ + %d;\n\n", d);
+	resetedges(r);
+}
+
+static void
+pairrest(R *r, int i)
+{
+	wclose(r->e->w, "");
+	resetedges(r);
+	wopen(r->e->w, "if (k_ < %s)", seghi(r, i));
+	out(r->e, "GNN_WORK(1);\n");
+}
+
+static void
+pairclose(R *r)
+{
+	wclose(r->e->w, "");
+}
+
+/* a paired walk's column step j_ of scatter in (a sum or a mean, into
+ * acc): both edges' messages, then their sums in edge order, as the
+ * single walk adds them: the same bits */
+static void
+pairstep(R *r, const Ins *in, const char *T, const char *acc)
+{
+	out(r->e, "const %s x0_ = %s;\n", T, access(r, in->arg[0], "j_"));
+	tmpreset(r);   /* the second edge's locals are its own */
+	r->kv = "k1_";
+	out(r->e, "const %s x1_ = %s;\n", T, access(r, in->arg[0], "j_"));
+	r->kv = "k_";
+	tmpreset(r);
+	scatterstep(r->e, in, NULL, "x0_", acc);
+	scatterstep(r->e, in, NULL, "x1_", acc);
+}
+
 /* the test for a segment walk's first edge */
 static const char *
 firstedge(R *r, int i)
@@ -891,6 +951,43 @@ alphaprep(R *r, Ref v, char *seen, bool *any)
 		alphaprep(r, in->arg[k], seen, any);
 }
 
+/* the narrowest edge_softmax (of some width) whose weights message v
+ * reads, as alphaprep finds them; 0: none */
+static int64_t
+narrowestsm(R *r, Ref v, char *seen)
+{
+	const Ins *in;
+	int64_t h = 0, x;
+
+	v = base(r, v);
+	if (!r->ingroup[v] || seen[v])
+		return 0;
+	seen[v] = 1;
+	in = defins(r, v);
+	if (in->op == Oedge_softmax)
+		return width(r, v);
+	for (int k = 0; k < in->narg; k++)
+		if ((x = narrowestsm(r, in->arg[k], seen)) > 0 && (!h || x < h))
+			h = x;
+	return h;
+}
+
+/* whether scatter in's cuda lane walk (Q slices) is paired (pairopen) */
+static bool
+pairwalk(R *r, const Ins *in, int Q)
+{
+	char *seen;
+	int64_t h;
+
+	if (!r->e->cuda || !r->lane || r->e->sched.single)
+		return false;
+	seen = emalloc(r->fn->nval + 1);
+	memset(seen, 0, r->fn->nval + 1);
+	h = narrowestsm(r, in->arg[0], seen);
+	free(seen);
+	return pairededges(in->op, width(r, in->to), r->L, Q, h);
+}
+
 /* the most columns a lane of a scatter's slice takes, and the widest
  * scatter sliced: a wider row fills the warp's loads by columns, and a
  * sliced load would fetch it in 32-byte pieces */
@@ -908,6 +1005,18 @@ rowslices(int op, int64_t w, int L, int most)
 	while (P < L && ((int64_t)P * SliceCols < w || (most > 0 && L / P > most)))
 		P *= 2;
 	return L / P;
+}
+
+bool
+pairededges(int op, int64_t w, int L, int Q, int64_t heads)
+{
+	int P = Q > 0 ? L / Q : L;
+
+	/* a max's first edge is its own (scatterstep's first); alphaprep's
+	 * shuffles keep every lane in the column loop */
+	if ((op != Oscatter_sum && op != Oscatter_mean) || L < 2 || P < 1 || w <= 0 || w % P == 0)
+		return false;
+	return Q > 1 || heads == 0 || heads >= L;
 }
 
 /*
@@ -936,13 +1045,24 @@ emitsliced(R *r, const Ins *in)
 	r->P = P;
 	r->kstride = Q;
 	if (walkopen(r, i, WalkScatter, "acc_[jj_]", NULL, AccLanes)) {
-		segopen(r, i);
+		bool pair = pairwalk(r, in, Q);
+		if (pair) {
+			pairopen(r, i);
+			wopen(r->e->w, "for (int jj_ = 0; jj_ < %lld; jj_++)", J);
+			out(r->e, "const int64_t j_ = p_ + (int64_t)jj_ * %d;\n\nif (j_ >= %lld)\n\tbreak;\n", P, (long long)w);
+			pairstep(r, in, T, "acc_[jj_]");
+			wclose(r->e->w, "");
+			pairrest(r, i);
+		} else
+			segopen(r, i);
 		wopen(r->e->w, "for (int jj_ = 0; jj_ < %lld; jj_++)", J);
 		out(r->e, "const int64_t j_ = p_ + (int64_t)jj_ * %d;\n\nif (j_ >= %lld)\n\tbreak;\n", P, (long long)w);
 		out(r->e, "const %s x_ = %s;\n", T, access(r, m, "j_"));
 		scatterstep(r->e, in, firstedge(r, i), "x_", "acc_[jj_]");
 		wclose(r->e->w, "");
 		segclose(r);
+		if (pair)
+			pairclose(r);
 		out(r->e, "const unsigned gs_ = %s;\n\n", groupmask(r));
 		wopen(r->e->w, "for (int jj_ = 0; jj_ < %lld; jj_++)", J);
 		out(r->e, "for (int o_ = %d; o_ < %d; o_ *= 2)\n\tacc_[jj_] += __shfl_xor_sync(gs_, acc_[jj_], o_, %d);\n", P, r->L, r->L);
@@ -1041,9 +1161,18 @@ emitscatter(R *r, const Ins *in)
 		phaseopen(r);
 		out(r->e, "%s acc_[%lld];\nfor (int jj_ = 0; jj_ < %lld; jj_++)\n\tacc_[jj_] = 0;\n", T, (long long)(J ? J : 1), (long long)J);
 		if (walkopen(r, i, WalkScatter, "acc_[jj_]", NULL, AccLanes)) {
-			bool shf = false;
-			segopen(r, i);
-			if (r->e->cuda) {
+			bool shf = false, pair = pairwalk(r, in, 1);
+			if (pair) {
+				/* (no alphaprep: pairwalk found no weights to shuffle) */
+				pairopen(r, i);
+				wopen(r->e->w, "for (int jj_ = 0; jj_ < %lld; jj_++)", (long long)J);
+				out(r->e, "const int64_t j_ = lane_ + (int64_t)jj_ * %d;\n\nif (j_ >= %lld)\n\tbreak;\n", r->L, (long long)w);
+				pairstep(r, in, T, "acc_[jj_]");
+				wclose(r->e->w, "");
+				pairrest(r, i);
+			} else
+				segopen(r, i);
+			if (r->e->cuda && !pair) {
 				char *seen = emalloc(r->fn->nval + 1);
 				memset(seen, 0, r->fn->nval + 1);
 				r->alpha = emalloc((r->fn->nval + 1) * sizeof *r->alpha);
@@ -1067,6 +1196,8 @@ emitscatter(R *r, const Ins *in)
 				wclose(r->e->w, "");
 			wclose(r->e->w, "");
 			segclose(r);
+			if (pair)
+				pairclose(r);
 			free(r->alpha);
 			r->alpha = NULL;
 		}
@@ -1765,7 +1896,7 @@ void
 emitrowkernel(E *e, int grp, Args *a, Str *call)
 {
 	Fn *fn = e->fn;
-	R r = {.e = e, .fn = fn, .a = a, .a0 = -1, .wins = -1};
+	R r = {.e = e, .fn = fn, .a = a, .a0 = -1, .wins = -1, .kv = "k_"};
 	Dim nodes;
 	int i, k;
 	Ref v;

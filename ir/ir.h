@@ -264,6 +264,7 @@ typedef struct Sched {
 	int vendor;                      /* a vendor library's call instead (sched.c) */
 	int slices;                      /* the most edge slices of a sum's walk (cuda lanes) */
 	int perm;                        /* 1: cuda walks read edge arrays through the plan's permutation */
+	int single;                      /* 1: cuda walks take one edge a step where they would pair */
 } Sched;
 /* the vendor libraries a cuda build may call (gnncc --vendor), as bits */
 enum { VendorCublas = 1, VendorCusparse = 2 };

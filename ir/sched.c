@@ -61,6 +61,9 @@
  *          fit, read at the walk's position; 1, the arrays themselves
  *          through the plan's permutation (one dependent load more an
  *          edge: the form the H100 record measured)
+ *   single 1: a cuda sum's walk whose width its lanes do not divide
+ *          takes one edge a step (the form the H100 record measured);
+ *          0: two (codegen/rowkernel.c's pairededges)
  */
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +93,7 @@ static const struct {
 	{"vendor", offsetof(Sched, vendor), 0, 0, 1},
 	{"slices", offsetof(Sched, slices), 0, 0, 32},
 	{"perm", offsetof(Sched, perm), 0, 0, 1},
+	{"single", offsetof(Sched, single), 0, 0, 1},
 };
 enum { NField = sizeof fields / sizeof fields[0] };
 

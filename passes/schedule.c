@@ -351,6 +351,11 @@ schedlegal(const Kernel *k, const SchedTarget *st, const Sched *s, char *err, si
 		snprintf(err, errlen, "kernel %s (%s): perm applies to cuda row kernels", k->name, k->what);
 		return SchedNotFor;
 	}
+	if (s->single && (st->target != TargetCUDA || k->kind != KernelRow)) {
+		/* (a row kernel without walks has nothing to pair: a no-op) */
+		snprintf(err, errlen, "kernel %s (%s): single applies to cuda row kernels", k->name, k->what);
+		return SchedNotFor;
+	}
 	if (s->split && !k->splittable) {
 		snprintf(err, errlen, "kernel %s (%s): its messages read rows the kernel makes, so a chunk of edges cannot be walked alone",
 		         k->name, k->what);

@@ -12,8 +12,9 @@ the record's schedules forced (--schedule=KERNEL:...) and the switches
 that make today's code generator emit the kernels measured then: an
 unsplit tiled GEMM (ksplit=1) where the record's schedule names none,
 and walks without edge slices (slices=1) where it names none (a kernel
-that walks edges: a split one), and row kernels that read their edge
-arrays through the plan's permutation (perm=1), not plan-order copies;
+that walks edges: a split one), row kernels that read their edge
+arrays through the plan's permutation (perm=1), not plan-order copies,
+and walks that take one edge a step (single=1), not two;
 and the -O2 pipeline without gemmepilogue (a GEMM's bias, sums and
 activation in its store), which the records predate.
 Then:
@@ -103,6 +104,8 @@ def forced(program, launches):
             s += ",slices=1"
         if e["kind"] == "row" and "perm=" not in s:
             s += ",perm=1"
+        if e["kind"] == "row" and "single=" not in s:
+            s += ",single=1"
         out.append(f"{name}:{s}")
     return out
 
