@@ -129,8 +129,19 @@ bool gemmbf16(const Fn *fn, const Ins *in, const Sched *s);
  * edges q, q + Q, ...) in a walk of op (Oedge_softmax: its statistics;
  * a scatter) over w columns; 1: the lanes share the columns only.  A
  * scatter takes at most `most` slices (the schedule's slices; 0: no cap).
- * A split kernel's plans cut rows at C times the least slices of its walks. */
-int rowslices(int op, int64_t w, int L, int most);
+ * A split kernel's plans cut rows at C times the least slices of its walks.
+ * esize: the bytes of the rows the walk gathers (msgreads; 2 slices a
+ * 16-bit row more coarsely). */
+int rowslices(int op, int64_t w, int L, int most, int esize);
+/* rowkernel.c, for the emitter and the model: what a scatter's message v
+ * (made in group grp) reads inside the group: the narrowest edge_softmax
+ * (its width; 0: none) and the widest element of the tables it gathers
+ * (bytes; 0: none) */
+typedef struct MsgReads {
+	int64_t heads;
+	int esize;
+} MsgReads;
+MsgReads msgreads(const Fn *fn, int grp, Ref v);
 /* rowkernel.c, for the emitter and the model: whether the cuda lane walk
  * of scatter op over w columns, its L lanes in Q slices (rowslices),
  * takes its edges two a step, both edges' loads in flight before either

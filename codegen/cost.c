@@ -267,6 +267,7 @@ typedef struct Walk {
 	int Q;                   /* its edge slices under the kernel's schedule (rowslices) */
 	int U;                   /* edges a lane keeps in flight (InFlight or 1) */
 	int64_t heads;           /* a scatter's: the narrowest edge_softmax its message reads (pairededges) */
+	int esize;               /* a scatter's: its gathered rows' widest element (msgreads, rowslices) */
 } Walk;
 
 /* one launch of forward */
@@ -558,27 +559,6 @@ edgecost(C *c, int grp, Ref v, char *seen, Walk *w)
 		edgecost(c, grp, in->arg[k], seen, w);
 }
 
-/* the narrowest edge_softmax (of some width) whose weights message v
- * reads, as rowkernel.c's alphaprep finds them; 0: none */
-static int64_t
-narrowestsm(C *c, int grp, Ref v, char *seen)
-{
-	const Ins *in;
-	int64_t h = 0, x;
-
-	v = unalias(c->fn, v);
-	if (!ingroup(c, v, grp) || seen[v])
-		return 0;
-	seen[v] = 1;
-	in = &c->fn->ins[c->fn->val[v].def];
-	if (in->op == Oedge_softmax)
-		return rowof(c, v);
-	for (int k = 0; k < in->narg; k++)
-		if ((x = narrowestsm(c, grp, in->arg[k], seen)) > 0 && (!h || x < h))
-			h = x;
-	return h;
-}
-
 /* a walk of instruction i (scatter or edge_softmax), of group grp */
 static Walk
 mkwalk(C *c, int grp, int i, int what)
@@ -604,8 +584,11 @@ mkwalk(C *c, int grp, int i, int what)
 		w.seg = segof(c, g, bysrc, evaldim(c, n), (int64_t)elems(c, in->arg[1]));
 		w.w = rowof(c, in->to);
 		edgecost(c, grp, in->arg[0], seen, &w);
-		memset(seen, 0, c->fn->nval + 1);
-		w.heads = narrowestsm(c, grp, in->arg[0], seen);
+		{
+			MsgReads mr = msgreads(c->fn, grp, in->arg[0]);
+			w.heads = mr.heads;
+			w.esize = mr.esize;
+		}
 		w.sw = w.w;
 		w.flops += (double)w.w;
 	}
@@ -1051,7 +1034,7 @@ rowkernel(C *c, const Kernel *k, const Sched *s)
 		 * leaves the column loop early unless they divide the width;
 		 * then a sum's walk takes its edges in pairs (pairededges) */
 		int64_t P;
-		ws[w].Q = rowslices(ws[w].op, ws[w].w, L, ws[w].what == WScatter ? s->slices : 0);
+		ws[w].Q = rowslices(ws[w].op, ws[w].w, L, ws[w].what == WScatter ? s->slices : 0, ws[w].esize);
 		P = ws[w].Q > 1 ? (ws[w].what == WStats ? ws[w].w : L / ws[w].Q) : L;
 		bool pairs = ws[w].what == WScatter && !s->single && pairededges(ws[w].op, ws[w].w, L, ws[w].Q, ws[w].heads);
 		ws[w].U = P > 0 && (ws[w].w % P == 0 || pairs) ? InFlight : 1;

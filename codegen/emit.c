@@ -621,30 +621,34 @@ kernelfirst(const Fn *fn, int i)
 
 /* per segment: the forward slots (GNN_BUF_FWD with share -1, in buffer
  * order) that a scratch's kernel may not overlap, the leading ones up to
- * the last live while it runs (memplan's liveness); -1: all of them (not
- * a forward kernel's scratch) */
+ * the last live while it runs (memplan's liveness), and the leading ones
+ * all dead then; -1: all of them, none (not a forward kernel's scratch) */
 static void
 segfloors(E *e)
 {
 	Fn *fn = e->fn;
 	Host *h = e->host;
-	int k, kn, *order, *floor, *kern;
+	int k, kn, *order, *floor, *low, *kern;
 
 	order = emalloc((fn->nval + 1) * sizeof *order);
 	floor = emalloc((fn->nins + 1) * sizeof *floor);
+	low = emalloc((fn->nins + 1) * sizeof *low);
 	kern = emalloc((fn->nins + 1) * sizeof *kern);
-	scratchfloors(fn, e->p->phase, h->mbuf, order, floor, e->cuda);
+	scratchfloors(fn, e->p->phase, h->mbuf, order, floor, low, e->cuda);
 	forwardkernels(fn, e->p->phase, kern);
-	out(e, "static const int %s_segfloor[] = {", e->nm);
-	for (k = 0; k < h->nseg - h->nextra; k++)
-		out(e, "-1, ");
-	for (k = 0; k < h->nextra; k++) {
-		kn = h->extra[k].kind == 2 ? kern[kernelfirst(fn, h->extra[k].ins)] : -1;
-		out(e, "%d, ", kn >= 0 ? floor[kn] : -1);
+	for (int t = 0; t < 2; t++) {
+		out(e, "static const int %s_seg%s[] = {", e->nm, t ? "low" : "floor");
+		for (k = 0; k < h->nseg - h->nextra; k++)
+			out(e, "-1, ");
+		for (k = 0; k < h->nextra; k++) {
+			kn = h->extra[k].kind == 2 ? kern[kernelfirst(fn, h->extra[k].ins)] : -1;
+			out(e, "%d, ", kn >= 0 ? (t ? low : floor)[kn] : -1);
+		}
+		out(e, "-1};\n");
 	}
-	out(e, "-1};\n");
 	free(order);
 	free(floor);
+	free(low);
 	free(kern);
 }
 
@@ -916,7 +920,7 @@ emitprogram(E *e)
 	out(e, "%d, %s_kernel, %s_run, %s,\n", e->tc ? e->tc->nkernels : 0, nm, nm, e->tc ? pf(e, "%s_launch", nm) : "NULL");
 	out(e, "%s,\n", e->vendorused ? pf(e, "%s_vendor", nm) : "NULL");
 	out(e, "%s_segkern,\n", nm);
-	out(e, "%s_segfloor,\n", nm);
+	out(e, "%s_segfloor, %s_seglow,\n", nm, nm);
 	e->w->ind--;
 	out(e, "};\n");
 }

@@ -43,8 +43,9 @@ typedef struct R {
 	char **name;             /* value names as printed */
 	/* the forward slots as the runtime's arena places them (scratchfloors):
 	 * slots[p] the p-th's buffer, floor[k] how many of them kernel k's
-	 * scratch lies past; rep[b] buffer b's value that gives its size */
-	int *slots, *floor, nslot;
+	 * scratch lies past, low[k] how many lead dead while k runs; rep[b]
+	 * buffer b's value that gives its size */
+	int *slots, *floor, *low, nslot;
 	Ref *rep;
 	bool *lazy;              /* per memplan buffer: an output with no arena memory (cuda: GNN_BUF_LAZY) */
 } R;
@@ -341,9 +342,22 @@ slotbytes(const R *r, int p)
 static int64_t
 scratchstart(const R *r, const MemItem *it)
 {
-	int64_t first = itemkernel(it), at = 0, b;
+	int64_t first = itemkernel(it), at = 0, b, need = 0;
 	int k = first >= 0 && first < r->fn->nins ? r->kern[first] : -1, n = k >= 0 ? r->floor[k] : r->nslot;
 
+	/* at the slots' start where the kernel's scratch fits before the
+	 * first slot live while it runs (program.c's seglow) */
+	for (int j = 0; k >= 0 && j < r->nitems; j++)
+		if (r->items[j].kind != MemSplitPlan && itemkernel(&r->items[j]) == first)
+			need += allocbytes(r->items[j].bytes);
+	for (int p = 0; k >= 0 && p < r->low[k] && p < r->nslot; p++) {
+		if ((b = slotbytes(r, p)) < 0)
+			return -1;
+		at += b;
+	}
+	if (k >= 0 && n > 0 && need <= at)
+		return 0;
+	at = 0;
 	for (int p = 0; p < n; p++) {
 		if ((b = slotbytes(r, p)) < 0)
 			return -1;
@@ -779,7 +793,8 @@ reportmemory(R *r)
 	nbuf = arenabuffers(fn, r->phase, buf, rep, r->cuda);
 	r->slots = emalloc((fn->nval + 1) * sizeof *r->slots);
 	r->floor = emalloc((fn->nins + 1) * sizeof *r->floor);
-	r->nslot = scratchfloors(fn, r->phase, buf, r->slots, r->floor, r->cuda);
+	r->low = emalloc((fn->nins + 1) * sizeof *r->low);
+	r->nslot = scratchfloors(fn, r->phase, buf, r->slots, r->floor, r->low, r->cuda);
 	r->rep = rep;
 	r->lazy = emalloc(nbuf + 1);
 	for (b = 0; b < nbuf; b++) {
@@ -893,6 +908,7 @@ reportmemory(R *r)
 	free(rep);
 	free(r->slots);
 	free(r->floor);
+	free(r->low);
 	free(r->lazy);
 }
 

@@ -843,13 +843,13 @@ needstats(R *r, Ref v)
 	T = ctype(dt);
 	mx = statname(r, v, "max");
 	sm = statname(r, v, "sum");
-	if (r->lane && r->e->cuda && rowslices(Oedge_softmax, w, r->L, 0) > 1) {
+	if (r->lane && r->e->cuda && rowslices(Oedge_softmax, w, r->L, 0, 0) > 1) {
 		/* fewer columns (heads) than lanes: lane l takes column
 		 * h_ = l % w and the row's edges q_, q_ + Q, ... (q_ = l / w,
 		 * Q = L / w slices), so every lane walks; the slices' pairs
 		 * then combine in slice order through shuffles among the row's
 		 * lanes, which all end with the row's statistics */
-		int Q = rowslices(Oedge_softmax, w, r->L, 0);
+		int Q = rowslices(Oedge_softmax, w, r->L, 0, 0);
 		phaseopen(r);
 		out(r->e, "const int64_t h_ = lane_ %% %lld, q_ = lane_ / %lld;\n", (long long)w, (long long)w);
 		out(r->e, "%s mx_ = 0, sm_ = 0;\n", T);
@@ -951,58 +951,85 @@ alphaprep(R *r, Ref v, char *seen, bool *any)
 		alphaprep(r, in->arg[k], seen, any);
 }
 
-/* the narrowest edge_softmax (of some width) whose weights message v
- * reads, as alphaprep finds them; 0: none */
-static int64_t
-narrowestsm(R *r, Ref v, char *seen)
+static void
+msgwalk(const Fn *fn, int grp, Ref v, char *seen, MsgReads *m)
 {
 	const Ins *in;
-	int64_t h = 0, x;
+	int d;
 
-	v = base(r, v);
-	if (!r->ingroup[v] || seen[v])
-		return 0;
+	while ((d = fn->val[v].def) >= 0 && (opinfo[fn->ins[d].op].flags & Falias) && attrint(&fn->ins[d], "group", -1) == grp)
+		v = fn->ins[d].arg[0];
+	if (d < 0 || attrint(&fn->ins[d], "group", -1) != grp || seen[v])
+		return;
 	seen[v] = 1;
-	in = defins(r, v);
-	if (in->op == Oedge_softmax)
-		return width(r, v);
+	in = &fn->ins[d];
+	if (in->op == Oedge_softmax) {
+		const Type *t = &fn->val[v].type;
+		int64_t w = 1;
+		for (int k = 1; k < t->rank; k++)
+			w *= dimconstval(t->dim[k]);
+		if (!m->heads || w < m->heads)
+			m->heads = w;
+		return;
+	}
+	if (in->op == Ogather) {
+		Ref t = in->arg[0];
+		while ((d = fn->val[t].def) >= 0 && (opinfo[fn->ins[d].op].flags & Falias))
+			t = fn->ins[d].arg[0];
+		if (valelemsize(fn, t) > m->esize)
+			m->esize = valelemsize(fn, t);
+	}
 	for (int k = 0; k < in->narg; k++)
-		if ((x = narrowestsm(r, in->arg[k], seen)) > 0 && (!h || x < h))
-			h = x;
-	return h;
+		msgwalk(fn, grp, in->arg[k], seen, m);
+}
+
+MsgReads
+msgreads(const Fn *fn, int grp, Ref v)
+{
+	char *seen = memset(emalloc(fn->nval + 1), 0, fn->nval + 1);
+	MsgReads m = {0, 0};
+
+	msgwalk(fn, grp, v, seen, &m);
+	free(seen);
+	return m;
+}
+
+/* the element size rowslices weighs for scatter in: its message's
+ * gathered tables' widest */
+static int
+sliceesize(R *r, const Ins *in)
+{
+	return msgreads(r->fn, attrint(in, "group", -1), in->arg[0]).esize;
 }
 
 /* whether scatter in's cuda lane walk (Q slices) is paired (pairopen) */
 static bool
 pairwalk(R *r, const Ins *in, int Q)
 {
-	char *seen;
-	int64_t h;
-
 	if (!r->e->cuda || !r->lane || r->e->sched.single)
 		return false;
-	seen = emalloc(r->fn->nval + 1);
-	memset(seen, 0, r->fn->nval + 1);
-	h = narrowestsm(r, in->arg[0], seen);
-	free(seen);
-	return pairededges(in->op, width(r, in->to), r->L, Q, h);
+	return pairededges(in->op, width(r, in->to), r->L, Q, msgreads(r->fn, attrint(in, "group", -1), in->arg[0]).heads);
 }
 
 /* the most columns a lane of a scatter's slice takes, and the widest
  * scatter sliced: a wider row fills the warp's loads by columns, and a
- * sliced load would fetch it in 32-byte pieces */
+ * sliced load would fetch it in 32-byte pieces.  Rows of 16-bit words
+ * take half the columns a lane: their L2 bytes halve, and each slice's
+ * load is an L1 wavefront however few bytes it reads, so those are the
+ * bound (--report=cost on the products graph: GCN's 47-wide bfloat16
+ * aggregation 3.9 ms in 4 slices, 2.6 ms in 2) */
 enum { SliceCols = 8, SliceWidest = 64 };
 
 int
-rowslices(int op, int64_t w, int L, int most)
+rowslices(int op, int64_t w, int L, int most, int esize)
 {
-	int P = 1;
+	int P = 1, cols = esize == 2 ? SliceCols / 2 : SliceCols;
 
 	if (op == Oedge_softmax)   /* a 0-wide value has no statistics to walk */
 		return L > 1 && w > 0 && w < L ? (int)(L / w) : 1;
 	if (L < 2 || (L & (L - 1)) || w <= 0 || w > SliceWidest || (op != Oscatter_sum && op != Oscatter_mean))
 		return 1;
-	while (P < L && ((int64_t)P * SliceCols < w || (most > 0 && L / P > most)))
+	while (P < L && ((int64_t)P * cols < w || (most > 0 && L / P > most)))
 		P *= 2;
 	return L / P;
 }
@@ -1035,7 +1062,7 @@ emitsliced(R *r, const Ins *in)
 {
 	Ref v = in->to, m = in->arg[0];
 	int64_t w = width(r, v);
-	int i = r->fn->val[v].def, Q = rowslices(in->op, w, r->L, r->e->sched.slices), P = r->L / Q;
+	int i = r->fn->val[v].def, Q = rowslices(in->op, w, r->L, r->e->sched.slices, sliceesize(r, in)), P = r->L / Q;
 	long long J = (w + P - 1) / P;
 	const char *T = ctype(ty(r->e, v).dtype), *V = rowname(r, v), *seg = segname(r, i);
 
@@ -1150,7 +1177,7 @@ emitscatter(R *r, const Ins *in)
 		r->walkno++;
 		return;
 	}
-	if (r->lane && r->e->cuda && rowslices(in->op, w, r->L, r->e->sched.slices) > 1) {
+	if (r->lane && r->e->cuda && rowslices(in->op, w, r->L, r->e->sched.slices, sliceesize(r, in)) > 1) {
 		emitsliced(r, in);
 		return;
 	}
@@ -1842,7 +1869,7 @@ splitc0(int split, int nwalk, const Walk *ws, R *r)
 
 	for (int k = 0; k < nwalk; k++) {
 		const Ins *in = &r->fn->ins[ws[k].ins];
-		int s = rowslices(in->op, width(r, in->to), r->e->cuda ? r->L : 1, r->e->sched.slices);
+		int s = rowslices(in->op, width(r, in->to), r->e->cuda ? r->L : 1, r->e->sched.slices, sliceesize(r, in));
 		q = !q || s < q ? s : q;
 	}
 	return split * (q ? q : 1);

@@ -254,7 +254,7 @@ lazybuffer(const Fn *fn, const int *buf, const Ref *rep, int b)
 }
 
 int
-scratchfloors(Fn *fn, const unsigned char *phase, const int *buf, int *order, int *floor, bool outalone)
+scratchfloors(Fn *fn, const unsigned char *phase, const int *buf, int *order, int *floor, int *low, bool outalone)
 {
 	Live l;
 	int *place, np = 0, i, k;
@@ -272,14 +272,20 @@ scratchfloors(Fn *fn, const unsigned char *phase, const int *buf, int *order, in
 		if (l.need[v] && buf[v] >= 0 && place[buf[v]] < 0)
 			order[place[buf[v]] = np++] = buf[v];
 	}
-	for (k = 0; k <= l.nkern; k++)
+	for (k = 0; k <= l.nkern; k++) {
 		floor[k] = 0;
+		if (low)
+			low[k] = np;
+	}
 	/* a buffer is live while any of its values is; a returned value
 	 * alone in its buffer (outalone: lazybuffer) is not in the arena */
 	for (v = 0; v < fn->nval; v++)
-		for (k = l.from[v]; l.need[v] && buf[v] >= 0 && !(outalone && returned(fn, v)) && k >= 0 && k <= l.to[v]; k++)
+		for (k = l.from[v]; l.need[v] && buf[v] >= 0 && !(outalone && returned(fn, v)) && k >= 0 && k <= l.to[v]; k++) {
 			if (floor[k] < place[buf[v]] + 1)
 				floor[k] = place[buf[v]] + 1;
+			if (low && low[k] > place[buf[v]])
+				low[k] = place[buf[v]];
+		}
 	free(place);
 	freelive(&l);
 	return np;

@@ -283,9 +283,11 @@ bool lazybuffer(const Fn *fn, const int *buf, const Ref *rep, int b);
  * floor[k] (sized fn->nins + 1) is 1 + the place of the last of them live
  * during forward kernel k, 0 if none is (outalone: a returned value's own
  * buffer, which is not in the arena, does not count).  The rest hold
- * nothing k reads or writes.  Returns the number of buffers placed.
+ * nothing k reads or writes; so do the places before low[k] (sized as
+ * floor; NULL: not wanted), the first of them live during k (the number
+ * placed if none is).  Returns the number of buffers placed.
  */
-int scratchfloors(Fn *fn, const unsigned char *phase, const int *buf, int *order, int *floor, bool outalone);
+int scratchfloors(Fn *fn, const unsigned char *phase, const int *buf, int *order, int *floor, int *low, bool outalone);
 
 /* breaks.c: graph breaks and host syncs ------------------------------------- */
 

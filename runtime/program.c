@@ -872,21 +872,29 @@ lazyout(const gnn_program *p, int i)
 	return fwdslot(p, i) && (p->buf[i].flags & GNN_BUF_LAZY) && p->dev->separate && !p->launch;
 }
 
-/* where scratch segment i may start: past the always-live regions
- * (base) and the forward slots up to the last one live while its kernel
- * runs (gnn_program.segfloor; slots is the end of them all) */
+/* where scratch segment i (need bytes with its kernel's others) may
+ * start: at the forward slots' start (base) where it fits before the
+ * first slot live while its kernel runs (gnn_program.seglow), else past
+ * the slots up to the last one live then (segfloor; slots is the end of
+ * them all) */
 static size_t
-scratchat(const gnn_program *p, int i, const size_t *at, size_t base, size_t slots, size_t rz)
+scratchat(const gnn_program *p, int i, const size_t *at, size_t base, size_t slots, size_t rz, size_t need)
 {
 	const size_t *len = at + nplaces(p);
-	int f = p->segfloor ? p->segfloor[i] : -1, b, n = 0;
+	int f = p->segfloor ? p->segfloor[i] : -1, lo = p->seglow ? p->seglow[i] : -1, b, n = 0;
 	size_t o = base;
 
 	/* (a tuning build places the returned values' slots, which the
 	 * floors leave out: its scratch goes past them all) */
 	if (f < 0 || p->launch)
 		return slots;
-	for (b = 0; b < p->nbuf && n < f; b++)
+	for (b = 0; b < p->nbuf && n <= lo; b++)
+		if (fwdslot(p, b)) {
+			if (n == lo && !lazyout(p, b) && base + need <= at[b])
+				return base;
+			n++;
+		}
+	for (b = 0, n = 0; b < p->nbuf && n < f; b++)
 		if (fwdslot(p, b)) {
 			if (!lazyout(p, b))
 				o = at[b] + units(len[b]) + rz;   /* its end, as place() left it */
@@ -929,7 +937,10 @@ arenaplan(gnn_instance *m, size_t *at)
 				first = !(sharedscratch(p, j) && p->segkern[j] == p->segkern[i]);
 			if (!first)
 				continue;   /* placed with its kernel's first */
-			o = scratchat(p, i, at, base, off, rz);
+			for (j = i, o = 0; j < p->nseg; j++)
+				if (sharedscratch(p, j) && p->segkern[j] == p->segkern[i])
+					o += units(m->segnb[j]) + rz;
+			o = scratchat(p, i, at, base, off, rz, o);
 			for (j = i; j < p->nseg; j++)
 				if (sharedscratch(p, j) && p->segkern[j] == p->segkern[i])
 					at[p->nbuf + j] = place(&o, m->segnb[j], rz, &len[p->nbuf + j]);

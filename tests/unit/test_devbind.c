@@ -75,7 +75,7 @@ static const int bound[8] = {0, 1, -1, -1, -1, -1, -1, -1};   /* the graph sets 
 static gnn_program prog = {
 	"D", &gnn_device_cpu, 5, poly, NBUF, bufs, NG, NSEG, segdev, 0, 0, steps, NULL,
 	1, bound, 0, 0, 0, io, io, io, io,
-	NULL, NULL, NULL, 0, NULL, run, NULL, NULL, NULL, NULL,
+	NULL, NULL, NULL, 0, NULL, run, NULL, NULL, NULL, NULL, NULL,
 };
 
 static void
@@ -481,7 +481,7 @@ relations(void)
 	gnn_program p = {
 		"H", &gnn_device_cpu, 4, rpoly, RBUF, rbufs, NREL, RSEG, rsegdev, 0, 0, rsteps, NULL,
 		NREL, rbound, 0, 0, 0, io, io, io, io,
-		NULL, NULL, NULL, 0, NULL, run, NULL, NULL, NULL, NULL,
+		NULL, NULL, NULL, 0, NULL, run, NULL, NULL, NULL, NULL, NULL,
 	}, q[2];
 	int r, k, i, n = 0;
 

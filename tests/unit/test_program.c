@@ -102,7 +102,7 @@ static int bound[8] = {0, 1, -1, -1, -1, -1, -1, -1};
 static gnn_program prog = {
 	"T", &gnn_device_cpu, 2, poly, 6, bufs, 1, 1, segdev, 2, 1, bindsteps, loadsteps,
 	1, bound, 1, 1, 1, io, io + 1, io + 2, outshape,
-	inputs, outputs, params, 1, kernel, run, launch, NULL, NULL, NULL,
+	inputs, outputs, params, 1, kernel, run, launch, NULL, NULL, NULL, NULL,
 };
 
 static gnn_graph *graph;
