@@ -1211,14 +1211,8 @@ gemmslab(const C *c, const Sched *s, int64_t K, int64_t P, int d, double w, bool
 	int ntx = s->bn / s->tn, dty = ntx >= 32 ? 1 : 32 / ntx, dtx = ntx < 32 ? ntx : 32, dp = bf16 ? (d + 15) / 16 * 16 : d;
 	double la = ceil((double)s->bm * dp / va / nt);
 	double lb = ceil((double)dp * s->bn / vb / nt);
-	double issue = (double)d * (s->tm * s->tn * FmaIssue + ceil(s->tm / 4.0) + ceil(s->tn / 4.0)) * (w > 4 ? w / 4 : 1);
-	/* the SM's shared memory pipe, a 128-byte wavefront a clock: a
-	 * warp's k step reads its rows' A fragments (32 / (bn/tn) distinct
-	 * rows; one, broadcast, when a warp is one row of threads) and its
-	 * columns' B fragments, float4 by float4; the staging stores a
-	 * wavefront per 32 floats */
-	double wfk = ceil(s->tm / 4.0) * ceil(dty * 16 / 128.0) + ceil(s->tn / 4.0) * ceil(dtx * 16 / 128.0);
-	double smem = w * ((double)d * wfk + la * va + lb * vb);
+	/* the staging stores: a wavefront per 32 floats */
+	double issue, smem = w * (la * va + lb * vb);
 
 	if (bf16) {
 		/* a warp's k-step of 16 for each of its tm*tn/4 tiles: 8 shared
@@ -1229,7 +1223,15 @@ gemmslab(const C *c, const Sched *s, int64_t K, int64_t P, int d, double w, bool
 		 * clock each */
 		double steps = (double)(dp / 16), tiles = s->tm * s->tn / 4, bf = nt / 32 % (s->bn / 8) == 0 ? 1 : tiles;
 		issue = steps * (tiles * (BF16Issue + 8 + 4) + bf * (4 + 2)) * (w > 4 ? w / 4 : 1);
-		smem = w * (steps * (tiles * 8 + bf * 4 * bf16bconflict(s->bn)) + la * va + lb * vb);
+		smem += w * steps * (tiles * 8 + bf * 4 * bf16bconflict(s->bn));
+	} else {
+		/* the FMAs and the shared memory pipe, a 128-byte wavefront a
+		 * clock: a warp's k step reads its rows' A fragments (32 /
+		 * (bn/tn) distinct rows; one, broadcast, when a warp is one row
+		 * of threads) and its columns' B fragments, float4 by float4 */
+		double wfk = ceil(s->tm / 4.0) * ceil(dty * 16 / 128.0) + ceil(s->tn / 4.0) * ceil(dtx * 16 / 128.0);
+		issue = (double)d * (s->tm * s->tn * FmaIssue + ceil(s->tm / 4.0) + ceil(s->tn / 4.0)) * (w > 4 ? w / 4 : 1);
+		smem += w * (double)d * wfk;
 	}
 	return (la + lb) * c->gpu->l2ns * 1e-9 + fmax(issue, smem) / (c->gpu->ghz * 1e9);
 }

@@ -138,35 +138,22 @@ loadslab(G *g, int depth, bool pad)
 	E *e = g->e;
 	int rows = pad ? (depth + kstep(g) - 1) / kstep(g) * kstep(g) : depth;
 
-	if (g->avec) {
-		/* float4 along k: K % 4 == 0 keeps a vector inside K, and a
+	if (g->avec || g->a16) {
+		/* four along k in one load: float4 of float32, or 8 bytes of
+		 * 16-bit words (a quarter of the element-by-element staging's
+		 * dependent loads).  K % 4 == 0 keeps a vector inside K, and a
 		 * padded slab's depth is a multiple of 4 too */
+		static const char *const f4[4] = {"v_.x", "v_.y", "v_.z", "v_.w"};
 		out(e, "if (av_)\n");
 		out(e, "\tfor (int q_ = threadIdx.x; q_ < %d; q_ += %d) {\n", g->bm * rows / 4, g->nt);
 		out(e, "\t\tconst int r_ = q_ / %d, c_ = q_ %% %d * 4;\n", rows / 4, rows / 4);
 		out(e, "\t\tconst int64_t m_ = m0_ + r_;\n");
-		out(e, "\t\tfloat4 v_ = make_float4(0.0f, 0.0f, 0.0f, 0.0f);\n");
-		out(e, "\t\tif (m_ < M_%s)\n\t\t\tv_ = *(const float4 *)&%s[m_ * %lld + k0_ + c_];\n",
-		    rows > depth ? pf(e, " && c_ < %d", depth) : "", g->A, g->K);
-		out(e, "\t\tas_[c_ * %d + r_] = %s;\n\t\tas_[(c_ + 1) * %d + r_] = %s;\n", g->lda, matmula(e, g->in, "v_.x"),
-		    g->lda, matmula(e, g->in, "v_.y"));
-		out(e, "\t\tas_[(c_ + 2) * %d + r_] = %s;\n\t\tas_[(c_ + 3) * %d + r_] = %s;\n\t}\nelse\n", g->lda,
-		    matmula(e, g->in, "v_.z"), g->lda, matmula(e, g->in, "v_.w"));
-		e->w->ind++;
-	} else if (g->a16) {
-		/* four 16-bit words along k in one 8-byte load: a quarter of
-		 * the element-by-element staging's dependent loads */
-		const char *dt = dtypename(g->a16);
-		out(e, "if (av_)\n");
-		out(e, "\tfor (int q_ = threadIdx.x; q_ < %d; q_ += %d) {\n", g->bm * rows / 4, g->nt);
-		out(e, "\t\tconst int r_ = q_ / %d, c_ = q_ %% %d * 4;\n", rows / 4, rows / 4);
-		out(e, "\t\tconst int64_t m_ = m0_ + r_;\n");
-		out(e, "\t\tuint64_t v_ = 0;\n");
-		out(e, "\t\tif (m_ < M_%s)\n\t\t\tv_ = *(const uint64_t *)&%s[m_ * %lld + k0_ + c_];\n",
-		    rows > depth ? pf(e, " && c_ < %d", depth) : "", g->A, g->K);
+		out(e, "\t\t%s;\n", g->avec ? "float4 v_ = make_float4(0.0f, 0.0f, 0.0f, 0.0f)" : "uint64_t v_ = 0");
+		out(e, "\t\tif (m_ < M_%s)\n\t\t\tv_ = *(const %s *)&%s[m_ * %lld + k0_ + c_];\n",
+		    rows > depth ? pf(e, " && c_ < %d", depth) : "", g->avec ? "float4" : "uint64_t", g->A, g->K);
 		for (int h = 0; h < 4; h++)
 			out(e, "\t\tas_[(c_ + %d) * %d + r_] = %s;\n", h, g->lda,
-			    matmula(e, g->in, pf(e, "gnn_ld_%s((uint16_t)(v_ >> %d))", dt, 16 * h)));
+			    matmula(e, g->in, g->avec ? f4[h] : pf(e, "gnn_ld_%s((uint16_t)(v_ >> %d))", dtypename(g->a16), 16 * h)));
 		out(e, "\t}\nelse\n");
 		e->w->ind++;
 	}
