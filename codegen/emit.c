@@ -138,6 +138,12 @@ bufno(E *e, Ref v)
 	return b;
 }
 
+bool
+samestorage(E *e, Ref a, Ref b)
+{
+	return a == b || (e->host->mbuf && e->host->mbuf[a] >= 0 && e->host->mbuf[a] == e->host->mbuf[b]);
+}
+
 const char *
 storage(E *e, Ref v, bool dev)
 {
@@ -621,34 +627,41 @@ kernelfirst(const Fn *fn, int i)
 
 /* per segment: the forward slots (GNN_BUF_FWD with share -1, in buffer
  * order) that a scratch's kernel may not overlap, the leading ones up to
- * the last live while it runs (memplan's liveness), and the leading ones
- * all dead then; -1: all of them, none (not a forward kernel's scratch) */
+ * the last live while it runs (memplan's liveness; -1: all of them, none
+ * (not a forward kernel's scratch)), and which of those are live then
+ * (a mask; the scratch may lie in a gap between them) */
 static void
 segfloors(E *e)
 {
 	Fn *fn = e->fn;
 	Host *h = e->host;
-	int k, kn, *order, *floor, *low, *kern;
+	int k, kn, *order, *floor, *kern;
+	uint64_t *live;
 
 	order = emalloc((fn->nval + 1) * sizeof *order);
 	floor = emalloc((fn->nins + 1) * sizeof *floor);
-	low = emalloc((fn->nins + 1) * sizeof *low);
+	live = emalloc((fn->nins + 1) * sizeof *live);
 	kern = emalloc((fn->nins + 1) * sizeof *kern);
-	scratchfloors(fn, e->p->phase, h->mbuf, order, floor, low, e->cuda);
+	scratchfloors(fn, e->p->phase, h->mbuf, order, floor, live, e->cuda);
 	forwardkernels(fn, e->p->phase, kern);
-	for (int t = 0; t < 2; t++) {
-		out(e, "static const int %s_seg%s[] = {", e->nm, t ? "low" : "floor");
-		for (k = 0; k < h->nseg - h->nextra; k++)
-			out(e, "-1, ");
-		for (k = 0; k < h->nextra; k++) {
-			kn = h->extra[k].kind == 2 ? kern[kernelfirst(fn, h->extra[k].ins)] : -1;
-			out(e, "%d, ", kn >= 0 ? (t ? low : floor)[kn] : -1);
-		}
-		out(e, "-1};\n");
+	out(e, "static const int %s_segfloor[] = {", e->nm);
+	for (k = 0; k < h->nseg - h->nextra; k++)
+		out(e, "-1, ");
+	for (k = 0; k < h->nextra; k++) {
+		kn = h->extra[k].kind == 2 ? kern[kernelfirst(fn, h->extra[k].ins)] : -1;
+		out(e, "%d, ", kn >= 0 ? floor[kn] : -1);
 	}
+	out(e, "-1};\nstatic const unsigned long long %s_seglive[] = {", e->nm);
+	for (k = 0; k < h->nseg - h->nextra; k++)
+		out(e, "0, ");
+	for (k = 0; k < h->nextra; k++) {
+		kn = h->extra[k].kind == 2 ? kern[kernelfirst(fn, h->extra[k].ins)] : -1;
+		out(e, "%#llxull, ", kn >= 0 ? (unsigned long long)live[kn] : 0ull);
+	}
+	out(e, "0};\n");
 	free(order);
 	free(floor);
-	free(low);
+	free(live);
 	free(kern);
 }
 
@@ -920,7 +933,7 @@ emitprogram(E *e)
 	out(e, "%d, %s_kernel, %s_run, %s,\n", e->tc ? e->tc->nkernels : 0, nm, nm, e->tc ? pf(e, "%s_launch", nm) : "NULL");
 	out(e, "%s,\n", e->vendorused ? pf(e, "%s_vendor", nm) : "NULL");
 	out(e, "%s_segkern,\n", nm);
-	out(e, "%s_segfloor, %s_seglow,\n", nm, nm);
+	out(e, "%s_segfloor, %s_seglive,\n", nm, nm);
 	e->w->ind--;
 	out(e, "};\n");
 }

@@ -89,6 +89,8 @@ const char *typetext(E *e, Type t);
 /* v's storage as a void * expression: on the side forward reads (dev) or
  * the host's (bind- and load-time work) */
 const char *storage(E *e, Ref v, bool dev);
+/* do a and b have one buffer (memplan's slot, or one value)? */
+bool samestorage(E *e, Ref a, Ref b);
 /* instruction i's segment plan (scatters, edge_softmax; a serial scatter's
  * counts) as a void * expression, and its size in bytes */
 const char *segment(E *e, int i, bool dev);
@@ -150,6 +152,9 @@ void arg(Args *a, const char *decl, const char *fmt, ...) GNN_FMT(3, 4);
  * called name (NULL: v's valname), declared once however often v is an
  * operand; its name */
 const char *ptrarg(E *e, Args *a, const char *name, Ref v, bool isout, bool device);
+/* parameter name of a, declared without restrict: it shares memory with
+ * another that is written */
+void unrestrict(E *e, Args *a, const char *name);
 /* the index in a of the pointer parameter called name (a bug if none) */
 int argindex(const Args *a, const char *name);
 /* the C type of v's elements in memory: its type's, or uint16_t for a

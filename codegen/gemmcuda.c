@@ -301,17 +301,42 @@ gemmstored(const E *e, int i)
 	return end >= 0 ? e->fn->ins[end].to : e->fn->ins[i].to;
 }
 
+/* the epilogue operand of operand step j of matmul i's group, or RNone */
+static Ref
+epioperand(const E *e, int j)
+{
+	const Ins *st = &e->fn->ins[j];
+
+	return st->narg == 2 ? st->arg[st->arg[0] == e->fn->ins[j - 1].to ? 1 : 0] : RNone;
+}
+
+/* is matmul i's output written in place over an epilogue operand
+ * (memplan's inplaceover)? */
+static bool
+inplaceepi(E *e, int i)
+{
+	for (int j = i + 1; j <= epilogueend(e->fn, i); j++)
+		if (epioperand(e, j) != RNone && samestorage(e, epioperand(e, j), gemmstored(e, i)))
+			return true;
+	return false;
+}
+
 int
 epioperands(E *e, int i, Args *a, const char **opnd, bool *bias)
 {
 	int end = epilogueend(e->fn, i);
 
 	for (int j = i + 1; j <= end; j++) {
-		const Ins *st = &e->fn->ins[j];
-		Ref o = st->narg == 2 ? st->arg[st->arg[0] == e->fn->ins[j - 1].to ? 1 : 0] : RNone;
+		Ref o = epioperand(e, j);
 
 		opnd[j - i - 1] = o != RNone ? ptrarg(e, a, NULL, o, false, true) : NULL;
 		bias[j - i - 1] = o != RNone && ty(e, o).rank == 1;
+		/* the output written in place over it (memplan's inplaceover):
+		 * one memory, so neither is restrict */
+		if (o != RNone && samestorage(e, o, gemmstored(e, i))) {
+			unrestrict(e, a, opnd[j - i - 1]);
+			unrestrict(e, a, ptrarg(e, a, NULL, gemmstored(e, i), true, true));
+		}
 	}
 	return end < 0 ? 0 : end - i;
 }
@@ -463,8 +488,9 @@ ksum(G *g, const Args *a)
 	int odt = valstoredtype(e->fn, g->to);
 
 	out(e, "\n/* a split-K GEMM's parts, added in part order%s */\n", g->nepi ? ", then the epilogue" : "");
-	out(e, "GNN_DKERNEL(" KNAME "_ksum)(GNN_DRANGE int64_t T_, %s *__restrict__ o_, const float *__restrict__ ws_, int s_%s)\n",
-	    g->o16 ? "uint16_t" : "float", epiargs(e, a, g->opnd, g->nepi, false));
+	/* o_ written in place over an epilogue operand: not restrict */
+	out(e, "GNN_DKERNEL(" KNAME "_ksum)(GNN_DRANGE int64_t T_, %s *%so_, const float *__restrict__ ws_, int s_%s)\n",
+	    g->o16 ? "uint16_t" : "float", inplaceepi(e, g->at) ? "" : "__restrict__ ", epiargs(e, a, g->opnd, g->nepi, false));
 	blockopen(e->w);
 	wopen(e->w, "GNN_DLOOP(t_, T_)");
 	if (g->o16)

@@ -120,9 +120,10 @@ ptrarg(E *e, Args *a, const char *name, Ref v, bool isout, bool device)
 			return name;
 	/* restrict: a kernel's values never share memory it writes -- live
 	 * ranges are closed, so no output shares a slot with an input
-	 * (memplan.c), and forward writes an output in place only where the
-	 * caller's buffer overlaps no input (program.c); two inputs may be
-	 * one buffer, which restrict allows for memory nobody writes */
+	 * (memplan.c; but for a GEMM epilogue's operand, which epioperands
+	 * declares without), and forward writes an output in place only
+	 * where the caller's buffer overlaps no input (program.c); two inputs
+	 * may be one buffer, which restrict allows for memory nobody writes */
 	arg(a, pf(e, "%s%s *%s %s", isout ? "" : "const ", T, e->cuda ? "__restrict__" : "restrict", name), "(%s%s *)%s",
 	    isout ? "" : "const ", T, storage(e, storageof(e->p, v), device));
 	a->pname[a->n - 1] = name;
@@ -134,6 +135,16 @@ ptrarg(E *e, Args *a, const char *name, Ref v, bool isout, bool device)
 		a->halfdt[a->nhalf++] = sdt != DNone ? sdt : rdt;
 	}
 	return name;
+}
+
+void
+unrestrict(E *e, Args *a, const char *name)
+{
+	int k = argindex(a, name);
+	const char *kw = e->cuda ? "__restrict__ " : "restrict ", *r = strstr(a->decl[k], kw);
+
+	if (r)
+		a->decl[k] = pf(e, "%.*s%s", (int)(r - a->decl[k]), a->decl[k], r + strlen(kw));
 }
 
 int

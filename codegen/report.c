@@ -43,9 +43,11 @@ typedef struct R {
 	char **name;             /* value names as printed */
 	/* the forward slots as the runtime's arena places them (scratchfloors):
 	 * slots[p] the p-th's buffer, floor[k] how many of them kernel k's
-	 * scratch lies past, low[k] how many lead dead while k runs; rep[b]
-	 * buffer b's value that gives its size */
-	int *slots, *floor, *low, nslot;
+	 * scratch lies past, live[k] which of them are live while k runs
+	 * (its scratch may lie in a gap); rep[b] buffer b's value that gives
+	 * its size */
+	int *slots, *floor, nslot;
+	uint64_t *live;
 	Ref *rep;
 	bool *lazy;              /* per memplan buffer: an output with no arena memory (cuda: GNN_BUF_LAZY) */
 } R;
@@ -337,33 +339,28 @@ slotbytes(const R *r, int p)
 }
 
 /* where item it's kernel's scratch starts among the forward slots (as
- * program.c's scratchat): past those up to the last one live while the
- * kernel runs, the rest it lies over; -1 unknown */
+ * program.c's scratchat): in the first gap between the slots live while
+ * the kernel runs where it fits, else past the last of them; -1 unknown */
 static int64_t
 scratchstart(const R *r, const MemItem *it)
 {
-	int64_t first = itemkernel(it), at = 0, b, need = 0;
+	int64_t first = itemkernel(it), at = 0, o = 0, b, need = 0;
 	int k = first >= 0 && first < r->fn->nins ? r->kern[first] : -1, n = k >= 0 ? r->floor[k] : r->nslot;
 
-	/* at the slots' start where the kernel's scratch fits before the
-	 * first slot live while it runs (program.c's seglow) */
 	for (int j = 0; k >= 0 && j < r->nitems; j++)
 		if (r->items[j].kind != MemSplitPlan && itemkernel(&r->items[j]) == first)
 			need += allocbytes(r->items[j].bytes);
-	for (int p = 0; k >= 0 && p < r->low[k] && p < r->nslot; p++) {
-		if ((b = slotbytes(r, p)) < 0)
-			return -1;
-		at += b;
-	}
-	if (k >= 0 && n > 0 && need <= at)
-		return 0;
-	at = 0;
 	for (int p = 0; p < n; p++) {
 		if ((b = slotbytes(r, p)) < 0)
 			return -1;
+		if (!r->lazy[r->slots[p]] && (k < 0 || p >= 64 || (r->live[k] >> p & 1))) {
+			if (k >= 0 && o + need <= at)
+				return o;
+			o = at + b;
+		}
 		at += b;
 	}
-	return at;
+	return o;
 }
 
 /* the split plans' bytes, or the scratch's as the runtime lays it out
@@ -793,8 +790,8 @@ reportmemory(R *r)
 	nbuf = arenabuffers(fn, r->phase, buf, rep, r->cuda);
 	r->slots = emalloc((fn->nval + 1) * sizeof *r->slots);
 	r->floor = emalloc((fn->nins + 1) * sizeof *r->floor);
-	r->low = emalloc((fn->nins + 1) * sizeof *r->low);
-	r->nslot = scratchfloors(fn, r->phase, buf, r->slots, r->floor, r->low, r->cuda);
+	r->live = emalloc((fn->nins + 1) * sizeof *r->live);
+	r->nslot = scratchfloors(fn, r->phase, buf, r->slots, r->floor, r->live, r->cuda);
 	r->rep = rep;
 	r->lazy = emalloc(nbuf + 1);
 	for (b = 0; b < nbuf; b++) {
@@ -908,7 +905,7 @@ reportmemory(R *r)
 	free(rep);
 	free(r->slots);
 	free(r->floor);
-	free(r->low);
+	free(r->live);
 	free(r->lazy);
 }
 

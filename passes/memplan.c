@@ -10,8 +10,13 @@
  * storage in the arena lives from the kernel that defines it to the last
  * kernel that reads it (through aliases), or to the end of forward if it
  * is returned (forward copies its outputs out last).  Ranges are closed:
- * a kernel's inputs and outputs are live together, so no kernel ever
- * writes the buffer it reads.
+ * a kernel's inputs and outputs are live together, so no kernel writes
+ * the buffer it reads -- but for one case (inplaceover): a tiled GEMM's
+ * epilogue reads an operand of its output's shape element by element,
+ * each just before the same thread writes that element of the output,
+ * so the output may take the operand's slot where that kernel reads it
+ * last (SAGE's h = relu(lin_l(a) + lin_r(x)) over lin_l(a): a slot less
+ * in bfloat16).
  *
  * Values that need no storage: everything outside forward (parameters,
  * load- and bind-time values have buffers of their own), aliases, and
@@ -99,6 +104,33 @@ needsstorage(const Fn *fn, const unsigned char *phase, Ref v)
 
 	return phase[v] == PhaseForward && d >= 0 && !(opinfo[fn->ins[d].op].flags & Falias) &&
 	       fn->val[v].type.kind == TTensor && !groupinternal(fn, v) && !folded(fn, d);
+}
+
+bool
+inplaceover(const Fn *fn, Ref u, Ref v)
+{
+	int d = fn->val[v].def, h, j, k;
+	int64_t grp;
+	bool read = false;
+
+	if (u < 0 || d < 0 || fn->val[u].def < 0 || (grp = attrint(&fn->ins[d], "group", -1)) < 0)
+		return false;
+	if (valelemsize(fn, u) != 2 || valelemsize(fn, v) != 2 || !typeeq(fn->val[u].type, fn->val[v].type))
+		return false;
+	for (h = d; h > 0 && attrint(&fn->ins[h - 1], "group", -1) == grp; h--)
+		;
+	if (epilogueend(fn, h) != d)
+		return false;
+	for (k = 0; k < fn->ins[h].narg; k++)
+		if (storageroot(fn, fn->ins[h].arg[k]) == u)
+			return false;   /* the product reads it anywhere */
+	for (j = h + 1; j <= d; j++)
+		for (k = 0; k < fn->ins[j].narg; k++)
+			if (fn->ins[j].arg[k] == u)
+				read = true;
+			else if (storageroot(fn, fn->ins[j].arg[k]) == u)
+				return false;   /* through a view: another shape */
+	return read;
 }
 
 /* Live ranges in kernels, [from[v], to[v]], of the values that need
@@ -212,9 +244,11 @@ arenabuffers(Fn *fn, const unsigned char *phase, int *buf, Ref *rep, bool outalo
 		okb = bytesof(fn, v, &b);
 		fits = s >= 0 && s < nslot && slotbuf[s] >= 0 && okb && dimlike(fn->mod, b, bytes[slotbuf[s]]) &&
 		       (dimle(fn->mod, b, bytes[slotbuf[s]]) || dimle(fn->mod, bytes[slotbuf[s]], b));
-		/* every value already in the buffer must be dead before v is made */
+		/* every value already in the buffer must be dead before v is
+		 * made, or read last where v is made over it in place */
 		for (j = 0; fits && j < fn->nval; j++)
-			if (buf[j] == slotbuf[s] && !(l.to[j] < l.from[v] || l.to[v] < l.from[j]))
+			if (buf[j] == slotbuf[s] && !(l.to[j] < l.from[v] || l.to[v] < l.from[j]) &&
+			    !(l.to[j] == l.from[v] && inplaceover(fn, j, v)))
 				fits = false;
 		if (fits) {
 			buf[v] = slotbuf[s];
@@ -254,7 +288,7 @@ lazybuffer(const Fn *fn, const int *buf, const Ref *rep, int b)
 }
 
 int
-scratchfloors(Fn *fn, const unsigned char *phase, const int *buf, int *order, int *floor, int *low, bool outalone)
+scratchfloors(Fn *fn, const unsigned char *phase, const int *buf, int *order, int *floor, uint64_t *live, bool outalone)
 {
 	Live l;
 	int *place, np = 0, i, k;
@@ -274,8 +308,8 @@ scratchfloors(Fn *fn, const unsigned char *phase, const int *buf, int *order, in
 	}
 	for (k = 0; k <= l.nkern; k++) {
 		floor[k] = 0;
-		if (low)
-			low[k] = np;
+		if (live)
+			live[k] = 0;
 	}
 	/* a buffer is live while any of its values is; a returned value
 	 * alone in its buffer (outalone: lazybuffer) is not in the arena */
@@ -283,8 +317,9 @@ scratchfloors(Fn *fn, const unsigned char *phase, const int *buf, int *order, in
 		for (k = l.from[v]; l.need[v] && buf[v] >= 0 && !(outalone && returned(fn, v)) && k >= 0 && k <= l.to[v]; k++) {
 			if (floor[k] < place[buf[v]] + 1)
 				floor[k] = place[buf[v]] + 1;
-			if (low && low[k] > place[buf[v]])
-				low[k] = place[buf[v]];
+			/* places past the mask's 64 count as live (program.c) */
+			if (live && place[buf[v]] < 64)
+				live[k] |= (uint64_t)1 << place[buf[v]];
 		}
 	free(place);
 	freelive(&l);
@@ -309,16 +344,19 @@ dropslot(Fn *fn, int i)
 			in->attr[k--] = in->attr[--in->nattr];
 }
 
-/* a free slot for a value of b bytes made at kernel from: one that holds
+/* a free slot for v, of b bytes, made at kernel from: one that holds
  * it (the smallest such), else one it outgrows (the largest such: the
- * least growth), else -1 */
+ * least growth), else -1.  A slot is free when its last value (last[s])
+ * is dead by then, or read last by v's kernel, which may write v over it
+ * (inplaceover). */
 static int
-pickslot(Mod *m, const Dim *size, const bool *share, const int *freeat, int nslot, Dim b, int from)
+pickslot(const Fn *fn, const Dim *size, const bool *share, const int *freeat, const Ref *last, int nslot, Ref v, Dim b, int from)
 {
+	Mod *m = fn->mod;
 	int hold = -1, grow = -1;
 
 	for (int s = 0; s < nslot; s++) {
-		if (!share[s] || freeat[s] >= from)
+		if (!share[s] || (freeat[s] >= from && !(freeat[s] == from && inplaceover(fn, last[s], v))))
 			continue;
 		if (!dimlike(m, b, size[s]))
 			continue;
@@ -338,7 +376,7 @@ memplan(Fn *fn)
 	Dim *size, b;
 	bool *share;
 	int *freeat, nslot = 0, i, s;
-	Ref v;
+	Ref v, *last;
 
 	filluse(fn);
 	for (i = 0; i < fn->nins; i++)
@@ -349,20 +387,23 @@ memplan(Fn *fn)
 	size = emalloc((fn->nval + 1) * sizeof *size);
 	freeat = emalloc((fn->nval + 1) * sizeof *freeat);
 	share = emalloc(fn->nval + 1);
+	last = emalloc((fn->nval + 1) * sizeof *last);
 	for (i = 0; i < fn->nins; i++) {
 		v = fn->ins[i].to;
 		if (!l.need[v])
 			continue;
 		/* a size too large for a Dim shares with nothing */
 		share[nslot] = bytesof(fn, v, &b);
-		s = share[nslot] ? pickslot(fn->mod, size, share, freeat, nslot, b, l.from[v]) : -1;
+		s = share[nslot] ? pickslot(fn, size, share, freeat, last, nslot, v, b, l.from[v]) : -1;
 		if (s < 0)
 			size[s = nslot++] = b;
 		else if (!dimle(fn->mod, b, size[s]))
 			size[s] = b;   /* grows to hold v */
 		freeat[s] = l.to[v];
+		last[s] = v;
 		setslot(fn, i, s);
 	}
+	free(last);
 	free(share);
 	free(size);
 	free(freeat);

@@ -122,6 +122,12 @@ void gemmepilogue(Fn *fn);      /* gemmepilogue.c: cuda: elementwise work after 
  * most EpilogueMax steps: the group's last instruction, or -1 */
 enum { EpilogueMax = 8 };
 int epilogueend(const Fn *fn, int i);
+/* memplan.c: may v, the value a tiled GEMM's epilogue group stores, take
+ * u's memory where that kernel reads u last?  Only u an epilogue operand
+ * (not the product's), read element by element where that element of v
+ * is written, of v's type, and both stored in 16 bits (a float32 output's
+ * split-K part 0 is written before the parts' sum reads u) */
+bool inplaceover(const Fn *fn, Ref u, Ref v);
 int viafold(const Fn *fn, int j);         /* the instruction j reads through, or -1 */
 bool folded(const Fn *fn, int i);         /* instruction i is read through by its one use */
 bool wgradmatmul(const Fn *fn, const Ins *in);   /* a weight gradient's matmul (gnn_sgemm_wgrad) */
@@ -283,11 +289,12 @@ bool lazybuffer(const Fn *fn, const int *buf, const Ref *rep, int b);
  * floor[k] (sized fn->nins + 1) is 1 + the place of the last of them live
  * during forward kernel k, 0 if none is (outalone: a returned value's own
  * buffer, which is not in the arena, does not count).  The rest hold
- * nothing k reads or writes; so do the places before low[k] (sized as
- * floor; NULL: not wanted), the first of them live during k (the number
- * placed if none is).  Returns the number of buffers placed.
+ * nothing k reads or writes; so do the places below floor[k] whose bit
+ * in live[k] (sized as floor; NULL: not wanted) is clear: bit p is set
+ * where place p is live during k (places past 64 have no bit: users take
+ * them as live).  Returns the number of buffers placed.
  */
-int scratchfloors(Fn *fn, const unsigned char *phase, const int *buf, int *order, int *floor, int *low, bool outalone);
+int scratchfloors(Fn *fn, const unsigned char *phase, const int *buf, int *order, int *floor, uint64_t *live, bool outalone);
 
 /* breaks.c: graph breaks and host syncs ------------------------------------- */
 

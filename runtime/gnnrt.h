@@ -568,11 +568,11 @@ struct gnn_program {
 	 * liveness); the slots after hold nothing live then.  -1, or NULL:
 	 * it lies past them all. */
 	const int *segfloor;
-	/* per segment: how many of the leading forward slots hold nothing
-	 * live while its kernel runs (those before the first live one): the
-	 * scratch lies over them where it fits there, else past the floor.
-	 * -1, or NULL: not there. */
-	const int *seglow;
+	/* per segment with a floor: which of the forward slots below it are
+	 * live while its kernel runs (bit n: the n-th; the 64th on have no
+	 * bit and count as live); the scratch lies in the first gap between
+	 * them where it fits, else past the floor.  NULL: all are live. */
+	const unsigned long long *seglive;
 };
 
 gnn_status gnn_prog_create(const gnn_program *p, size_t size, gnn_instance **out);

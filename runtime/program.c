@@ -873,31 +873,29 @@ lazyout(const gnn_program *p, int i)
 }
 
 /* where scratch segment i (need bytes with its kernel's others) may
- * start: at the forward slots' start (base) where it fits before the
- * first slot live while its kernel runs (gnn_program.seglow), else past
- * the slots up to the last one live then (segfloor; slots is the end of
+ * start: in the first gap between the forward slots live while its
+ * kernel runs (gnn_program.seglive) where it fits, from the slots' start
+ * (base), else past the last of them (segfloor; slots is the end of
  * them all) */
 static size_t
 scratchat(const gnn_program *p, int i, const size_t *at, size_t base, size_t slots, size_t rz, size_t need)
 {
 	const size_t *len = at + nplaces(p);
-	int f = p->segfloor ? p->segfloor[i] : -1, lo = p->seglow ? p->seglow[i] : -1, b, n = 0;
+	int f = p->segfloor ? p->segfloor[i] : -1, b, n = 0;
+	unsigned long long live = p->seglive ? p->seglive[i] : ~0ull;
 	size_t o = base;
 
 	/* (a tuning build places the returned values' slots, which the
 	 * floors leave out: its scratch goes past them all) */
 	if (f < 0 || p->launch)
 		return slots;
-	for (b = 0; b < p->nbuf && n <= lo; b++)
+	for (b = 0; b < p->nbuf && n < f; b++)
 		if (fwdslot(p, b)) {
-			if (n == lo && !lazyout(p, b) && base + need <= at[b])
-				return base;
-			n++;
-		}
-	for (b = 0, n = 0; b < p->nbuf && n < f; b++)
-		if (fwdslot(p, b)) {
-			if (!lazyout(p, b))
+			if (!lazyout(p, b) && (n >= 64 || (live >> n & 1))) {
+				if (o + need <= at[b])
+					return o;
 				o = at[b] + units(len[b]) + rz;   /* its end, as place() left it */
+			}
 			n++;
 		}
 	return o;
