@@ -407,7 +407,9 @@ class Bench:
             for s in systems:
                 if task == "train" and (s == "agg" or s == "gnncc-O0"):
                     continue
-                cells = [("agg-gnncc", "agg", "AGG_O2"), ("agg-cusparse", "agg", None)] \
+                cells = [("agg-gnncc", "agg", "AGG_O2"), ("agg-cusparse", "agg", None)] + [
+                    ("agg-gnncc-" + o, "agg", "AGG_" + o) for o in ["BF", "BI"]
+                    if "gnncc-" + o in systems] \
                     if s == "agg" else [(s, m, model_name(m, s[-2:] + ("T" if task == "train"
                                                                         else ""))
                                          if s.startswith("gnncc") else None) for m in models]
@@ -496,7 +498,8 @@ class Bench:
             os.makedirs(d, exist_ok=True)
             todo = [(k, o) for o in want_o for k in models] if "infer" in self.a.tasks else []
             if "agg" in self.a.systems and "infer" in self.a.tasks:
-                todo.append(("agg", "O2"))
+                # and its 16-bit rows where those configurations run
+                todo += [("agg", o) for o in ["O2", "BF", "BI"] if o == "O2" or "gnncc-" + o in self.a.systems]
             if self.trains(g):
                 todo += [(k, "O2T") for k in models]
             for kind, opt in todo:
@@ -508,8 +511,8 @@ class Bench:
                     text = instantiate(kind, fin, g["classes"], name, **w)
                     if opt == "O2T":   # a training object: the model and its train item
                         text += train_item(name)
-                    if opt == "BI":
-                        text = bf16_io(text)
+                if opt == "BI":
+                    text = bf16_io(text)
                 src = os.path.join(d, name.lower() + ".gnn")
                 with open(src, "w") as f:
                     f.write(text)
@@ -533,7 +536,7 @@ class Bench:
                     g.setdefault("compile_s", {})[name] = secs
                 else:
                     msg = (p.stderr.strip().splitlines() or ["?"])[-1]
-                    self.add(system="agg-gnncc" if kind == "agg" else "gnncc-" + opt[:2],
+                    self.add(system=self.system_of(name),
                              model=kind, graph=g["name"], status="error",
                              message="gnncc failed: " + msg, compile_s=secs,
                              **({"task": "train"} if opt == "O2T" else {}))
@@ -555,7 +558,9 @@ class Bench:
     @staticmethod
     def system_of(name):
         kind, opt = name.lower().rsplit("_", 1)
-        return "agg-gnncc" if kind == "agg" else "gnncc-" + opt[:2].upper()
+        if kind == "agg":
+            return "agg-gnncc" + ("" if opt == "o2" else "-" + opt.upper())
+        return "gnncc-" + opt[:2].upper()
 
     def trains(self, g):
         """are there training rows on graph g?"""

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """costtables.py GNNCC [--graphs arxiv,products] [--gpu h100] [--tune-dir DIR]
    costtables.py GNNCC --train [--graphs cora,citeseer,...] [--gpu h100] [--measured RESULTS.json]
+   costtables.py GNNCC --precision [--graphs products] [--gpu h100] [--measured RESULTS.json]
 
 The modeled forward of the benchmark's models (bench.py's instantiation
 for the synthetic graphs) on gnngen's presets, from
@@ -20,7 +21,13 @@ the optimizer's update, `gnncc --report=cost`'s step line -- and its
 launches, beside the modeled forward.  With --measured, a bench.py
 results JSON: its training records (task "train") give gnncc -O2's
 measured step and the best torch system's (PyG eager or torch.compile)
-beside the model's; rows it has none for say so."""
+beside the model's; rows it has none for say so.
+
+--precision: each model (and the aggregation alone) in float32, under
+--precision=bf16, and under bf16 with bfloat16 features and outputs
+(bench.py's bf16_io): the modeled forward and the modeled device peak of
+a forward (`--report=memory`); with --measured, torch.compile(dynamic)'s
+measured peaks and cuSPARSE's measured SpMM beside them."""
 import argparse
 import os
 import re
@@ -83,6 +90,14 @@ def measured_train(path):
     return out
 
 
+def graph_ref(g):
+    """(input features, --report-graph) of bench.py's graph g"""
+    if "preset" in g:
+        return g["F"], "preset:" + g["preset"]
+    d = os.path.join(bench.ROOT, g["dir"])
+    return bench.npy_shape(os.path.join(d, "x.npy"))[1], os.path.join(d, "edge_index.npy")
+
+
 def train_table(a, graphs, tmp):
     """the training rows' markdown table (--train)"""
     meas = measured_train(a.measured) if a.measured else {}
@@ -90,11 +105,7 @@ def train_table(a, graphs, tmp):
             "measured best torch |", "|---|---|---|---|---|---|---|"]
     for gname in a.graphs.split(","):
         g = graphs[gname]
-        if "preset" in g:
-            fin, ref = g["F"], "preset:" + g["preset"]
-        else:
-            d = os.path.join(bench.ROOT, g["dir"])
-            fin, ref = bench.npy_shape(os.path.join(d, "x.npy"))[1], os.path.join(d, "edge_index.npy")
+        fin, ref = graph_ref(g)
         for kind in bench.MODELS:
             name = bench.model_name(kind, "O2T")
             src = os.path.join(tmp, f"{kind}_{gname}.gnn")
@@ -109,6 +120,77 @@ def train_table(a, graphs, tmp):
             rows.append(f"| {kind.upper()} | {gname} | {st / 1000:.3f} ms | {n} | {fw / 1000:.3f} ms | "
                         f"{f'{gm:.3f} ms' if gm is not None else 'not measured'} | "
                         f"{f'{tm:.3f} ms ({sysname})' if tm is not None else 'not measured'} |")
+    return "\n".join(rows)
+
+
+def forward_peak(text):
+    """(modeled forward us, modeled peak bytes of a forward on the
+    caller's device inputs and outputs) of a --report=cost,memory"""
+    fw = re.search(r"^forward: \d+ launches, ([\d.]+) us", text, re.M)
+    pk = re.search(r"peak of a forward on the caller's device inputs and outputs: .*; (\d+) with the graph", text)
+    if not fw or not pk:
+        raise SystemExit("costtables.py: no forward or peak line in the report:\n" + text)
+    return float(fw.group(1)), int(pk.group(1))
+
+
+def measured_peers(path):
+    """{(model, graph): record} of a bench.py results JSON's
+    torch.compile(dynamic) forwards, and {graph: cuSPARSE's SpMM ms}"""
+    import json
+    with open(path) as f:
+        recs = json.load(f)["records"]
+    comp, sp = {}, {}
+    for r in recs:
+        if r.get("status") != "ok" or r.get("task", "infer") != "infer":
+            continue
+        if r["system"] == "pyg-compile-dynamic":
+            comp[(r["model"], r["graph"])] = r
+        elif r["system"] == "agg-cusparse":
+            sp[r["graph"]] = min(sp.get(r["graph"], r["median_ms"]), r["median_ms"])
+    return comp, sp
+
+
+def precision_table(a, graphs, tmp):
+    """--precision: each model's forward and device peak in float32, under
+    --precision=bf16, and under bf16 with bfloat16 features and outputs
+    (bench.py's bf16_io), beside torch.compile(dynamic)'s measured peak
+    and, for the aggregation, cuSPARSE's measured SpMM"""
+    comp, sp = measured_peers(a.measured) if a.measured else ({}, {})
+    rows = ["| model | graph | forward fp32 | bf16 | bf16 I/O | bf16 / fp32 | bf16 I/O / fp32 | "
+            "peak fp32 | peak bf16 | peak bf16 I/O | torch.compile(dynamic) peak, measured | "
+            "fp32 / compile | bf16 I/O / compile |", "|---" * 13 + "|"]
+    agg = []
+    for gname in a.graphs.split(","):
+        g = graphs[gname]
+        fin, ref = graph_ref(g)
+        for kind in bench.MODELS + ["agg"]:
+            w = bench.WIDTHS[g["widths"]].get(kind, {})
+            fin, classes = (bench.AGG_WIDTH, bench.AGG_WIDTH) if kind == "agg" else (fin, g["classes"])
+            text = bench.instantiate(kind, fin, classes, f"{kind}_{gname}", **w)
+            res = []
+            for prec, io16 in (("fp32", False), ("bf16", False), ("bf16", True)):
+                src = os.path.join(tmp, f"{kind}_{gname}_{prec}{'_io' if io16 else ''}.gnn")
+                with open(src, "w") as f:
+                    f.write(bench.bf16_io(text) if io16 else text)
+                out = subprocess.run([a.gnncc, "--target=cuda", "-O2", f"--precision={prec}", "--report=cost,memory",
+                                      "--report-graph=" + ref, f"--gpu={a.gpu}", "--no-tune-cache", src],
+                                     check=True, capture_output=True, text=True).stdout
+                res.append(forward_peak(out))
+            (f32, p32), (b16, pb), (bio, pio) = res
+            if kind == "agg":
+                c = sp.get(gname)
+                agg.append(f"| {gname} | {fmt(f32)} | {fmt(b16)} | {fmt(bio)} | "
+                           f"{f'{c:.4g} ms' if c else 'not measured'} | "
+                           f"{f'{c * 1000 / bio:.2f}x' if c else ''} |")
+                continue
+            r = comp.get((kind, gname))
+            cp = r["peak_bytes"] if r else None
+            rows.append(f"| {kind.upper()} | {gname} | {fmt(f32)} | {fmt(b16)} | {fmt(bio)} | {b16 / f32:.3f} | "
+                        f"{bio / f32:.3f} | {p32:,} | {pb:,} | {pio:,} | "
+                        f"{f'{cp:,}' if cp else 'not measured'} | {f'{p32 / cp:.3f}x' if cp else ''} | "
+                        f"{f'{pio / cp:.4f}x' if cp else ''} |")
+    rows += ["", "| aggregation (sum over in-edges, width 128) | forward fp32 | bf16 | bf16 I/O | "
+             "cuSPARSE SpMM fp32, measured | cuSPARSE / bf16 I/O |", "|---|---|---|---|---|---|"] + agg
     return "\n".join(rows)
 
 
@@ -147,9 +229,17 @@ def main():
     ap.add_argument("--gpu", default="h100")
     ap.add_argument("--tune-dir")
     ap.add_argument("--train", action="store_true", help="the training rows' modeled step (see above)")
-    ap.add_argument("--measured", metavar="RESULTS.json", help="with --train: bench.py's results, for measured steps")
+    ap.add_argument("--measured", metavar="RESULTS.json",
+                    help="with --train: bench.py's results, for measured steps; with --precision: "
+                    "for torch.compile(dynamic)'s peaks and cuSPARSE's SpMM")
+    ap.add_argument("--precision", action="store_true",
+                    help="float32 against bfloat16: forward and device peak (see above)")
     a = ap.parse_args()
     graphs = {g["name"]: g for g in bench.GRAPHS}
+    if a.precision:
+        with tempfile.TemporaryDirectory() as tmp:
+            print(precision_table(a, graphs, tmp))
+        return
     if a.train:
         with tempfile.TemporaryDirectory() as tmp:
             print(train_table(a, graphs, tmp))

@@ -199,6 +199,10 @@ def model_tables(idx, records, graphs, n):
     return lines
 
 
+# the aggregation's 16-bit rows (bench.py: with --systems gnncc-BF, gnncc-BI)
+AGG16 = [("agg-gnncc-BF", "gnncc bf16"), ("agg-gnncc-BI", "gnncc bf16 I/O")]
+
+
 def agg_table(idx, records, graphs, n):
     d2d = [r for r in records if r.get("system") == "d2d" and r.get("status") == "ok"]
     aggs = [g for g in graphs if any(r.get("model") == "agg" and r.get("graph") == g
@@ -240,6 +244,22 @@ def agg_table(idx, records, graphs, n):
                 row += ["—", "—"]
         lines.append("| " + " | ".join(row) + " |")
     lines.append("")
+    half = [(s, t) for s, t in AGG16 if any(r.get("system") == s for r in records)]
+    if half:
+        lines += ["bfloat16 storage, against cuSPARSE's float32 SpMM: gnncc bf16 (gnncc-BF, "
+                  "`--precision=bf16`) gathers a bfloat16 copy of the features and sums in float32; "
+                  "bf16 I/O (gnncc-BI) takes the features and returns the sums in bfloat16:", ""]
+        cols = ["graph", "gnncc -O2 (ms)"] + [f"{t} (ms)" for _, t in half] + ["cuSPARSE (ms)"] + [
+            f"cuSPARSE / {t}" for _, t in half]
+        lines.append("| " + " | ".join(cols) + " |")
+        lines.append("|" + "---|" * len(cols))
+        for g in aggs:
+            c = idx.get(("agg-cusparse", "agg", g))
+            row = [g, cell(idx.get(("agg-gnncc", "agg", g)), ms)] + [
+                cell(idx.get((s, "agg", g)), ms) for s, _ in half] + [cell(c, ms)] + [
+                ratio(c, idx.get((s, "agg", g))) for s, _ in half]
+            lines.append("| " + " | ".join(row) + " |")
+        lines.append("")
     return lines
 
 
