@@ -49,13 +49,6 @@ config.substitutions += [
     ("%cora", os.path.join(shared, "datasets", "cora")),
 ]
 # nvcc compiles and links the cuda target even where no GPU runs it
-# %rtsources: libgnnrt.a's C sources (as CMakeLists.txt: runtime/*.c but
-# the CUDA device layer), for a program that builds the runtime with a
-# sanitizer of its own (tests/robust/threads.test: ThreadSanitizer)
-import glob
-config.substitutions.append(("%rtsources", " ".join(
-    f for f in sorted(glob.glob(os.path.join(root, "runtime", "*.c")))
-    if os.path.basename(f) != "device_cuda.c")))
 if shutil.which("nvcc", path=path) or os.path.exists("/usr/local/cuda/bin/nvcc"):
     config.available_features.add("nvcc")
 # a GPU to run the cuda target on
@@ -123,6 +116,9 @@ if not sanitize:
     if libtsan and os.path.isabs(libtsan) and os.path.exists(libtsan):
         config.available_features.add("tsan")
         config.substitutions.append(("%libtsan", libtsan))
+        # the runtime built with ThreadSanitizer (CMakeLists.txt's
+        # gnnrt_tsan), for programs that link it under TSan
+        config.substitutions.append(("%libgnnrt_tsan", os.path.join(build, "libgnnrt_tsan.a")))
 
 # The Python package (python/gnncc): %pyenv runs a program with it on the
 # path and this tree's gnncc as its compiler (the test names the cache:
