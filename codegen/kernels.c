@@ -1021,12 +1021,19 @@ emitdense(E *e, int i, int ki, Ref to, Ref bias, bool device, bool dev, Args *a)
 			/* weights rounded to bfloat16 (passes/precision.c):
 			 * bfloat16 products with float32 sums (gnn_bgemm); a float
 			 * A is rounded to bfloat16 as the GEMM reads it */
+			const char *ad = adt != DNone ? "GNN_BF16" : "GNN_F32", *cd = cdt != DNone ? "GNN_BF16" : "GNN_F32";
+
 			if ((adt != DNone && adt != DBF16) || (cdt != DNone && cdt != DBF16))
 				die("codegen: a bfloat16 weight with a %s operand", dtypename(adt != DNone && adt != DBF16 ? adt : cdt));
+			/* a mostly-zero A (bag-of-words features): its zeros
+			 * skipped, in the float path's order (gnn_bgemm_sparse) */
+			arg(a, "int sp_", "gnn_hgemm_sparse_pays(%s, %s, %s, %lld, %lld)", Aval, ad, M, K, K);
 			kernelhead(e, i, device, a);
 			out(e, "const int64_t m0_ = t0_ * %d, m1_ = t1_ * %d < M_ ? t1_ * %d : M_;\n(void)t_;\n", R, R, R);
-			out(e, "gnn_bgemm(m0_, m1_, %lld, %lld, %s, %s, %lld, %s, %lld, %s, %s, %lld);\n", K, P, A,
-			    adt != DNone ? "GNN_BF16" : "GNN_F32", K, B, P, O, cdt != DNone ? "GNN_BF16" : "GNN_F32", P);
+			out(e, "if (sp_)\n\tgnn_bgemm_sparse(m0_, m1_, %lld, %lld, %s, %s, %lld, %s, %lld, %s, %s, %lld);\n", K, P, A, ad, K,
+			    B, P, O, cd, P);
+			out(e, "else\n\tgnn_bgemm(m0_, m1_, %lld, %lld, %s, %s, %lld, %s, %lld, %s, %s, %lld);\n", K, P, A, ad, K, B, P, O,
+			    cd, P);
 			out(e, "break;   /* one call covers the range */\n");
 			kerneltail(e);
 			return pf(e, "((%s) + %d) / %d", M, R - 1, R);

@@ -693,6 +693,10 @@ dense(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
 	}
 }
 
+/* sparse()'s flag beside GNN_SGEMM_ACC: A's values rounded to bfloat16
+** as read (gnn_bgemm_sparse), only its nonzeros, which are all it reads */
+#define SP_ABF16 0x100
+
 static void
 sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda,
 	const float *B, int64_t bs, int64_t ps, float *C, int64_t ldc, int flags, const float *bias)
@@ -709,6 +713,8 @@ sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const float *A, int64_t lda
 		for (int64_t k0 = 0; k0 < K; k0 += SPCHUNK) {
 			int64_t kb = K - k0 < SPCHUNK ? K - k0 : SPCHUNK;
 			int64_t nnz = t->nz(A + i * lda + k0, kb, k0, idx, val);
+			for (int64_t j = 0; (flags & SP_ABF16) && j < nnz; j++)
+				val[j] = gnn_round_bf16(val[j]);
 			/* a chunk with no nonzeros changes nothing, unless it must
 			** start the chains */
 			if (nnz > 0 || (k0 == 0 && !(flags & GNN_SGEMM_ACC)))
@@ -945,9 +951,10 @@ storerows(void *dst, int dt, const float *src, int64_t rows, int64_t N, int64_t 
 	}
 }
 
-void
-gnn_hgemm(int64_t m0, int64_t m1, int64_t K, int64_t N, const void *A, int adt, int64_t lda,
-	const float *B, int64_t ldb, void *C, int cdt, int64_t ldc, int64_t kc, int sp)
+/* gnn_hgemm, and with spflags SP_ABF16 gnn_bgemm_sparse */
+static void
+halfgemm(int64_t m0, int64_t m1, int64_t K, int64_t N, const void *A, int adt, int64_t lda,
+	const float *B, int64_t ldb, void *C, int cdt, int64_t ldc, int64_t kc, int sp, int spflags)
 {
 	float *a = NULL, *c = NULL;
 
@@ -963,7 +970,7 @@ gnn_hgemm(int64_t m0, int64_t m1, int64_t K, int64_t N, const void *A, int adt, 
 		if (a)
 			loadrows(a, (const uint16_t *)A + i * lda, adt, r, K, lda);
 		if (sp)
-			gnn_sgemm_sparse(0, r, K, N, ai, a ? K : lda, B, ldb, ci, c ? N : ldc, 0);
+			sparse(0, r, K, N, ai, a ? K : lda, B, ldb, NR, ci, c ? N : ldc, spflags, NULL);
 		else
 			gnn_sgemm(0, r, K, N, ai, a ? K : lda, B, ldb, ci, c ? N : ldc, kc, 0);
 		if (c)
@@ -971,6 +978,34 @@ gnn_hgemm(int64_t m0, int64_t m1, int64_t K, int64_t N, const void *A, int adt, 
 	}
 	free(a);
 	free(c);
+}
+
+void
+gnn_hgemm(int64_t m0, int64_t m1, int64_t K, int64_t N, const void *A, int adt, int64_t lda,
+	const float *B, int64_t ldb, void *C, int cdt, int64_t ldc, int64_t kc, int sp)
+{
+	halfgemm(m0, m1, K, N, A, adt, lda, B, ldb, C, cdt, ldc, kc, sp, 0);
+}
+
+void
+gnn_bgemm_sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const void *A, int adt, int64_t lda,
+	const float *B, int64_t ldb, void *C, int cdt, int64_t ldc)
+{
+	float *b;
+
+	if (m1 <= m0 || N <= 0)
+		return;
+	/* B rounded as gnn_bgemm rounds it (the weights hold bfloat16
+	 * values already: a copy of a few ten KiB a call) */
+	if (!(b = malloc((size_t)(K * N + 1) * sizeof *b)))
+		abort();   /* generated code has no status path here */
+	for (int64_t k = 0; k < K; k++)
+		for (int64_t n = 0; n < N; n++)
+			b[k * N + n] = gnn_round_bf16(B[k * ldb + n]);
+	/* a bfloat16 A's words are exact as floats; a float A's nonzeros
+	 * are rounded where the sparse walk reads them */
+	halfgemm(m0, m1, K, N, A, adt, lda, b, N, C, cdt, ldc, 0, 1, adt == GNN_F32 ? SP_ABF16 : 0);
+	free(b);
 }
 
 int

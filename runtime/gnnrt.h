@@ -1004,6 +1004,13 @@ int gnn_hgemm_sparse_pays(const void *A, int adt, int64_t M, int64_t K, int64_t 
 ** path it takes: "avx512bf16" or "float". */
 void gnn_bgemm(int64_t m0, int64_t m1, int64_t K, int64_t N, const void *A, int adt, int64_t lda,
                const float *B, int64_t ldb, void *C, int cdt, int64_t ldc);
+/* The same product for a mostly-zero A (gnn_hgemm_sparse_pays): A's zeros
+** skipped, each element one chain over k in increasing order (the float
+** path's: gnn_hgemm on A rounded to bfloat16), so its bits are not
+** gnn_bgemm's but neither the row split nor the thread count changes
+** them. Serial. */
+void gnn_bgemm_sparse(int64_t m0, int64_t m1, int64_t K, int64_t N, const void *A, int adt, int64_t lda,
+                      const float *B, int64_t ldb, void *C, int cdt, int64_t ldc);
 const char *gnn_bgemm_isa(void);
 /* The same product for one row inside a fused kernel: B packed once per
 ** kernel call by gnn_bpack into gnn_bpack_words(K, N) words (pair panels

@@ -20,7 +20,9 @@
 **    (on AMX where K is a multiple of 32: elsewhere it is vdpbf16ps's);
 **  - every row split gives the whole call's bits, A as float32 or
 **    bfloat16 words, C as float32 or bfloat16 words (rounded to nearest
-**    even), padding of C's rows left alone.
+**    even), padding of C's rows left alone;
+**  - gnn_bgemm_sparse (a mostly-zero A): the float chain over k in order
+**    of the rounded products, bit for bit, on every path.
 ** Usage: test_bgemm [shared-dir] (the folder is not used)
 */
 #define _DEFAULT_SOURCE 1   /* syscall */
@@ -222,6 +224,55 @@ gemv(void)
 	CHECK(bad == 0);
 }
 
+/* gnn_bgemm_sparse, for a mostly-zero A: each element the float chain
+** over k in increasing order of the rounded operands' products (fmaf:
+** each product is exact), bit for bit, whatever the path; A as float32
+** or bfloat16 words, C as float32 or bfloat16 words; every row split the
+** whole call's bits */
+static void
+sparsegemm(void)
+{
+	static const int64_t Ks[] = {1, 17, 301, 1433}, Ns[] = {1, 7, 16, 40};
+	int bad = 0;
+
+	for (size_t b = 0; b < sizeof Ks / sizeof *Ks; b++)
+		for (size_t c = 0; c < sizeof Ns / sizeof *Ns; c++) {
+			int64_t M = 37, K = Ks[b], N = Ns[c];
+			float *A = malloc((size_t)(M * K) * 4), *B = malloc((size_t)(K * N) * 4);
+			float *C = malloc((size_t)(M * N) * 4), *R = malloc((size_t)(M * N) * 4);
+			uint16_t *Ah = malloc((size_t)(M * K) * 2), *Ch = malloc((size_t)(M * N) * 2);
+
+			for (int64_t i = 0; i < M * K; i++) {
+				A[i] = next() % 50 == 0 ? value() : 0.0f;   /* about 1.5% nonzero */
+				Ah[i] = bf16word(A[i]);
+			}
+			for (int64_t i = 0; i < K * N; i++)
+				B[i] = value();
+			for (int64_t i = 0; i < M; i++)
+				for (int64_t n = 0; n < N; n++) {
+					float s = 0.0f;
+					for (int64_t k = 0; k < K; k++)
+						s = fmaf(bf16ref(A[i * K + k]), bf16ref(B[k * N + n]), s);
+					R[i * N + n] = s;
+				}
+			gnn_bgemm_sparse(0, M, K, N, A, GNN_F32, K, B, N, C, GNN_F32, N);
+			if (memcmp(C, R, (size_t)(M * N) * 4) && bad++ < 5)
+				printf("  sparse K %lld N %lld: not the float chain's bits\n", (long long)K, (long long)N);
+			gnn_bgemm_sparse(0, 20, K, N, Ah, GNN_BF16, K, B, N, C, GNN_F32, N);
+			gnn_bgemm_sparse(20, M, K, N, Ah, GNN_BF16, K, B, N, C, GNN_F32, N);
+			if (memcmp(C, R, (size_t)(M * N) * 4) && bad++ < 5)
+				printf("  sparse K %lld N %lld, bfloat16 A, split: not the float chain's bits\n", (long long)K,
+				       (long long)N);
+			gnn_bgemm_sparse(0, M, K, N, A, GNN_F32, K, B, N, Ch, GNN_BF16, N);
+			for (int64_t i = 0; i < M * N; i++)
+				if (Ch[i] != bf16word(R[i]) && bad++ < 5)
+					printf("  sparse K %lld N %lld, bfloat16 C: element %lld\n", (long long)K, (long long)N,
+					       (long long)i);
+			free(A), free(B), free(C), free(R), free(Ah), free(Ch);
+		}
+	CHECK(bad == 0);
+}
+
 /* K = 0: zeros; an empty row range: nothing written */
 static void
 edges(void)
@@ -300,5 +351,6 @@ main(int argc, char **argv)
 	edges();
 	shapes();
 	gemv();
+	sparsegemm();
 	return summary();
 }
