@@ -10,7 +10,10 @@ PRECISION's tolerance, and against the float32 model run by the
 interpreter within a wider one (docs/precision.md; the float32 runs are
 made once for every precision).  GCN, GAT and GIN again at -O0, which
 stores every value.  WORK holds x.npy (normalized features) and
-make_weights.py's weights.  Prints a line per check, the GCN accuracies
+make_weights.py's weights.  The interpreter's references are made once
+per WORK: a second engine's run (precision-models.test runs cpu, then
+cuda-emu, on one WORK) reads the first one's, which are the same
+commands' outputs.  Prints a line per check, the GCN accuracies
 (PyG's trained weights) as accuracy.py does, and "FAIL ..." for every
 failure; exit status 1 if any.
 """
@@ -51,6 +54,11 @@ def main():
         if r.returncode:
             raise SystemExit(f"FAIL {' '.join(cmd)}: {r.stderr}")
 
+    def ref(path, weights, out, *flags):
+        """the interpreter's output at out, unless this WORK has it"""
+        if not os.path.exists(out):
+            run(path, weights, out, *flags, "--engine=interp", "--output-dtype=f64")
+
     def check(what, a, b, rtol):
         nonlocal bad
         ok, msg = compare(np.load(a), np.load(b), rtol)
@@ -63,12 +71,12 @@ def main():
         print(f"{what} {r.stdout.strip()}", flush=True)
 
     for name, path, w in models:
-        run(path, w, f"{work}/{name}-f.npy", "--engine=interp", "--output-dtype=f64")
+        ref(path, w, f"{work}/{name}-f.npy")
     for p in precisions:
         tol16, tol32 = TOL[p]
         for name, path, w in models:
             i, c = f"{work}/{name}-{p}-i.npy", f"{work}/{name}-{p}-c.npy"
-            run(path, w, i, f"--precision={p}", "--engine=interp", "--output-dtype=f64")
+            ref(path, w, i, f"--precision={p}")
             run(path, w, c, f"--precision={p}", *eflags)
             check(f"{p} {name} against the 16-bit reference", c, i, tol16)
             check(f"{p} {name} against float32", c, f"{work}/{name}-f.npy", tol32)
@@ -79,7 +87,7 @@ def main():
             if name not in ("gcn", "gat", "gin"):
                 continue
             i, c = f"{work}/{name}-{p}-i0.npy", f"{work}/{name}-{p}-c0.npy"
-            run(path, w, i, "-O0", f"--precision={p}", "--engine=interp", "--output-dtype=f64")
+            ref(path, w, i, "-O0", f"--precision={p}")
             run(path, w, c, "-O0", f"--precision={p}", *eflags)
             check(f"{p} {name} -O0 against the 16-bit reference at -O0", c, i, tol16)
             if name == "gcn":
