@@ -679,6 +679,11 @@ class Run:
     def left(self):
         return self.deadline - time.time()
 
+    def gnncc_cpu(self):
+        """gnncc's --cpu for the models' objects (--gnncc-cpu), if given"""
+        cpu = getattr(self.a, "gnncc_cpu", None)
+        return [f"--cpu={cpu}"] if cpu else []
+
     def phase(self, name, t):
         self.phase_s[name] = round(self.phase_s.get(name, 0) + time.time() - t, 1)
 
@@ -790,7 +795,7 @@ class Run:
                 with open(src, "w") as f:
                     f.write(text)
                 obj = os.path.join(d, name.lower() + ".o")
-                cmd = [self.gnncc, "--target=cpu"] + GNNCC_OPTS[opt] + ["-fopenmp", src, "-o", obj]
+                cmd = [self.gnncc, "--target=cpu"] + GNNCC_OPTS[opt] + self.gnncc_cpu() + ["-fopenmp", src, "-o", obj]
                 t1 = time.time()
                 try:
                     p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
@@ -1255,6 +1260,8 @@ def main(argv=None):
     r.add_argument("--gnncc", default=os.environ.get("GNNCC") or os.path.join(ROOT, "build",
                                                                               "gnncc"),
                    help="the compiler (default $GNNCC, else build/gnncc)")
+    r.add_argument("--gnncc-cpu", help="gnncc's --cpu for the models (default gnncc's: portable, "
+                   "every kernel for three instruction sets; native: one, a third of the compile)")
     r.add_argument("--merge", action="store_true",
                    help="add this run's records to the existing results file, replacing "
                    "those of the same system, model, graph, threads and task")

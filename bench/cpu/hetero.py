@@ -358,7 +358,7 @@ def hetero_run(run_cls):
                         f.write(hetero_source(m, name, train_item(name, f"N_{TARGET}")
                                               if tr else ""))
                     obj = os.path.join(d, name.lower() + ".o")
-                    cmd = [self.gnncc, "--target=cpu", "-O2", "-fopenmp", src, "-o", obj]
+                    cmd = [self.gnncc, "--target=cpu", "-O2", *self.gnncc_cpu(), "-fopenmp", src, "-o", obj]
                     t1 = time.time()
                     try:
                         p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
