@@ -114,6 +114,12 @@ cachedobject(const Cmd *c, const Layout *l, const char *src, const char *hdr, co
 			/* the libraries linked in (gnnrt_cuda, the emulated vendor libraries) */
 			if (n > 2 && strcmp(c->argv[i] + n - 2, ".a") == 0)
 				h = hashfile(h, c->argv[i], false);
+			/* a precompiled prelude (emucommand): its .gch */
+			if (i > 0 && strcmp(c->argv[i - 1], "-include") == 0) {
+				char *gch = astrfmt(NULL, "%s.gch", c->argv[i]);
+				h = hashfile(h, gch, false);
+				free(gch);
+			}
 		}
 	h = hashfile(h, src, true);
 	h = hashfile(h, hdr, true);

@@ -624,9 +624,10 @@ emumode(const char *name)
 	return -1;
 }
 
-/* whether the C compiler at path is gcc: the program it resolves to
- * (cc is a link to one) is named gcc, gcc-12, x86_64-linux-gnu-gcc-12;
- * anything else (clang, a wrapper) is taken as not gcc */
+/* whether the compiler at path is GCC's: the program it resolves to
+ * (cc and c++ are links to one) is named gcc, gcc-12,
+ * x86_64-linux-gnu-gcc-12, g++-12; anything else (clang, a wrapper) is
+ * taken as not gcc */
 static bool
 compilerisgcc(const char *path)
 {
@@ -638,7 +639,7 @@ compilerisgcc(const char *path)
 		return false;
 	b = strrchr(real, '/');
 	b = b ? b + 1 : real;
-	gcc = strstr(b, "gcc") && !strstr(b, "clang");
+	gcc = (strstr(b, "gcc") || strstr(b, "g++")) && !strstr(b, "clang");
 	free(real);
 	return gcc;
 }
@@ -712,7 +713,9 @@ emucommand(Cmd *c, int mode, const Layout *l, char **why)
 	cmdwords(c, "-x c++ -std=c++17 -fPIC -fno-exceptions -fno-rtti -fno-threadsafe-statics");
 	/* -O1, the sanitizers' own advice, for all: an emulated model is
 	 * compiled far more often than it runs for long (-O2 took half as
-	 * long again); line tables for reports and debuggers */
+	 * long again); line tables for reports and debuggers.  These flags
+	 * and the sanitizers' below are also runtime/emu/CMakeLists.txt's,
+	 * which precompiles the prelude with them */
 	cmdwords(c, "-O1 -g1");
 	/* without use-after-scope, whose poisoning of every scoped local
 	 * tripled a hetero model's compile (7.3 s to 2.4) and which checks
@@ -723,6 +726,20 @@ emucommand(Cmd *c, int mode, const Layout *l, char **why)
 		cmdwords(c, "-fsanitize=thread");
 #ifdef GNNCC_SANITIZE_CFLAGS
 	cmdwords(c, GNNCC_SANITIZE_CFLAGS);
+#else
+	/* the generated prelude precompiled for this mode, where the build
+	 * made one (runtime/emu/CMakeLists.txt): gcc reads the .gch beside
+	 * the header if it fits this compile, else the header's text */
+	if (compilerisgcc(prog)) {
+		char *pch = astrfmt(NULL, "%s/emupch/%s/gnnemu_pch.h", l->libdir, emunames[mode]);
+		char *gch = astrfmt(NULL, "%s.gch", pch);
+		if (access(gch, R_OK) == 0) {
+			cmdadd(c, "-include");
+			cmdadd(c, pch);
+		}
+		free(gch);
+		free(pch);
+	}
 #endif
 	/* the emulated device's cuda_runtime.h before any real one */
 	cmdadd(c, inc = astrfmt(NULL, "-I%s", l->emuincludedir));
