@@ -149,6 +149,12 @@ def bf16_io(text):
     return text
 
 
+def agg_opts(systems):
+    """the configurations the aggregation alone is compiled in: -O2 (the
+    "agg" system), and the 16-bit ones whose gnncc systems run too"""
+    return ["O2"] + [o for o in ["BF", "BI"] if "gnncc-" + o in systems]
+
+
 def model_name(kind, opt):
     return f"{kind.upper()}_{opt}"
 
@@ -407,9 +413,8 @@ class Bench:
             for s in systems:
                 if task == "train" and (s == "agg" or s == "gnncc-O0"):
                     continue
-                cells = [("agg-gnncc", "agg", "AGG_O2"), ("agg-cusparse", "agg", None)] + [
-                    ("agg-gnncc-" + o, "agg", "AGG_" + o) for o in ["BF", "BI"]
-                    if "gnncc-" + o in systems] \
+                cells = [(self.system_of("AGG_" + o), "agg", "AGG_" + o) for o in agg_opts(systems)] + [
+                    ("agg-cusparse", "agg", None)] \
                     if s == "agg" else [(s, m, model_name(m, s[-2:] + ("T" if task == "train"
                                                                         else ""))
                                          if s.startswith("gnncc") else None) for m in models]
@@ -498,8 +503,7 @@ class Bench:
             os.makedirs(d, exist_ok=True)
             todo = [(k, o) for o in want_o for k in models] if "infer" in self.a.tasks else []
             if "agg" in self.a.systems and "infer" in self.a.tasks:
-                # and its 16-bit rows where those configurations run
-                todo += [("agg", o) for o in ["O2", "BF", "BI"] if o == "O2" or "gnncc-" + o in self.a.systems]
+                todo += [("agg", o) for o in agg_opts(self.a.systems)]
             if self.trains(g):
                 todo += [(k, "O2T") for k in models]
             for kind, opt in todo:

@@ -81,6 +81,16 @@ forwardkernels(const Fn *fn, const unsigned char *phase, int *kern)
 	return n;
 }
 
+/* the first instruction of instruction d's fusion group grp (fuse.c
+ * makes a group's instructions one contiguous run) */
+static int
+groupstart(const Fn *fn, int d, int64_t grp)
+{
+	while (d > 0 && attrint(&fn->ins[d - 1], "group", -1) == grp)
+		d--;
+	return d;
+}
+
 bool
 groupinternal(const Fn *fn, Ref v)
 {
@@ -90,8 +100,7 @@ groupinternal(const Fn *fn, Ref v)
 	if (d < 0 || (grp = attrint(&fn->ins[d], "group", -1)) < 0)
 		return false;
 	/* the group's instructions: the contiguous run around d */
-	for (a = d; a > 0 && attrint(&fn->ins[a - 1], "group", -1) == grp; a--)
-		;
+	a = groupstart(fn, d, grp);
 	for (b = d + 1; b < fn->nins && attrint(&fn->ins[b], "group", -1) == grp; b++)
 		;
 	return !escapesgroup(fn, v, a, b);
@@ -117,8 +126,7 @@ inplaceover(const Fn *fn, Ref u, Ref v)
 		return false;
 	if (valelemsize(fn, u) != 2 || valelemsize(fn, v) != 2 || !typeeq(fn->val[u].type, fn->val[v].type))
 		return false;
-	for (h = d; h > 0 && attrint(&fn->ins[h - 1], "group", -1) == grp; h--)
-		;
+	h = groupstart(fn, d, grp);
 	if (epilogueend(fn, h) != d)
 		return false;
 	for (k = 0; k < fn->ins[h].narg; k++)
