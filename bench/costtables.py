@@ -236,6 +236,9 @@ def main():
                     help="float32 against bfloat16: forward and device peak (see above)")
     a = ap.parse_args()
     graphs = {g["name"]: g for g in bench.GRAPHS}
+    bad = [g for g in a.graphs.split(",") if g not in graphs]
+    if bad:
+        ap.error(f"--graphs: no graph {', '.join(bad)} (bench.py's: {', '.join(graphs)})")
     if a.precision:
         with tempfile.TemporaryDirectory() as tmp:
             print(precision_table(a, graphs, tmp))
