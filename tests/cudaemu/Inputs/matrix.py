@@ -4,7 +4,7 @@
 usage: matrix.py --build DIR --work DIR MODEL... [--graphs cora,hubs]
                  [--forced-graphs hubs] [--configs all|quick|NAME,...]
                  [--no-racecheck] [--no-memcheck] [--share all|even|odd]
-                 [--race-share all|a|b]
+                 [--race-share all|a|b] [--race-turns K]
                  [--synthetic-width W] [--precision bf16|fp16]
 
 Each MODEL is NAME=PATH.gnn (a bench template PATH.gnn.in is instantiated
@@ -60,7 +60,11 @@ an even or odd place in CONFIGS); the matrix's tests give half their
 models each share, so every forced schedule is still run, under memcheck
 too, by six models or more.  --race-share a|b racechecks half of a
 share's forced schedules (race_here): each is racechecked by three
-models or more, -O0, -O2 and TF32 by all.
+models or more, -O0, -O2 and TF32 by all.  --race-turns K racechecks one
+configuration per model, in turn (the i-th model the (i+K)-th
+configuration, modulo their count): the 16-bit matrices run three
+configurations on thirteen models, so each is racechecked by four models
+or more under each precision, and bf16 and fp16 turn by different K.
 
 Weights are random (PyG-like scales; BatchNorm variances positive) from
 the parameter table the model's generated code declares; inputs are
@@ -286,6 +290,8 @@ def main():
     ap.add_argument("--share", choices=["all", "even", "odd"], default="all")
     ap.add_argument("--race-share", choices=["all", "a", "b"], default="all",
                     help="racecheck half the share's forced families (race_here)")
+    ap.add_argument("--race-turns", type=int, metavar="K",
+                    help="racecheck one configuration per model, in turn (the i-th model the (i+K)-th, modulo their count)")
     ap.add_argument("--tf32", default="", help="models (NAME,...) also run under --gpu-math=tf32")
     ap.add_argument("--synthetic-width", type=int, default=281,
                     help="the width that a model at Cora's 1433 runs at on the other graphs (0: 1433)")
@@ -346,7 +352,7 @@ def main():
         tail = " ".join(detail.strip().splitlines()[-6:])[-600:]
         print(f"FAIL {what}: {tail}", flush=True)
 
-    for spec in a.models:
+    for mi, spec in enumerate(a.models):
         name, path = spec.split("=", 1)
         model = instantiate(path, a.work)
         inc = ["-I", os.path.dirname(os.path.abspath(path.split("@")[0]))]   # its imports
@@ -391,7 +397,7 @@ def main():
                 if r.returncode:
                     fail(f"{name} {g} interp {olevel}", r.stderr)
         mconfigs = configs + ([TF32] if name in a.tf32.split(",") else [])
-        for cname, flags in mconfigs:
+        for ci, (cname, flags) in enumerate(mconfigs):
             emu = ["--engine=cuda-emu", *pflags, *flags]
             rtol = max(RTOL_TF32 if cname == "tf32" else RTOL, RTOL16.get(a.precision, 0))
             ref = {g: refs[g, "-O0" if a.precision and cname == "O0" else "-O2"] for g in gs}
@@ -411,7 +417,8 @@ def main():
                 tools = []
                 if memchecked(g):
                     tools.append("memcheck")
-                if g == a.race_graph and not a.no_racecheck and race_here(cname, a.race_share if a.configs == "all" else "all"):
+                if g == a.race_graph and not a.no_racecheck and race_here(cname, a.race_share if a.configs == "all" else "all") \
+                        and (a.race_turns is None or ci == (mi + a.race_turns) % len(mconfigs)):
                     tools.append("racecheck")
                 base_mode = ["--emu-check=memcheck"] if viamem[g] else []
                 if g in main_graphs and (not forced or g in forced_graphs):
