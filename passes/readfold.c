@@ -17,8 +17,10 @@
  *     (batch norm's backward sums -dC for the mean's adjoint);
  *   - a Linear's bias was a pass of its own over the [N, F] its GEMM had
  *     just written (before batch norm, which no row kernel takes).
- * When such a value has no other use, this pass marks its instruction
- * "folded" and the reader "via": the scatter's kernel reads row idx[e]
+ * When such a value has no other use (a transpose: no use but weight
+ * gradients, as a heterogeneous layer's relations into one node type
+ * each read the one dY^T), this pass marks its instruction "folded" and
+ * each reader "via": the scatter's kernel reads row idx[e]
  * of the gather's table for message e; the weight-gradient GEMM reads
  * dY as it is (gnn_sgemm_wgradt reads it transposed in place); the
  * column sum multiplies the product's operands (negates the negation's)
@@ -162,6 +164,40 @@ denseof(const Fn *fn, int i)
 	return d >= 0 ? &fn->ins[d] : NULL;
 }
 
+/* j is a weight gradient of the form codegen gives gnn_sgemm_wgrad, of
+ * no group, made in forward, its other operand and result in float32 */
+static bool
+wgradreader(const Fn *fn, const unsigned char *phase, int j)
+{
+	const Ins *in = &fn->ins[j];
+
+	return wgradmatmul(fn, in) && phase[in->to] == PhaseForward && attrint(in, "group", -1) < 0 &&
+	       valstoredtype(fn, in->arg[1]) == DNone && valstoredtype(fn, in->to) == DNone;
+}
+
+/* Every use of transpose di's result is a weight gradient reading it as
+ * dY^T: the one transpose of a gradient that feeds several weights (a
+ * heterogeneous layer's relations into one node type, each with its
+ * Linear) is read in place by each, as it is by one */
+static bool
+transposereaders(const Fn *fn, const unsigned char *phase, int di)
+{
+	Ref v = fn->ins[di].to;
+	int n = 0;
+
+	for (int k = 0; k < fn->nret; k++)
+		if (fn->ret[k] == v)
+			return false;
+	for (int j = di + 1; j < fn->nins; j++)
+		for (int k = 0; k < fn->ins[j].narg; k++)
+			if (fn->ins[j].arg[k] == v) {
+				if (k != 0 || !wgradreader(fn, phase, j))
+					return false;
+				n++;
+			}
+	return n >= 1;
+}
+
 /* the instruction reader j may read through, or -1 */
 static int
 foldable(const Fn *fn, const unsigned char *phase, int j)
@@ -182,9 +218,9 @@ foldable(const Fn *fn, const unsigned char *phase, int j)
 	d = &fn->ins[di];
 	if (scatter ? d->op != Ogather || fn->val[d->arg[0]].type.rank != fn->val[d->to].type.rank : !swap2(fn, d))
 		return -1;
-	if (phase[d->to] != PhaseForward || attrint(d, "group", -1) >= 0 || usecount(fn, d->to, NULL) != 1 ||
-	    valstoredtype(fn, d->arg[0]) != DNone || valstoredtype(fn, d->to) != DNone ||
-	    (!scatter && (valstoredtype(fn, in->arg[1]) != DNone || valstoredtype(fn, in->to) != DNone)))
+	if (phase[d->to] != PhaseForward || attrint(d, "group", -1) >= 0 ||
+	    (scatter ? usecount(fn, d->to, NULL) != 1 : !transposereaders(fn, phase, di)) ||
+	    valstoredtype(fn, d->arg[0]) != DNone || valstoredtype(fn, d->to) != DNone)
 		return -1;
 	return di;
 }
@@ -240,18 +276,23 @@ viafold(const Fn *fn, int j)
 	return d;
 }
 
-/* instruction i runs no kernel and takes no memory: its one use reads
- * through it */
+/* instruction i runs no kernel and takes no memory: every use reads
+ * through it (one, but for a transpose that several weight gradients
+ * read) */
 bool
 folded(const Fn *fn, int i)
 {
 	Ref v = fn->ins[i].to;
+	int n = 0;
 
 	if (!attrint(&fn->ins[i], "folded", 0))
 		return false;
 	for (int j = i + 1; j < fn->nins; j++)
 		for (int k = 0; k < fn->ins[j].narg; k++)
-			if (fn->ins[j].arg[k] == v)
-				return viafold(fn, j) == i;
-	return false;
+			if (fn->ins[j].arg[k] == v) {
+				if (viafold(fn, j) != i)
+					return false;
+				n++;
+			}
+	return n >= 1;
 }
