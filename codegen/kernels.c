@@ -1507,15 +1507,36 @@ emitkernel(E *e, int i, Args *a, Str *call)
 		O = ptrarg(e, a, NULL, in->to, true, dev);
 		X = ptrarg(e, a, NULL, in->arg[0], false, dev);
 		Y = ptrarg(e, a, NULL, in->arg[1], false, dev);
-		if (!e->cuda && o.dtype == DF32 && !stored16(e, in->arg[0]) && !stored16(e, in->to)) {
+		if (!e->cuda && o.dtype == DF32) {
 			/* the runtime's vectorized draw (dropout.c, the same
-			 * bits), a task per DROPCHUNK elements */
+			 * bits), a task per DROPCHUNK elements.  16-bit words (or
+			 * an output rounded in float32) go through float buffers
+			 * of a chunk, converted as they are read and rounded as
+			 * they are stored (halfaccess), where a scalar draw per
+			 * element took most of a bf16 training step */
+			bool x16 = stored16(e, in->arg[0]);
+			bool o16 = stored16(e, in->to) || rounddtype(in) != DNone;
+
 			arg(a, "int64_t n_", "%s", T);
 			kernelhead(e, i, device, a);
-			out(e, "const int64_t e0_ = t_ * %d, e1_ = n_ - e0_ < %d ? n_ : e0_ + %d;\n\n", DROPCHUNK,
-			    DROPCHUNK, DROPCHUNK);
-			out(e, "gnn_dropout_rows(e0_, e1_, (uint64_t)%s[0], (uint64_t)%s[1], %lldu, (float)%.17g, (float)%.17g, %s, %s);\n",
-			    Y, Y, (long long)attrint(in, "stream", 0), (double)(float)p, 1 / (1 - p), X, O);
+			out(e, "const int64_t e0_ = t_ * %d, e1_ = n_ - e0_ < %d ? n_ : e0_ + %d;\n", DROPCHUNK, DROPCHUNK,
+			    DROPCHUNK);
+			if (x16)
+				out(e, "float xs_[%d];\n", DROPCHUNK);
+			if (o16)
+				out(e, "float os_[%d];\n", DROPCHUNK);
+			out(e, "\n");
+			if (x16)
+				out(e, "for (int64_t u_ = e0_; u_ < e1_; u_++)\n\txs_[u_ - e0_] = %s[u_];\n", X);
+			if (!x16 && !o16)
+				out(e, "gnn_dropout_rows(e0_, e1_, (uint64_t)%s[0], (uint64_t)%s[1], %lldu, (float)%.17g, (float)%.17g, %s, %s);\n",
+				    Y, Y, (long long)attrint(in, "stream", 0), (double)(float)p, 1 / (1 - p), X, O);
+			else
+				out(e, "gnn_dropout_span(e0_, e1_, (uint64_t)%s[0], (uint64_t)%s[1], %lldu, (float)%.17g, (float)%.17g, %s, %s);\n",
+				    Y, Y, (long long)attrint(in, "stream", 0), (double)(float)p, 1 / (1 - p),
+				    x16 ? "xs_" : pf(e, "%s + e0_", X), o16 ? "os_" : pf(e, "%s + e0_", O));
+			if (o16)
+				out(e, "for (int64_t u_ = e0_; u_ < e1_; u_++)\n\t%s[u_] = os_[u_ - e0_];\n", O);
 			kerneltail(e);
 			T = pf(e, "((%s) + %d) / %d", T, DROPCHUNK - 1, DROPCHUNK);
 			break;

@@ -35,12 +35,13 @@
 #define W0 0x9E3779B9u
 #define W1 0xBB67AE85u
 
+/* x and out point at element t0, here and below */
 static void
 gen_rows(int64_t t0, int64_t t1, uint64_t seed, uint64_t step, uint32_t stream, float p, float scale,
 	const float *x, float *out)
 {
 	for (int64_t t = t0; t < t1; t++)
-		out[t] = gnn_dropout_keep(seed, step, stream, (uint64_t)t, p) ? x[t] * scale : 0.0f;
+		out[t - t0] = gnn_dropout_keep(seed, step, stream, (uint64_t)t, p) ? x[t - t0] * scale : 0.0f;
 }
 
 #ifdef DROP_X86
@@ -106,22 +107,22 @@ avx2_rows(int64_t t0, int64_t t1, uint64_t seed, uint64_t step, uint32_t stream,
 		__m256i any = _mm256_setzero_si256(), w[4];
 
 		for (int q = 0; q < 4; q++) {
-			xv[q] = _mm256_loadu_ps(x + t + 8 * q);
+			xv[q] = _mm256_loadu_ps(x + (t - t0) + 8 * q);
 			any = _mm256_or_si256(any, _mm256_castps_si256(xv[q]));
 		}
 		if (_mm256_testz_si256(any, any)) {
 			for (int q = 0; q < 4; q++)
-				_mm256_storeu_ps(out + t + 8 * q, _mm256_setzero_ps());
+				_mm256_storeu_ps(out + (t - t0) + 8 * q, _mm256_setzero_ps());
 			continue;
 		}
 		avx2_blocks((uint64_t)t >> 2, stream, (uint32_t)step, (uint32_t)seed, (uint32_t)(seed >> 32), w);
 		for (int q = 0; q < 4; q++) {
 			__m256 u = _mm256_cvtepi32_ps(_mm256_srli_epi32(w[q], 8));
 			__m256 keep = _mm256_cmp_ps(u, pv, _CMP_GE_OQ);
-			_mm256_storeu_ps(out + t + 8 * q, _mm256_and_ps(keep, _mm256_mul_ps(xv[q], sv)));
+			_mm256_storeu_ps(out + (t - t0) + 8 * q, _mm256_and_ps(keep, _mm256_mul_ps(xv[q], sv)));
 		}
 	}
-	gen_rows(t, t1, seed, step, stream, p, scale, x, out);
+	gen_rows(t, t1, seed, step, stream, p, scale, x + (t - t0), out + (t - t0));
 }
 
 /* Philox4x32-10 of the 16 blocks b0 .. b0+15, x[q] the words of
@@ -185,28 +186,36 @@ avx512_rows(int64_t t0, int64_t t1, uint64_t seed, uint64_t step, uint32_t strea
 		__m512i any = _mm512_setzero_si512(), w[4];
 
 		for (int q = 0; q < 4; q++) {
-			xv[q] = _mm512_loadu_ps(x + t + 16 * q);
+			xv[q] = _mm512_loadu_ps(x + (t - t0) + 16 * q);
 			any = _mm512_or_si512(any, _mm512_castps_si512(xv[q]));
 		}
 		if (!_mm512_test_epi32_mask(any, any)) {
 			for (int q = 0; q < 4; q++)
-				_mm512_storeu_ps(out + t + 16 * q, _mm512_setzero_ps());
+				_mm512_storeu_ps(out + (t - t0) + 16 * q, _mm512_setzero_ps());
 			continue;
 		}
 		avx512_blocks((uint64_t)t >> 2, stream, (uint32_t)step, (uint32_t)seed, (uint32_t)(seed >> 32), w);
 		for (int q = 0; q < 4; q++) {
 			__m512 u = _mm512_cvtepi32_ps(_mm512_srli_epi32(w[q], 8));
 			__mmask16 keep = _mm512_cmp_ps_mask(u, pv, _CMP_GE_OQ);
-			_mm512_storeu_ps(out + t + 16 * q, _mm512_maskz_mul_ps(keep, xv[q], sv));
+			_mm512_storeu_ps(out + (t - t0) + 16 * q, _mm512_maskz_mul_ps(keep, xv[q], sv));
 		}
 	}
-	gen_rows(t, t1, seed, step, stream, p, scale, x, out);
+	gen_rows(t, t1, seed, step, stream, p, scale, x + (t - t0), out + (t - t0));
 }
 
 #endif /* DROP_X86 */
 
 void
 gnn_dropout_rows(int64_t t0, int64_t t1, uint64_t seed, uint64_t step, uint32_t stream, float p,
+	float scale, const float *x, float *out)
+{
+	if (t1 > t0)
+		gnn_dropout_span(t0, t1, seed, step, stream, p, scale, x + t0, out + t0);
+}
+
+void
+gnn_dropout_span(int64_t t0, int64_t t1, uint64_t seed, uint64_t step, uint32_t stream, float p,
 	float scale, const float *x, float *out)
 {
 #ifdef DROP_X86

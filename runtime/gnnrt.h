@@ -1045,6 +1045,11 @@ void gnn_sgemm_wgradt(int64_t p0, int64_t p1, int64_t M, int64_t K, const float 
 ** elements). Serial; out may be x. */
 void gnn_dropout_rows(int64_t t0, int64_t t1, uint64_t seed, uint64_t step, uint32_t stream, float p,
                       float scale, const float *x, float *out);
+/* The same with x and out pointing at element t0 (x[0] is element t0):
+** a 16-bit tensor's kernel converts a chunk into float buffers of its
+** own, draws, and rounds the result as it stores it. */
+void gnn_dropout_span(int64_t t0, int64_t t1, uint64_t seed, uint64_t step, uint32_t stream, float p,
+                      float scale, const float *x, float *out);
 
 /* cuda's split-K tiled GEMM (gnncc's codegen/gemmcuda.c): how many parts
 ** K's full slabs are split into, for T output tiles, slabs full slabs, at

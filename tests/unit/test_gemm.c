@@ -1,6 +1,6 @@
 /*
-** test_gemm.c: gnn_sgemm_* (runtime/gemm.c) and gnn_dropout_rows
-** (runtime/dropout.c) on every instruction-set path this CPU has.
+** test_gemm.c: gnn_sgemm_* (runtime/gemm.c) and gnn_dropout_rows and
+** gnn_dropout_span (runtime/dropout.c) on every instruction-set path this CPU has.
 **
 ** The path is chosen once per process, so the test runs itself again for
 ** each of generic, avx2 and avx512 that the CPU supports, with
@@ -353,6 +353,16 @@ test_dropout(void)
 				printf("  dropout case %zu element %lld: got %a, want %a\n", c, (long long)t, o[t], want);
 		}
 		CHECK(gintact(ob, n));
+		/* gnn_dropout_span: the pointers at element t0 (a 16-bit
+		 * kernel's chunk buffers), the same bits */
+		{
+			float *sb = galloc(n);
+
+			gnn_dropout_span(t0, t0 + n, cs[c].seed, cs[c].step, cs[c].stream, cs[c].p, scale, xb, sb);
+			CHECK(memcmp(sb, ob, (size_t)n * sizeof *sb) == 0);
+			CHECK(gintact(sb, n));
+			gfree(sb);
+		}
 		/* in place */
 		gnn_dropout_rows(t0, t0 + n, cs[c].seed, cs[c].step, cs[c].stream, cs[c].p, scale, x, x);
 		CHECK(memcmp(xb, ob, (size_t)n * sizeof *xb) == 0);
