@@ -1540,13 +1540,11 @@ emitkernel(E *e, int i, Args *a, Str *call)
 			out(e, "\n");
 			if (x16)
 				out(e, "for (int64_t u_ = e0_; u_ < e1_; u_++)\n\txs_[u_ - e0_] = %s[u_];\n", X);
-			if (!x16 && !o16)
-				out(e, "gnn_dropout_rows(e0_, e1_, (uint64_t)%s[0], (uint64_t)%s[1], %lldu, (float)%.17g, (float)%.17g, %s, %s);\n",
-				    Y, Y, (long long)attrint(in, "stream", 0), (double)(float)p, 1 / (1 - p), X, O);
-			else
-				out(e, "gnn_dropout_span(e0_, e1_, (uint64_t)%s[0], (uint64_t)%s[1], %lldu, (float)%.17g, (float)%.17g, %s, %s);\n",
-				    Y, Y, (long long)attrint(in, "stream", 0), (double)(float)p, 1 / (1 - p),
-				    x16 ? "xs_" : pf(e, "%s + e0_", X), o16 ? "os_" : pf(e, "%s + e0_", O));
+			/* gnn_dropout_span's pointers are at the chunk's first element */
+			out(e, "%s(e0_, e1_, (uint64_t)%s[0], (uint64_t)%s[1], %lldu, (float)%.17g, (float)%.17g, %s, %s);\n",
+			    x16 || o16 ? "gnn_dropout_span" : "gnn_dropout_rows", Y, Y, (long long)attrint(in, "stream", 0),
+			    (double)(float)p, 1 / (1 - p), x16 ? "xs_" : o16 ? pf(e, "%s + e0_", X) : X,
+			    o16 ? "os_" : x16 ? pf(e, "%s + e0_", O) : O);
 			if (o16)
 				out(e, "for (int64_t u_ = e0_; u_ < e1_; u_++)\n\t%s[u_] = os_[u_ - e0_];\n", O);
 			kerneltail(e);
