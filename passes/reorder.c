@@ -25,6 +25,9 @@
  *       right; also with a bare x in place of mul(c, x).  The one
  *       matmul(x, W) is shared by both terms.
  *
+ *   (d) sum(reshape(matmul(x, W), [n, H, C]) * a, dim=-1) -> matmul(x, Wa),
+ *       a per-head score of a transform nothing else reads (headscore()).
+ *
  * Only sum and mean: max is not linear.  W must be a rank-2 value of the
  * parameter or load phase (phase.c: a param or a transpose of one): the
  * rule is about a layer's weight matrix, whose shape is fixed when the
@@ -331,6 +334,86 @@ distribute(R *r, int i)
 	return true;
 }
 
+/*
+ * (d) sum(reshape(matmul(x, W), [n, H, C]) * a, dim=-1) -> matmul(x, Wa)
+ * with Wa = sum(reshape(W, [K, H, C]) * a, dim=-1), a [1, H, C] or
+ * [H, C] known with the weights: a per-head score of a transform (GAT's
+ * <lin_dst(x_dst), att_dst> on a bipartite relation) is a transform
+ * itself, K wide where the product was H*C, and Wa is made once when the
+ * weights load.  Only when the product, its view and the scaled view have
+ * that one use: a transform read elsewhere (a homogeneous GAT's h, which
+ * its messages carry) is made anyway, and its score is then a few
+ * products of values already in registers.
+ */
+static bool
+headscore(R *r, int i)
+{
+	Ins in = r->fn->ins[i], *p, *hv, *mm;
+	Ref a[2], att = RNone, hd = RNone, wr, ws;
+	Type pt, at;
+	int64_t k, hc, dim;
+	int j, ip, ih, im;
+
+	if (in.narg != 1 || attrint(&in, "keepdim", 0) || !once(r, in.arg[0]) || !(p = defof(r, in.arg[0])) || p->op != Omul)
+		return false;
+	pt = ty(r, in.arg[0]);
+	dim = attrint(&in, "dim", 0);
+	if (dim < 0)
+		dim += pt.rank;
+	if (pt.kind != TTensor || pt.rank != 3 || dim != 2 || !dtypeisfloat(pt.dtype) ||
+	    !dimisconst(pt.dim[1]) || !dimisconst(pt.dim[2]))
+		return false;
+	for (j = 0; j < 2; j++) {
+		hd = p->arg[j];
+		att = p->arg[1 - j];
+		at = ty(r, att);
+		if (att < r->nval0 && (r->phase[att] == PhaseParam || r->phase[att] == PhaseLoad) &&
+		    at.kind == TTensor && at.dtype == pt.dtype && at.rank >= 2 && at.rank <= 3 &&
+		    (at.rank == 2 || at.dim[0] == dimconst(1)) &&
+		    at.dim[at.rank - 2] == pt.dim[1] && at.dim[at.rank - 1] == pt.dim[2] &&
+		    typeeq(ty(r, hd), pt))
+			break;
+	}
+	if (j == 2 || !once(r, hd) || !(hv = defof(r, hd)) || hv->op != Oreshape ||
+	    !once(r, hv->arg[0]) || !(mm = defof(r, hv->arg[0])) || mm->op != Omatmul ||
+	    !weight(r, mm->arg[1], &k, &hc) || hc != dimconstval(pt.dim[1]) * dimconstval(pt.dim[2]) ||
+	    ty(r, mm->arg[0]).rank != 2)
+		return false;
+	/* build() may move fn->ins: instructions by index from here */
+	ip = r->fn->val[in.arg[0]].def;
+	ih = r->fn->val[hd].def;
+	im = r->fn->val[hv->arg[0]].def;
+	r->pos = i;
+	{
+		Dim shape[3] = {dimconst(k), pt.dim[1], pt.dim[2]};
+		Attr sa = mkattrdims(r->fn->mod->arena, "shape", shape, 3);
+		Ins like = r->fn->ins[ih];
+
+		like.attr = &sa;
+		like.nattr = 1;
+		a[0] = r->fn->ins[im].arg[1];
+		wr = build(r, Oreshape, a, 1, &like);
+	}
+	a[j] = wr;
+	a[1 - j] = att;
+	a[0] = build(r, Omul, a, 2, &r->fn->ins[ip]);
+	/* names: Wa the transform's (it is its weight now), the new
+	 * transform the score's */
+	{
+		Ins like = r->fn->ins[i];
+
+		like.to = r->fn->ins[im].to;
+		ws = build(r, Osum, a, 1, &like);
+		like = r->fn->ins[im];
+		like.to = in.to;
+		a[0] = like.arg[0];
+		a[1] = ws;
+		replaceuses(r->fn, in.to, build(r, Omatmul, a, 2, &like));
+	}
+	r->done[ip] = r->done[ih] = r->done[im] = r->done[i] = true;
+	return true;
+}
+
 /* use[v]: uses by instructions that are live (dce's walk) and by ret. */
 static void
 countuses(R *r)
@@ -406,6 +489,9 @@ round_(R *r)
 		case Oscatter_sum:
 		case Oscatter_mean:
 			changed |= transformlast(r, i);
+			break;
+		case Osum:
+			changed |= headscore(r, i);
 			break;
 		}
 	}
