@@ -384,9 +384,19 @@ sumbody(E *e, const char *T, const char *x, const char *D)
 	out(e, "%s a_ = 0;\n", T);
 	wopen(e->w, "if (%s >= %d)", D, SUMLANES);
 	out(e, "%s p_[%d] = {0};\nint64_t k0_ = 0;\n\n", T, SUMLANES);
+	/* unrolled, a row's sums of up to 128 terms keep their partials in
+	 * registers; looped, gcc stored them to the stack and read them
+	 * back on every step, a store-to-load chain that was the critical
+	 * path of an attention row's q . k (hetero TransformerConv forward
+	 * 51 -> 40 ms, SAGE 18.5 -> 15.2, one thread; the same bits).
+	 * gcc's and clang's spelling; nvcc would warn, so the cpu's only */
+	if (!e->cuda)
+		out(e, "#pragma GCC unroll 8\n");
 	out(e, "for (; k0_ + %d <= %s; k0_ += %d)\n", SUMLANES, D, SUMLANES);
 	out(e, "\tfor (int64_t j_ = 0; j_ < %d; j_++) {\n\t\tconst int64_t k_ = k0_ + j_;\n\n\t\tp_[j_] += %s;\n\t}\n", SUMLANES, x);
 	out(e, "for (int64_t j_ = 0; k0_ + j_ < %s; j_++) {\n\tconst int64_t k_ = k0_ + j_;\n\n\tp_[j_] += %s;\n}\n", D, x);
+	if (!e->cuda)
+		out(e, "#pragma GCC unroll 4\n");
 	out(e, "for (int64_t w_ = %d; w_ > 0; w_ /= 2)\n\tfor (int64_t j_ = 0; j_ < w_; j_++)\n\t\tp_[j_] += p_[j_ + w_];\n", SUMLANES / 2);
 	out(e, "a_ = p_[0];\n");
 	wclose(e->w, " else");
